@@ -1,0 +1,395 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
+)
+
+// Discrete is a latent tree model over categorical variables.
+//
+// Slices indexed by node are indexed by the tree's node identifiers (length
+// Tree.MaxID()); entries of removed identifiers are ignored.
+type Discrete struct {
+	// Tree is the structure. Observed nodes are the model's variables.
+	Tree *tree.Tree
+	// Root is the node at which the model is rooted.
+	Root int
+	// States[v] is the number of states of node v.
+	States []int
+	// Labels[v] are the state labels of observed node v; nil means
+	// "0", "1", ..., States[v]-1.
+	Labels [][]string
+	// Prior is the distribution of the root, of length States[Root].
+	Prior []float64
+	// CPT[v], for v other than the root, is P(v | parent(v)) stored
+	// row-major with one row per parent state: CPT[v][a*States[v]+b] =
+	// P(v = b | parent = a). CPT[Root] is nil.
+	CPT [][]float64
+
+	rooted *tree.Rooted
+}
+
+// NewDiscrete returns a model on t rooted at root whose nodes have the given
+// numbers of states, with uniform prior and uniform CPTs. The tree is
+// shared, not copied: do not change it while the model is in use.
+func NewDiscrete(t *tree.Tree, root int, states []int) (*Discrete, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if !t.Has(root) {
+		return nil, fmt.Errorf("model: root %d is not a node of the tree", root)
+	}
+	if len(states) != t.MaxID() {
+		return nil, fmt.Errorf("model: %d state counts for %d node identifiers", len(states), t.MaxID())
+	}
+	m := &Discrete{Tree: t, Root: root, States: append([]int(nil), states...)}
+	m.Labels = make([][]string, t.MaxID())
+	m.CPT = make([][]float64, t.MaxID())
+	r := m.Rooted()
+	for _, v := range r.Order {
+		k := states[v]
+		if k < 1 || k > data.MaxStates {
+			return nil, fmt.Errorf("model: node %s has %d states", t.Name(v), k)
+		}
+		if v == root {
+			m.Prior = uniform(k)
+			continue
+		}
+		kp := states[r.Parent[v]]
+		cpt := make([]float64, kp*k)
+		for i := range cpt {
+			cpt[i] = 1 / float64(k)
+		}
+		m.CPT[v] = cpt
+	}
+	return m, nil
+}
+
+func uniform(k int) []float64 {
+	p := make([]float64, k)
+	for i := range p {
+		p[i] = 1 / float64(k)
+	}
+	return p
+}
+
+// Rooted returns the tree oriented away from the root (computed once and
+// cached; call Reroot or set the cache anew with Refresh after changing the
+// tree).
+func (m *Discrete) Rooted() *tree.Rooted {
+	if m.rooted == nil || m.rooted.Root != m.Root {
+		m.rooted = m.Tree.Root(m.Root)
+	}
+	return m.rooted
+}
+
+// Refresh discards cached derived data; call it after changing the tree.
+func (m *Discrete) Refresh() { m.rooted = nil }
+
+// StateLabels returns the labels of node v's states.
+func (m *Discrete) StateLabels(v int) []string {
+	if v < len(m.Labels) && m.Labels[v] != nil {
+		return m.Labels[v]
+	}
+	out := make([]string, m.States[v])
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}
+
+const probTol = 1e-9
+
+// Validate checks the model: a valid tree, positive state counts, a prior
+// and CPT for every node of the right sizes whose rows are probability
+// distributions (non-negative, summing to 1 within 1e-9).
+func (m *Discrete) Validate() error {
+	if m.Tree == nil {
+		return errors.New("model: no tree")
+	}
+	t := m.Tree
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if !t.Has(m.Root) {
+		return fmt.Errorf("model: root %d is not a node of the tree", m.Root)
+	}
+	if len(m.States) < t.MaxID() || len(m.CPT) < t.MaxID() {
+		return errors.New("model: States and CPT must have one entry per node identifier")
+	}
+	r := m.Rooted()
+	for _, v := range r.Order {
+		k := m.States[v]
+		if k < 1 || k > data.MaxStates {
+			return fmt.Errorf("model: node %s has %d states", t.Name(v), k)
+		}
+		if v < len(m.Labels) && m.Labels[v] != nil && len(m.Labels[v]) != k {
+			return fmt.Errorf("model: node %s has %d states but %d labels", t.Name(v), k, len(m.Labels[v]))
+		}
+		if v == m.Root {
+			if err := checkDist(m.Prior, 1, k); err != nil {
+				return fmt.Errorf("model: prior of root %s: %w", t.Name(v), err)
+			}
+			continue
+		}
+		if err := checkDist(m.CPT[v], m.States[r.Parent[v]], k); err != nil {
+			return fmt.Errorf("model: CPT of %s given %s: %w", t.Name(v), t.Name(r.Parent[v]), err)
+		}
+	}
+	return nil
+}
+
+func checkDist(p []float64, rows, k int) error {
+	if len(p) != rows*k {
+		return fmt.Errorf("has %d entries, want %d×%d", len(p), rows, k)
+	}
+	for a := 0; a < rows; a++ {
+		s := 0.0
+		for b := 0; b < k; b++ {
+			x := p[a*k+b]
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("row %d has invalid probability %g", a, x)
+			}
+			s += x
+		}
+		if math.Abs(s-1) > probTol {
+			return fmt.Errorf("row %d sums to %g, not 1", a, s)
+		}
+	}
+	return nil
+}
+
+// Marginals returns the exact marginal distribution of every node, indexed
+// by node identifier.
+func (m *Discrete) Marginals() [][]float64 {
+	r := m.Rooted()
+	out := make([][]float64, m.Tree.MaxID())
+	for _, v := range r.Order {
+		if v == m.Root {
+			out[v] = append([]float64(nil), m.Prior...)
+			continue
+		}
+		out[v] = vecMat(out[r.Parent[v]], m.CPT[v], m.States[v])
+	}
+	return out
+}
+
+// vecMat returns p·A for a row vector p and a len(p)×k row-major matrix A.
+func vecMat(p, a []float64, k int) []float64 {
+	out := make([]float64, k)
+	for i, pi := range p {
+		if pi == 0 {
+			continue
+		}
+		row := a[i*k : (i+1)*k]
+		for j, x := range row {
+			out[j] += pi * x
+		}
+	}
+	return out
+}
+
+// matMul returns A·B for A r×s and B s×c, row-major.
+func matMul(a, b []float64, r, s, c int) []float64 {
+	out := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		oi := out[i*c : (i+1)*c]
+		for l := 0; l < s; l++ {
+			x := a[i*s+l]
+			if x == 0 {
+				continue
+			}
+			bl := b[l*c : (l+1)*c]
+			for j, y := range bl {
+				oi[j] += x * y
+			}
+		}
+	}
+	return out
+}
+
+// transitions computes, for a source node u, the conditional tables
+// P(x_v | x_u) for every node v (row-major States[u]×States[v]).
+func (m *Discrete) transitions(u int, marg [][]float64) [][]float64 {
+	r := m.Rooted()
+	t := m.Tree
+	out := make([][]float64, t.MaxID())
+	ku := m.States[u]
+	id := make([]float64, ku*ku)
+	for i := 0; i < ku; i++ {
+		id[i*ku+i] = 1
+	}
+	out[u] = id
+	stack := []int{u}
+	for len(stack) > 0 {
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		kw := m.States[w]
+		for _, z := range t.Neighbors(w) {
+			if out[z] != nil {
+				continue
+			}
+			kz := m.States[z]
+			var step []float64
+			if r.Parent[z] == w {
+				step = m.CPT[z]
+			} else {
+				// z is w's parent: P(z=a | w=b) = P(w=b|z=a) P(z=a) / P(w=b).
+				step = make([]float64, kw*kz)
+				cw := m.CPT[w]
+				for b := 0; b < kw; b++ {
+					if marg[w][b] <= 0 {
+						continue
+					}
+					for a := 0; a < kz; a++ {
+						step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
+					}
+				}
+			}
+			out[z] = matMul(out[w], step, ku, kw, kz)
+			stack = append(stack, z)
+		}
+	}
+	return out
+}
+
+// PairMarginal returns the exact joint distribution of nodes u and v,
+// row-major States[u]×States[v] (row = state of u). For u == v it is the
+// diagonal matrix of u's marginal.
+func (m *Discrete) PairMarginal(u, v int) []float64 {
+	marg := m.Marginals()
+	tr := m.transitions(u, marg)
+	return joint(marg[u], tr[v], m.States[v])
+}
+
+func joint(pu, t []float64, kv int) []float64 {
+	out := make([]float64, len(pu)*kv)
+	for a, p := range pu {
+		for b := 0; b < kv; b++ {
+			out[a*kv+b] = p * t[a*kv+b]
+		}
+	}
+	return out
+}
+
+// PairMarginals returns the exact joint distribution of every pair of the
+// given nodes: out[i][j] is the table of nodes[i] and nodes[j] as in
+// PairMarginal (out[i][i] the diagonal of the marginal).
+func (m *Discrete) PairMarginals(nodes []int) [][][]float64 {
+	marg := m.Marginals()
+	out := make([][][]float64, len(nodes))
+	for i, u := range nodes {
+		tr := m.transitions(u, marg)
+		out[i] = make([][]float64, len(nodes))
+		for j, v := range nodes {
+			out[i][j] = joint(marg[u], tr[v], m.States[v])
+		}
+	}
+	return out
+}
+
+// Sample draws n independent rows of the observed variables, in the order
+// of the tree's observed nodes (increasing identifier). Hidden variables are
+// sampled but not returned; SampleAll returns them too.
+func (m *Discrete) Sample(rng *rand.Rand, n int) (*data.Dataset, error) {
+	d, _, err := m.sample(rng, n, false)
+	return d, err
+}
+
+// SampleAll is Sample that also returns the states of every node, indexed
+// by node identifier (nil for removed identifiers).
+func (m *Discrete) SampleAll(rng *rand.Rand, n int) (*data.Dataset, [][]uint16, error) {
+	return m.sample(rng, n, true)
+}
+
+func (m *Discrete) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
+	if err := m.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if n < 0 {
+		return nil, nil, errors.New("model: negative sample size")
+	}
+	r := m.Rooted()
+	t := m.Tree
+	states := make([][]uint16, t.MaxID())
+	// Cumulative distributions, one row per parent state.
+	for _, v := range r.Order {
+		k := m.States[v]
+		col := make([]uint16, n)
+		if v == m.Root {
+			cum := cumulative(m.Prior, 1, k)
+			for i := range col {
+				col[i] = draw(cum, rng.Float64())
+			}
+		} else {
+			p := states[r.Parent[v]]
+			cum := cumulative(m.CPT[v], m.States[r.Parent[v]], k)
+			for i := range col {
+				a := int(p[i])
+				col[i] = draw(cum[a*k:(a+1)*k], rng.Float64())
+			}
+		}
+		states[v] = col
+	}
+	obs := t.Observed()
+	vars := make([]data.Variable, len(obs))
+	cols := make([][]uint16, len(obs))
+	for j, v := range obs {
+		vars[j] = data.Variable{Name: t.Name(v), Kind: data.Discrete, States: m.StateLabels(v)}
+		cols[j] = states[v]
+	}
+	d, err := data.FromDiscrete(vars, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !all {
+		return d, nil, nil
+	}
+	return d, states, nil
+}
+
+func cumulative(p []float64, rows, k int) []float64 {
+	c := make([]float64, rows*k)
+	for a := 0; a < rows; a++ {
+		s := 0.0
+		for b := 0; b < k; b++ {
+			s += p[a*k+b]
+			c[a*k+b] = s
+		}
+		// Guard against rounding: the last state takes the remainder.
+		for b := k - 1; b >= 0; b-- {
+			if p[a*k+b] > 0 {
+				c[a*k+b] = math.Inf(1)
+				break
+			}
+		}
+	}
+	return c
+}
+
+func draw(cum []float64, u float64) uint16 {
+	if len(cum) <= 8 {
+		for b, c := range cum {
+			if u < c {
+				return uint16(b)
+			}
+		}
+		return uint16(len(cum) - 1)
+	}
+	lo, hi := 0, len(cum)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if u < cum[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return uint16(lo)
+}
