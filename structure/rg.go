@@ -1,0 +1,385 @@
+package structure
+
+import (
+	"math"
+	"slices"
+
+	"github.com/latentree/latentree/tree"
+)
+
+// Grouping selects how recursive grouping forms families of nodes.
+type Grouping int
+
+const (
+	// GroupThreshold puts nodes i and j in the same family when
+	// Λ_ij < ε (Choi et al. 2011, eq. 26) and takes connected components.
+	GroupThreshold Grouping = iota
+	// GroupSilhouette clusters nodes by k-medoids on the dissimilarity
+	// Λ_ij, choosing the number of clusters by the average silhouette, as
+	// in the experiments of Choi et al. (2011, §6.1).
+	GroupSilhouette
+)
+
+// RGOptions configures recursive grouping.
+type RGOptions struct {
+	// Tau is the threshold τ of eq. 24: only distances below it are used
+	// to test relationships. Zero means a default derived from Samples
+	// (see DefaultTau), or +Inf when Samples is 0 (exact distances).
+	Tau float64
+	// Eps is the threshold ε of eq. 26 for family and parent tests. Zero
+	// means a default derived from Samples (see DefaultEps), or a tight
+	// tolerance for exact distances when Samples is 0.
+	Eps float64
+	// Samples is the number of samples the distances were estimated from
+	// (0: the distances are exact).
+	Samples int
+	// Grouping selects the family test.
+	Grouping Grouping
+}
+
+// DefaultTau returns the default τ for n samples: ½ log n + log ½, the
+// distance at which the standard error of an estimated Gaussian distance
+// −log|ρ̂|, about e^d/√n, reaches ½. It grows logarithmically with n as
+// Choi et al. (2011, §7) prescribe; +Inf for n ≤ 0.
+func DefaultTau(n int) float64 {
+	if n <= 0 {
+		return math.Inf(1)
+	}
+	return math.Max(1, 0.5*math.Log(float64(n))+math.Log(0.5))
+}
+
+// DefaultEps returns the default ε for n samples: 8/√n, about four
+// standard errors of a difference Φ̂_ijk of two estimated distances of
+// moderate length; 1e-7 for n ≤ 0 (exact distances, up to rounding).
+func DefaultEps(n int) float64 {
+	if n <= 0 {
+		return 1e-7
+	}
+	return 8 / math.Sqrt(float64(n))
+}
+
+func (o RGOptions) params() (tau, eps float64) {
+	tau, eps = o.Tau, o.Eps
+	if tau <= 0 {
+		tau = DefaultTau(o.Samples)
+	}
+	if eps <= 0 {
+		eps = DefaultEps(o.Samples)
+	}
+	return tau, eps
+}
+
+// rgState is the working state of one run of recursive grouping: a
+// growing distance matrix over the input nodes and the hidden nodes it
+// introduces.
+type rgState struct {
+	t        *tree.Tree
+	node     []int     // local index → tree node
+	d        []float64 // cap×cap row-major distances between local nodes
+	cap      int
+	children [][]int // local index → local children (hidden nodes only)
+	tau, eps float64
+	grouping Grouping
+	added    int
+}
+
+func (s *rgState) at(i, j int) float64 { return s.d[i*s.cap+j] }
+func (s *rgState) set(i, j int, v float64) {
+	s.d[i*s.cap+j], s.d[j*s.cap+i] = v, v
+}
+
+// rg runs relaxed recursive grouping (Choi et al. 2011, §4 and §6.1) over
+// the nodes ids of t, whose pairwise distances are d (len(ids)² row-major,
+// finite), adding hidden nodes and edges to t. With exact distances (τ =
+// +Inf, tiny ε) it is the exact RG of §4.
+func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) int {
+	n := len(ids)
+	switch n {
+	case 0, 1:
+		return 0
+	case 2:
+		_ = t.AddEdge(ids[0], ids[1], math.Max(0, d[1]))
+		return 0
+	}
+	tau, eps := opt.params()
+	s := &rgState{t: t, cap: 2 * n, tau: tau, eps: eps, grouping: opt.Grouping}
+	s.d = make([]float64, s.cap*s.cap)
+	s.node = append(make([]int, 0, s.cap), ids...)
+	s.children = make([][]int, n, s.cap)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			s.d[i*s.cap+j] = d[i*n+j]
+		}
+	}
+	active := make([]int, n)
+	for i := range active {
+		active[i] = i
+	}
+	for len(active) >= 3 {
+		active = s.iterate(active)
+	}
+	if len(active) == 2 {
+		a, b := active[0], active[1]
+		_ = t.AddEdge(s.node[a], s.node[b], math.Max(0, s.at(a, b)))
+	}
+	return s.added
+}
+
+// kset returns K_ij of eq. 24 among the active nodes.
+func (s *rgState) kset(active []int, i, j int, buf []int) []int {
+	buf = buf[:0]
+	for _, k := range active {
+		if k == i || k == j {
+			continue
+		}
+		if s.at(i, k) < s.tau && s.at(j, k) < s.tau {
+			buf = append(buf, k)
+		}
+	}
+	return buf
+}
+
+// lambda returns Λ_ij (eq. 25) and the mean of Φ_ijk over K_ij; ok is
+// false when the pair cannot be tested (d_ij ≥ τ or K_ij empty).
+func (s *rgState) lambda(active []int, i, j int, buf []int) (lam, mean float64, ok bool) {
+	if s.at(i, j) >= s.tau {
+		return math.Inf(1), 0, false
+	}
+	K := s.kset(active, i, j, buf)
+	if len(K) == 0 {
+		return math.Inf(1), 0, false
+	}
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	for _, k := range K {
+		phi := s.at(i, k) - s.at(j, k)
+		lo, hi = math.Min(lo, phi), math.Max(hi, phi)
+		sum += phi
+	}
+	return hi - lo, sum / float64(len(K)), true
+}
+
+// iterate performs one round of grouping and returns the new active set.
+func (s *rgState) iterate(active []int) []int {
+	m := len(active)
+	lam := make([]float64, m*m)
+	meanPhi := make([]float64, m*m) // meanPhi[a*m+b] = mean_k Φ_{ab k}
+	testable := make([]bool, m*m)
+	var buf []int
+	for a := 0; a < m; a++ {
+		for b := a + 1; b < m; b++ {
+			l, mp, ok := s.lambda(active, active[a], active[b], buf)
+			lam[a*m+b], lam[b*m+a] = l, l
+			meanPhi[a*m+b], meanPhi[b*m+a] = mp, -mp
+			testable[a*m+b], testable[b*m+a] = ok, ok
+		}
+	}
+	var families [][]int // positions in active
+	switch s.grouping {
+	case GroupSilhouette:
+		families = silhouetteGroups(m, lam, testable)
+	default:
+		families = thresholdGroups(m, lam, testable, s.eps)
+	}
+	progress := false
+	for _, f := range families {
+		if len(f) > 1 {
+			progress = true
+			break
+		}
+	}
+	if !progress {
+		// No family passes the test (noisy distances): join the pair
+		// that looks most like siblings so that the recursion advances.
+		ba, bb, best := -1, -1, math.Inf(1)
+		for a := 0; a < m; a++ {
+			for b := a + 1; b < m; b++ {
+				key := lam[a*m+b]
+				if !testable[a*m+b] {
+					key = math.Inf(1)
+				}
+				if ba < 0 || key < best || (key == best && s.at(active[a], active[b]) < s.at(active[ba], active[bb])) {
+					ba, bb, best = a, b, key
+				}
+			}
+		}
+		families = families[:0]
+		for a := 0; a < m; a++ {
+			switch a {
+			case ba:
+				families = append(families, []int{ba, bb})
+			case bb:
+			default:
+				families = append(families, []int{a})
+			}
+		}
+	}
+	var next, newHidden []int
+	for _, f := range families {
+		if len(f) == 1 {
+			next = append(next, active[f[0]])
+			continue
+		}
+		if p := s.parent(f, active, m, meanPhi); p >= 0 {
+			u := active[p]
+			for _, c := range f {
+				if c != p {
+					v := active[c]
+					_ = s.t.AddEdge(s.node[v], s.node[u], math.Max(0, s.at(v, u)))
+				}
+			}
+			next = append(next, u)
+			continue
+		}
+		h := s.addHidden(f, active, m, meanPhi)
+		next = append(next, h)
+		newHidden = append(newHidden, h)
+	}
+	// Distances from new hidden nodes to the other new active nodes
+	// (eq. 28).
+	isNew := make(map[int]bool, len(newHidden))
+	for _, h := range newHidden {
+		isNew[h] = true
+	}
+	for x, h := range newHidden {
+		for _, l := range next {
+			if l == h || (isNew[l] && slices.Index(newHidden, l) < x) {
+				continue
+			}
+			s.set(h, l, math.Max(0, s.hiddenDistance(h, l, isNew[l])))
+		}
+	}
+	slices.Sort(next)
+	return next
+}
+
+// parent returns the position (within active) of the member of family f
+// that is the parent of all the others, or −1. Node u is the parent of a
+// leaf i when Φ_iuk = d_iu for all k (Lemma 4(i)); the relaxed test
+// compares the mean of Φ̂_iuk with d̂_iu within ε.
+func (s *rgState) parent(f []int, active []int, m int, meanPhi []float64) int {
+	best, bestScore := -1, math.Inf(1)
+	for _, p := range f {
+		score := 0.0
+		for _, c := range f {
+			if c == p {
+				continue
+			}
+			dev := math.Abs(meanPhi[c*m+p] - s.at(active[c], active[p]))
+			score = math.Max(score, dev)
+		}
+		if score < bestScore {
+			best, bestScore = p, score
+		}
+	}
+	if bestScore < s.eps {
+		return best
+	}
+	return -1
+}
+
+// addHidden introduces a hidden parent of the family f and returns its
+// local index; distances to its children follow eq. 27.
+func (s *rgState) addHidden(f []int, active []int, m int, meanPhi []float64) int {
+	h := len(s.node)
+	s.node = append(s.node, s.t.AddHidden())
+	s.added++
+	kids := make([]int, len(f))
+	for x, c := range f {
+		kids[x] = active[c]
+	}
+	s.children = append(s.children, kids)
+	for _, a := range f {
+		i := active[a]
+		sum, cnt := 0.0, 0
+		for _, b := range f {
+			if a == b {
+				continue
+			}
+			j := active[b]
+			mp := meanPhi[a*m+b]
+			if s.at(i, j) >= s.tau {
+				continue
+			}
+			sum += s.at(i, j) + mp
+			cnt++
+		}
+		var dih float64
+		if cnt > 0 {
+			dih = sum / (2 * float64(cnt))
+		} else {
+			// No usable pair: split the distance to the nearest sibling.
+			near := math.Inf(1)
+			for _, b := range f {
+				if a != b {
+					near = math.Min(near, s.at(i, active[b]))
+				}
+			}
+			dih = near / 2
+		}
+		dih = math.Max(0, dih)
+		s.set(i, h, dih)
+		_ = s.t.AddEdge(s.node[i], s.node[h], dih)
+	}
+	return h
+}
+
+// hiddenDistance estimates the distance between a new hidden node h and
+// another active node l by eq. 28: averaging over h's children (and over
+// l's children when l is new too).
+func (s *rgState) hiddenDistance(h, l int, lNew bool) float64 {
+	sum, cnt := 0.0, 0
+	if !lNew {
+		for _, i := range s.children[h] {
+			sum += s.at(i, l) - s.at(i, h)
+			cnt++
+		}
+	} else {
+		for _, i := range s.children[h] {
+			for _, j := range s.children[l] {
+				sum += s.at(i, j) - s.at(i, h) - s.at(j, l)
+				cnt++
+			}
+		}
+	}
+	return sum / float64(cnt)
+}
+
+// thresholdGroups forms families as connected components of the graph
+// with an edge between a and b when Λ_ab < eps.
+func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
+	comp := make([]int, m)
+	for i := range comp {
+		comp[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for comp[x] != x {
+			comp[x] = comp[comp[x]]
+			x = comp[x]
+		}
+		return x
+	}
+	for a := 0; a < m; a++ {
+		for b := a + 1; b < m; b++ {
+			if ok[a*m+b] && lam[a*m+b] < eps {
+				ra, rb := find(a), find(b)
+				if ra != rb {
+					comp[max(ra, rb)] = min(ra, rb)
+				}
+			}
+		}
+	}
+	idx := map[int]int{}
+	var out [][]int
+	for a := 0; a < m; a++ {
+		r := find(a)
+		k, seen := idx[r]
+		if !seen {
+			k = len(out)
+			idx[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], a)
+	}
+	return out
+}
