@@ -35,13 +35,6 @@ func observedTree(t *testing.T, names []string) *tree.Tree {
 	return tr
 }
 
-func ids(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
 
 func sameTree(t *testing.T, what string, truth, got *tree.Tree) bool {
 	t.Helper()
