@@ -35,7 +35,6 @@ func observedTree(t *testing.T, names []string) *tree.Tree {
 	return tr
 }
 
-
 func sameTree(t *testing.T, what string, truth, got *tree.Tree) bool {
 	t.Helper()
 	if err := got.Validate(); err != nil {

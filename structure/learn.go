@@ -65,12 +65,12 @@ type Pair struct{ A, B string }
 
 // Report says what a learner did.
 type Report struct {
-	Method     Method  `json:"method"`
-	Observed   int     `json:"observed"`
-	Hidden     int     `json:"hidden"`
-	Added      int     `json:"hidden_added"`
-	Contracted int     `json:"contracted"`
-	Suppressed int     `json:"suppressed"`
+	Method     Method `json:"method"`
+	Observed   int    `json:"observed"`
+	Hidden     int    `json:"hidden"`
+	Added      int    `json:"hidden_added"`
+	Contracted int    `json:"contracted"`
+	Suppressed int    `json:"suppressed"`
 	// Infinite lists the pairs whose distance was infinite (independent
 	// variables); they were given distance InfCap.
 	Infinite []Pair  `json:"infinite_pairs,omitempty"`

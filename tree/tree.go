@@ -357,6 +357,13 @@ func (t *Tree) Contract(keep, drop int) error {
 	if !ok {
 		return fmt.Errorf("tree: cannot contract: no edge between %s and %s", t.Name(keep), t.Name(drop))
 	}
+	// Check before changing anything, so that an error leaves t as it was.
+	// (In a tree, drop's other neighbours are never adjacent to keep.)
+	for _, h := range t.adj[drop] {
+		if h.To != keep && t.find(keep, h.To) >= 0 {
+			return fmt.Errorf("tree: cannot contract %s into %s: %s is adjacent to both", t.Name(drop), t.Name(keep), t.Name(h.To))
+		}
+	}
 	moved := slices.Clone(t.adj[drop])
 	t.RemoveNode(drop)
 	for _, h := range moved {
@@ -468,6 +475,20 @@ func (t *Tree) AutoNameHidden(prefix string) {
 // edge lengths are not negative or infinite (NaN means unknown and is
 // allowed).
 func (t *Tree) Validate() error {
+	if err := t.checkShape(); err != nil {
+		return err
+	}
+	for _, e := range t.Edges() {
+		if e.Length < 0 || math.IsInf(e.Length, 0) {
+			return fmt.Errorf("tree: edge %s–%s has invalid length %g", t.Name(e.U), t.Name(e.V), e.Length)
+		}
+	}
+	return nil
+}
+
+// checkShape checks that the tree is a single connected tree with at least
+// one node, ignoring edge lengths.
+func (t *Tree) checkShape() error {
 	if t.live == 0 {
 		return errors.New("tree: empty tree")
 	}
@@ -499,11 +520,6 @@ func (t *Tree) Validate() error {
 	}
 	if count != t.live {
 		return fmt.Errorf("tree: not connected (%d of %d nodes reachable)", count, t.live)
-	}
-	for _, e := range t.Edges() {
-		if e.Length < 0 || math.IsInf(e.Length, 0) {
-			return fmt.Errorf("tree: edge %s–%s has invalid length %g", t.Name(e.U), t.Name(e.V), e.Length)
-		}
 	}
 	return nil
 }
@@ -644,7 +660,7 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 			continue
 		}
 		if !in[id] {
-			return nil, fmt.Errorf("tree: ReplaceSubtree: sub node %s maps to %s, which is not in the replaced set", sub.Name(s), t.Name(id))
+			return nil, fmt.Errorf("tree: ReplaceSubtree: sub node %s maps to %s, which is not in the replaced set", sub.Name(s), t.describe(id))
 		}
 		if covered[id] {
 			return nil, fmt.Errorf("tree: ReplaceSubtree: two sub nodes map to %s", t.Name(id))
@@ -653,6 +669,24 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 	}
 	if len(covered) != len(in) {
 		return nil, errors.New("tree: ReplaceSubtree: the sub tree does not cover the replaced set")
+	}
+	// Decide the nodes to add before changing anything, so that an error
+	// leaves t as it was.
+	added := make([]Node, sub.MaxID())
+	for s := range added {
+		if !sub.Has(s) || subToT[s] >= 0 {
+			continue
+		}
+		n := sub.nodes[s]
+		if n.Name != "" {
+			if _, dup := t.byName[n.Name]; dup {
+				if !n.Hidden {
+					return nil, fmt.Errorf("%w %q", ErrDuplicateName, n.Name)
+				}
+				n.Name = "" // names of new hidden nodes are not kept if they clash
+			}
+		}
+		added[s] = n
 	}
 	// Remove edges within the set.
 	for _, u := range set {
@@ -673,25 +707,27 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 			out[s] = subToT[s]
 			continue
 		}
-		n := sub.nodes[s]
-		if n.Name != "" {
-			if _, dup := t.byName[n.Name]; dup {
-				n.Name = "" // names of new hidden nodes are not kept if they clash
-				if !n.Hidden {
-					return nil, fmt.Errorf("%w %q", ErrDuplicateName, sub.nodes[s].Name)
-				}
-			}
-		}
-		id, err := t.AddNode(n)
+		id, err := t.AddNode(added[s])
 		if err != nil {
-			return nil, err
+			panic("tree: ReplaceSubtree: " + err.Error()) // names were checked above
 		}
 		out[s] = id
 	}
 	for _, e := range sub.Edges() {
+		// Cannot fail: edges among the set were removed and the other
+		// endpoints are new nodes.
 		if err := t.AddEdge(out[e.U], out[e.V], e.Length); err != nil {
-			return nil, err
+			panic("tree: ReplaceSubtree: " + err.Error())
 		}
 	}
 	return out, nil
+}
+
+// describe names a node for an error message without panicking when id does
+// not name a live node.
+func (t *Tree) describe(id int) string {
+	if t.Has(id) {
+		return t.Name(id)
+	}
+	return "nonexistent node " + strconv.Itoa(id)
 }
