@@ -393,3 +393,49 @@ func TestSymmetricIndependent(t *testing.T) {
 	}
 	var _ *model.Discrete
 }
+
+// TestScatterMatrix checks the Wishart draw against its moments: E[S] =
+// (n−1)Σ and Var[S_ij] = (n−1)(Σ_ij² + Σ_ii Σ_jj).
+func TestScatterMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	p, n := 3, 50
+	sigma := []float64{
+		1, 0.5, 0.2,
+		0.5, 2, -0.3,
+		0.2, -0.3, 1.5,
+	}
+	const reps = 20000
+	mean := make([]float64, p*p)
+	sq := make([]float64, p*p)
+	for r := 0; r < reps; r++ {
+		S, err := ScatterMatrix(rng, sigma, p, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, x := range S {
+			mean[k] += x / reps
+			sq[k] += x * x / reps
+		}
+	}
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			k := i*p + j
+			want := float64(n-1) * sigma[k]
+			v := float64(n-1) * (sigma[k]*sigma[k] + sigma[i*p+i]*sigma[j*p+j])
+			se := math.Sqrt(v / reps)
+			if math.Abs(mean[k]-want) > 5*se {
+				t.Errorf("E[S_%d%d] = %.3f, want %.3f (se %.3f)", i, j, mean[k], want, se)
+			}
+			gotV := sq[k] - mean[k]*mean[k]
+			if math.Abs(gotV-v)/v > 0.05 {
+				t.Errorf("Var[S_%d%d] = %.2f, want %.2f", i, j, gotV, v)
+			}
+		}
+	}
+	if _, err := ScatterMatrix(rng, sigma, p, 3); err == nil {
+		t.Error("n ≤ p accepted")
+	}
+	if _, err := ScatterMatrix(rng, []float64{1, 2, 2, 1}, 2, 10); err == nil {
+		t.Error("indefinite covariance accepted")
+	}
+}

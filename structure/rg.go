@@ -176,7 +176,12 @@ func (s *rgState) iterate(active []int) []int {
 	var families [][]int // positions in active
 	switch s.grouping {
 	case GroupSilhouette:
-		families = silhouetteGroups(m, lam, testable)
+		// Silhouettes need two clusters at least: when the threshold test
+		// already puts every node in one family, keep that.
+		families = thresholdGroups(m, lam, testable, s.eps)
+		if len(families) > 1 {
+			families = silhouetteGroups(m, lam, testable)
+		}
 	default:
 		families = thresholdGroups(m, lam, testable, s.eps)
 	}
@@ -383,3 +388,4 @@ func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
 	}
 	return out
 }
+
