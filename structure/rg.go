@@ -388,4 +388,3 @@ func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
 	}
 	return out
 }
-
