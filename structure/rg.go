@@ -35,6 +35,13 @@ type RGOptions struct {
 	Samples int
 	// Grouping selects the family test.
 	Grouping Grouping
+	// Range uses the statistic of the paper, Λ_ij = max_k Φ_ijk −
+	// min_k Φ_ijk (eq. 25). By default latentree uses the
+	// inverse-variance weighted standard deviation of Φ_ijk over K_ij
+	// (weights e^{−2 max(d_ik, d_jk)}, since the standard error of an
+	// estimated distance grows like e^d), which a single noisy far node
+	// cannot dominate; both are 0 for exact distances of siblings.
+	Range bool
 }
 
 // DefaultTau returns the default τ for n samples: ½ log n + log ½, the
@@ -80,6 +87,7 @@ type rgState struct {
 	children [][]int // local index → local children (hidden nodes only)
 	tau, eps float64
 	grouping Grouping
+	weighted bool
 	added    int
 }
 
@@ -102,7 +110,7 @@ func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) int {
 		return 0
 	}
 	tau, eps := opt.params()
-	s := &rgState{t: t, cap: 2 * n, tau: tau, eps: eps, grouping: opt.Grouping}
+	s := &rgState{t: t, cap: 2 * n, tau: tau, eps: eps, grouping: opt.Grouping, weighted: !opt.Range}
 	s.d = make([]float64, s.cap*s.cap)
 	s.node = append(make([]int, 0, s.cap), ids...)
 	s.children = make([][]int, n, s.cap)
@@ -148,6 +156,25 @@ func (s *rgState) lambda(active []int, i, j int, buf []int) (lam, mean float64, 
 	K := s.kset(active, i, j, buf)
 	if len(K) == 0 {
 		return math.Inf(1), 0, false
+	}
+	if s.weighted {
+		// Inverse-variance weights: the standard error of an estimated
+		// distance d grows like e^d, so Φ_ijk = d_ik − d_jk has variance
+		// about e^{2 max(d_ik, d_jk)}/n.
+		sw, sum := 0.0, 0.0
+		for _, k := range K {
+			w := math.Exp(-2 * math.Max(s.at(i, k), s.at(j, k)))
+			sw += w
+			sum += w * (s.at(i, k) - s.at(j, k))
+		}
+		mean := sum / sw
+		v := 0.0
+		for _, k := range K {
+			w := math.Exp(-2 * math.Max(s.at(i, k), s.at(j, k)))
+			e := s.at(i, k) - s.at(j, k) - mean
+			v += w * e * e
+		}
+		return math.Sqrt(v / sw), mean, true
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
 	for _, k := range K {
