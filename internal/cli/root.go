@@ -1,0 +1,128 @@
+// Package cli implements the latentree command line: one cobra command per
+// file, sharing the input/output conventions of this file.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// usageError marks errors in how the command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// env is what every command needs from the outside world.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Main runs the command line with the given arguments and returns the exit
+// code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "latentree: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(stderr, "Run 'latentree --help' or 'latentree COMMAND --help' for usage.")
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// isCobraUsage recognises the errors cobra returns for bad flags and
+// arguments (it has no typed errors for them).
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most", "required flag", "if any flags in the group"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "latentree",
+		Short: "Learn latent tree models: hidden variables that explain observed data",
+		Long: `latentree discovers hidden structure in data: from samples of observed
+variables it learns which unobserved (latent) variables explain their
+dependencies, how they connect in a tree, and the model's parameters.
+
+Data are CSV files with a header row; "-" reads standard input. Results go to
+standard output or --out; --json gives machine-readable output.`,
+		Example: `  latentree simulate --topology hmm --hidden 78 --model gaussian -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
+  latentree stats hmm.csv
+  latentree compare true.nwk learned.nwk`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newSimulateCmd(e), newCompareCmd(e), newStatsCmd(e))
+	return root
+}
+
+// openInput opens a named file, or standard input for "-".
+func (e *env) openInput(path string) (io.ReadCloser, string, error) {
+	if path == "-" {
+		return io.NopCloser(e.stdin), "<stdin>", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, err
+	}
+	return f, path, nil
+}
+
+// output returns the writer for a result: the file named by path (created
+// or truncated), or standard output when path is "" or "-". The returned
+// close function must be called and its error checked.
+func (e *env) output(path string) (io.Writer, func() error, error) {
+	if path == "" || path == "-" {
+		return e.stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+// writeTo writes a result with fn to path (or stdout).
+func (e *env) writeTo(path string, fn func(io.Writer) error) error {
+	w, closeFn, err := e.output(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(w); err != nil {
+		closeFn()
+		return err
+	}
+	return closeFn()
+}

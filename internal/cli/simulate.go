@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/simulate"
+	"github.com/latentree/latentree/tree"
+)
+
+type simulateOpts struct {
+	topology        string
+	leaves, leaves2 int
+	hidden          int
+	degree, depth   int
+	beta            float64
+	model           string
+	rhoMin, rhoMax  float64
+	states          int
+	thetaMin        float64
+	thetaMax        float64
+	obsStates       int
+	hiddenStates    string
+	cpt             string
+	mu, alpha       float64
+	samples         int
+	seed            uint64
+	out             string
+	newick          string
+	treeJSON        string
+	distances       string
+	json            bool
+}
+
+func newSimulateCmd(e *env) *cobra.Command {
+	o := &simulateOpts{}
+	c := &cobra.Command{
+		Use:   "simulate",
+		Short: "Sample data from a random latent tree model",
+		Long: `simulate builds a latent tree topology, draws a model on it, and samples rows
+of its observed variables (named x1, x2, ...) as CSV.
+
+Topologies (--topology):
+  star          one hidden node with --leaves observed leaves
+  double-star   two adjacent hidden nodes with --leaves and --leaves2 leaves (JMLR 2011 §7.1: 40+40)
+  hmm           a chain of --hidden hidden nodes, each with an observed child, plus an
+                observed variable at both ends (JMLR §7.1: --hidden 78 gives 80 observed)
+  complete      complete tree of internal degree --degree and --depth levels with an observed
+                root (JMLR §7.1 5-complete: --degree 5 --depth 3, 25 hidden, 81 observed)
+  binary        random binary tree over --leaves variables by recursive splitting with
+                balance --beta (ICML 2013 §6.2)
+  minimal       random minimal latent tree over --leaves variables; observed variables
+                may be internal nodes
+
+Models (--model):
+  gaussian      edge correlations ρ ~ U[--rho-min, --rho-max]
+  symmetric     --states K states, crossover θ ~ U[--theta-min, --theta-max] per edge
+  general       --observed-states n for observed variables, --hidden-states k (or a range
+                "2..8": each hidden node draws its own); CPTs --cpt dirichlet or perturbed
+                (ICML 2013 §6.1, with --mu)
+
+The true tree is written with --newick / --tree-json (edge lengths are exact
+information distances where defined) and the exact distance matrix of the
+observed variables with --distances.`,
+		Example: `  # the HMM of JMLR 2011 §7.1 with 1,000 Gaussian samples
+  latentree simulate --topology hmm --hidden 78 -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
+
+  # a 16-leaf skewed binary tree with 10-state observed and 2..8-state hidden variables
+  latentree simulate --topology binary --leaves 16 --beta 0.2 --model general \
+      --observed-states 10 --hidden-states 2..8 --cpt perturbed --mu 0.5 -n 2000 --seed 7 > q.csv
+
+  # exact distances only (no samples)
+  latentree simulate --topology minimal --leaves 50 -n 0 --distances d.csv --newick t.nwk`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(e, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.topology, "topology", "minimal", "star, double-star, hmm, complete, binary or minimal")
+	f.IntVar(&o.leaves, "leaves", 20, "number of observed leaves (star, binary, minimal) or leaves of the first hidden node (double-star)")
+	f.IntVar(&o.leaves2, "leaves2", 0, "leaves of the second hidden node of a double star (default: --leaves)")
+	f.IntVar(&o.hidden, "hidden", 78, "number of hidden nodes of an hmm")
+	f.IntVar(&o.degree, "degree", 5, "internal degree of a complete tree")
+	f.IntVar(&o.depth, "depth", 3, "depth of a complete tree")
+	f.Float64Var(&o.beta, "beta", 0.5, "split balance of a binary tree, in (0,1)")
+	f.StringVar(&o.model, "model", "gaussian", "gaussian, symmetric or general")
+	f.Float64Var(&o.rhoMin, "rho-min", 0.2, "smallest edge correlation (gaussian)")
+	f.Float64Var(&o.rhoMax, "rho-max", 0.8, "largest edge correlation (gaussian)")
+	f.IntVar(&o.states, "states", 2, "number of states K (symmetric)")
+	f.Float64Var(&o.thetaMin, "theta-min", 0, "smallest crossover probability (symmetric; default 0.05 or less for large K)")
+	f.Float64Var(&o.thetaMax, "theta-max", 0, "largest crossover probability (symmetric; default 0.2 or 0.8/K)")
+	f.IntVar(&o.obsStates, "observed-states", 2, "states of observed variables (general)")
+	f.StringVar(&o.hiddenStates, "hidden-states", "", `states of hidden variables: "k" or a range "a..b" (general; default: --observed-states)`)
+	f.StringVar(&o.cpt, "cpt", "dirichlet", "dirichlet or perturbed (general)")
+	f.Float64Var(&o.mu, "mu", 0.5, "perturbation μ of the perturbed scheme")
+	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration")
+	f.IntVarP(&o.samples, "samples", "n", 1000, "number of rows to sample (0: none)")
+	f.Uint64Var(&o.seed, "seed", 1, "random seed")
+	f.StringVarP(&o.out, "out", "o", "", "write the CSV here instead of standard output")
+	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
+	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
+	f.StringVar(&o.distances, "distances", "", "write the exact information distances of the observed variables (CSV) to this file")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output when the CSV goes to --out, else on standard error)")
+	return c
+}
+
+// parseRange parses "k" or "a..b".
+func parseRange(s string) (lo, hi int, err error) {
+	if a, b, ok := strings.Cut(s, ".."); ok {
+		if _, err := fmt.Sscanf(a+" "+b, "%d %d", &lo, &hi); err != nil {
+			return 0, 0, usagef("--hidden-states %q: want k or a..b", s)
+		}
+		return lo, hi, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d", &lo); err != nil {
+		return 0, 0, usagef("--hidden-states %q: want k or a..b", s)
+	}
+	return lo, lo, nil
+}
+
+func buildTopology(o *simulateOpts, rng *rand.Rand) (*tree.Tree, error) {
+	switch o.topology {
+	case "star":
+		return simulate.Star(o.leaves)
+	case "double-star", "doublestar":
+		l2 := o.leaves2
+		if l2 == 0 {
+			l2 = o.leaves
+		}
+		return simulate.DoubleStar(o.leaves, l2)
+	case "hmm":
+		return simulate.HMM(o.hidden)
+	case "complete":
+		return simulate.CompleteKary(o.degree, o.depth)
+	case "binary":
+		return simulate.RandomBinary(rng, o.leaves, o.beta)
+	case "minimal", "random":
+		return simulate.RandomMinimal(rng, o.leaves, simulate.MinimalOptions{})
+	}
+	return nil, usagef("unknown --topology %q (want star, double-star, hmm, complete, binary or minimal)", o.topology)
+}
+
+type sampler interface {
+	Sample(rng *rand.Rand, n int) (*data.Dataset, error)
+}
+
+func runSimulate(e *env, o *simulateOpts) error {
+	start := time.Now()
+	if o.samples < 0 {
+		return usagef("--samples must be non-negative")
+	}
+	rng := rand.New(rand.NewPCG(o.seed, 0x1a7e17ee))
+	t, err := buildTopology(o, rng)
+	if err != nil {
+		return err
+	}
+	var (
+		m     sampler
+		dist  []float64
+		distE error
+	)
+	obs := t.Observed()
+	switch o.model {
+	case "gaussian":
+		g, err := simulate.Gaussian(rng, t, simulate.GaussianOptions{RhoMin: o.rhoMin, RhoMax: o.rhoMax})
+		if err != nil {
+			return usageError{err}
+		}
+		m, dist = g, g.Distances(obs)
+	case "symmetric":
+		s, err := simulate.Symmetric(rng, t, simulate.SymmetricOptions{States: o.states, ThetaMin: o.thetaMin, ThetaMax: o.thetaMax})
+		if err != nil {
+			return usageError{err}
+		}
+		m = s
+		dist, distE = s.Distances(obs)
+	case "general":
+		opt := simulate.GeneralOptions{ObservedStates: o.obsStates, Mu: o.mu, Alpha: o.alpha}
+		if o.hiddenStates != "" {
+			lo, hi, err := parseRange(o.hiddenStates)
+			if err != nil {
+				return err
+			}
+			opt.HiddenMin, opt.HiddenMax = lo, hi
+		}
+		switch o.cpt {
+		case "dirichlet":
+			opt.Scheme = simulate.Dirichlet
+		case "perturbed":
+			opt.Scheme = simulate.Perturbed
+		default:
+			return usagef("unknown --cpt %q (want dirichlet or perturbed)", o.cpt)
+		}
+		g, err := simulate.General(rng, t, opt)
+		if err != nil {
+			return usageError{err}
+		}
+		m = g
+		dist, distE = g.Distances(obs)
+	default:
+		return usagef("unknown --model %q (want gaussian, symmetric or general)", o.model)
+	}
+	if o.distances != "" {
+		if distE != nil {
+			return fmt.Errorf("cannot write --distances: %w", distE)
+		}
+		names := make([]string, len(obs))
+		for i, v := range obs {
+			names[i] = t.Name(v)
+		}
+		dm, err := distance.NewMatrix(names)
+		if err != nil {
+			return err
+		}
+		n := len(obs)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				dm.Set(i, j, dist[i*n+j])
+			}
+		}
+		if err := e.writeTo(o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }); err != nil {
+			return err
+		}
+	}
+	if o.newick != "" {
+		if err := e.writeTo(o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }); err != nil {
+			return err
+		}
+	}
+	if o.treeJSON != "" {
+		if err := e.writeTo(o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }); err != nil {
+			return err
+		}
+	}
+	if o.samples > 0 {
+		d, err := m.Sample(rng, o.samples)
+		if err != nil {
+			return err
+		}
+		if err := e.writeTo(o.out, func(w io.Writer) error { return data.WriteCSV(w, d) }); err != nil {
+			return err
+		}
+	}
+	summary := map[string]any{
+		"topology": o.topology, "model": o.model, "observed": t.NumObserved(), "hidden": t.NumHidden(),
+		"edges": t.NumEdges(), "samples": o.samples, "seed": o.seed, "seconds": time.Since(start).Seconds(),
+	}
+	if o.json {
+		w := e.stderr
+		if o.out != "" || o.samples == 0 {
+			w = e.stdout
+		}
+		return writeJSON(w, summary)
+	}
+	if o.out != "" || o.samples == 0 {
+		fmt.Fprintf(e.stdout, "simulated %s tree (%d observed, %d hidden), %s model, %d rows, seed %d\n",
+			o.topology, t.NumObserved(), t.NumHidden(), o.model, o.samples, o.seed)
+	}
+	return nil
+}
