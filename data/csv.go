@@ -1,0 +1,931 @@
+package data
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MissingPolicy says what ReadCSV does with missing cells.
+type MissingPolicy uint8
+
+const (
+	// MissingError makes any missing cell an error (the zero value).
+	MissingError MissingPolicy = iota
+	// MissingDropRows drops every row that has a missing cell.
+	MissingDropRows
+	// MissingKeep keeps missing cells, as Missing (discrete) or NaN
+	// (continuous), for methods that marginalise over them.
+	MissingKeep
+)
+
+// String returns the policy's command-line spelling: "error", "drop-rows"
+// or "keep".
+func (p MissingPolicy) String() string {
+	switch p {
+	case MissingError:
+		return "error"
+	case MissingDropRows:
+		return "drop-rows"
+	case MissingKeep:
+		return "keep"
+	}
+	return fmt.Sprintf("MissingPolicy(%d)", uint8(p))
+}
+
+// DefaultMaxDiscreteStates is the value ReadOptions.MaxDiscreteStates takes
+// when it is zero.
+const DefaultMaxDiscreteStates = 10
+
+// DefaultMissingTokens returns the cell values that ReadCSV treats as
+// missing when ReadOptions.MissingTokens is nil: "", "NA", "N/A", "NaN",
+// "nan", "?" and "null". Each call returns a new slice.
+func DefaultMissingTokens() []string {
+	return []string{"", "NA", "N/A", "NaN", "nan", "?", "null"}
+}
+
+// ReadOptions configure ReadCSV. The zero value reads a comma-separated
+// file with a header, infers column types, and fails on missing cells and
+// on constant columns.
+type ReadOptions struct {
+	// Name is the input's name in error messages; "<input>" when empty.
+	Name string
+	// Discrete and Continuous force the kind of the named columns. Naming
+	// a column that is not in the header, or naming one in both lists,
+	// is an error.
+	Discrete   []string
+	Continuous []string
+	// MaxDiscreteStates decides the kind of the other columns: a column
+	// whose non-missing values all parse as finite numbers and which has
+	// more than MaxDiscreteStates distinct values is continuous; every
+	// other column is discrete. Zero means DefaultMaxDiscreteStates;
+	// negative values are an error.
+	MaxDiscreteStates int
+	// Missing says what to do with missing cells.
+	Missing MissingPolicy
+	// MissingTokens are the cell values that mean "missing", compared
+	// after trimming white space from cell and token. Nil means
+	// DefaultMissingTokens(); with an empty non-nil slice only empty cells
+	// are missing. An empty cell is always missing.
+	MissingTokens []string
+	// DropConstant drops columns with a single distinct observed value
+	// (recording them in the report and logging a warning) instead of
+	// failing.
+	DropConstant bool
+	// Comma is the field delimiter; ',' when zero. Use ';' or '\t' for
+	// semicolon- or tab-separated files.
+	Comma rune
+	// Logger, if not nil, receives warnings about dropped rows and
+	// columns.
+	Logger *slog.Logger
+}
+
+// ColumnReport describes what ReadCSV decided about one header column.
+type ColumnReport struct {
+	Name string
+	// Kind is the column's kind (for a dropped column, the kind it would
+	// have had).
+	Kind Kind
+	// Forced reports whether the kind was forced by ReadOptions.
+	Forced bool
+	// States is the number of states of a discrete column, 0 otherwise.
+	States int
+	// MissingCells counts the missing cells of the column in every data
+	// row read, including rows that were later dropped.
+	MissingCells int
+	// Dropped reports whether the column was dropped.
+	Dropped bool
+}
+
+// DroppedColumn names a column that ReadCSV dropped and why.
+type DroppedColumn struct {
+	Name   string
+	Reason string
+}
+
+// MaxReportedLines is the number of dropped rows whose line numbers a
+// ReadReport lists.
+const MaxReportedLines = 10
+
+// ReadReport summarises what ReadCSV read and dropped.
+type ReadReport struct {
+	// Rows is the number of data rows read (not counting the header),
+	// including dropped rows.
+	Rows int
+	// RowsDropped is the number of rows dropped for having a missing cell.
+	RowsDropped int
+	// DroppedLines are the line numbers (the header is line 1) of the
+	// first MaxReportedLines dropped rows.
+	DroppedLines []int
+	// Columns has one entry per header column, in header order.
+	Columns []ColumnReport
+	// ColumnsDropped lists the dropped columns.
+	ColumnsDropped []DroppedColumn
+}
+
+// ParseError is the error ReadCSV returns for bad input.
+type ParseError struct {
+	// File is the input's name.
+	File string
+	// Line is the 1-based line number (the header is line 1), or 0 when
+	// the problem is not tied to a line.
+	Line int
+	// Column is the 1-based column (field) number, or 0 when not known.
+	Column int
+	// ColumnName is the column's header name, if known.
+	ColumnName string
+	// Err describes the problem.
+	Err error
+}
+
+// Error formats the error as file:line: column "name": problem.
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":")
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	switch {
+	case e.ColumnName != "":
+		fmt.Fprintf(&b, ": column %q", e.ColumnName)
+	case e.Column > 0:
+		fmt.Fprintf(&b, ": column %d", e.Column)
+	}
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("invalid input")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ReadCSVFile reads a CSV file with ReadCSV, using path as the input's name
+// in error messages unless opt.Name is set.
+func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return ReadCSV(f, opt)
+}
+
+// ReadCSV reads a dataset from CSV text: a header line of unique, non-empty
+// column names followed by data rows with as many fields. Cells are
+// trimmed of white space; a leading UTF-8 byte order mark is skipped and
+// CRLF line ends are accepted. Column kinds are forced by opt or inferred
+// (see ReadOptions.MaxDiscreteStates). The states of a discrete column are
+// its distinct observed values, ordered numerically when every label is a
+// number and lexicographically otherwise.
+//
+// The input is read as a stream: each column keeps its distinct values and
+// a 16-bit code per cell, so a discrete dataset takes about 2 bytes per cell
+// while reading. A column whose values are all numeric switches to storing
+// float64 values once it has more than max(1024, MaxDiscreteStates)
+// distinct values; a non-numeric value appearing after that point is an
+// error (force the column discrete, or list the value as a missing token).
+//
+// Bad input yields a *ParseError naming the input, line and column.
+func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
+	rd, err := newReader(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rd.read(r)
+}
+
+// linearLookup is the number of distinct values up to which a column finds
+// a value's code by scanning its labels instead of using a map.
+const linearLookup = 8
+
+// minSwitch is the smallest number of distinct numeric values after which a
+// column stores float64 values instead of codes.
+const minSwitch = 1024
+
+// valueClass classifies a non-missing cell value.
+type valueClass uint8
+
+const (
+	classFinite valueClass = iota
+	classInfinite
+	classNaN
+	classText
+)
+
+func classify(s string) (float64, valueClass) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+			return f, classInfinite
+		}
+		return math.NaN(), classText
+	}
+	switch {
+	case math.IsInf(f, 0):
+		return f, classInfinite
+	case math.IsNaN(f):
+		return f, classNaN
+	}
+	return f, classFinite
+}
+
+// column accumulates one column while reading.
+type column struct {
+	name   string
+	pos    int // 1-based header position
+	forced bool
+	kind   Kind // forced kind, if forced
+
+	// Interning mode: labels[c] is the label of code c and values[c] its
+	// numeric value (NaN if not a number).
+	labels []string
+	values []float64
+	index  map[string]uint16
+	codes  []uint16
+	text   bool // some label is not a number
+
+	// First infinite or NaN value of a column that is numeric so far.
+	badLine  int
+	badValue string
+	badClass valueClass
+
+	// Float mode (floats != nil): values stored directly.
+	floats     []float64
+	first      float64
+	haveFirst  bool
+	varied     bool
+	floatStart int // number of distinct values when float mode began
+
+	missing int
+}
+
+type reader struct {
+	name       string
+	opt        ReadOptions
+	maxDisc    int
+	switchAt   int
+	tokens     []string
+	tokenStart [256]bool // first bytes of the tokens
+	cr         *csv.Reader
+	cols       []*column
+}
+
+func newReader(opt ReadOptions) (*reader, error) {
+	rd := &reader{name: opt.Name, opt: opt}
+	if rd.name == "" {
+		rd.name = "<input>"
+	}
+	if opt.Comma == 0 {
+		rd.opt.Comma = ','
+	}
+	c := rd.opt.Comma
+	if c == '"' || c == '\r' || c == '\n' || c == utf8.RuneError || !utf8.ValidRune(c) {
+		return nil, fmt.Errorf("data: invalid field delimiter %q", c)
+	}
+	if opt.MaxDiscreteStates < 0 {
+		return nil, fmt.Errorf("data: MaxDiscreteStates is negative (%d)", opt.MaxDiscreteStates)
+	}
+	rd.maxDisc = opt.MaxDiscreteStates
+	if rd.maxDisc == 0 {
+		rd.maxDisc = DefaultMaxDiscreteStates
+	}
+	rd.maxDisc = min(rd.maxDisc, MaxStates)
+	rd.switchAt = min(max(minSwitch, rd.maxDisc), MaxStates)
+	if opt.Missing > MissingKeep {
+		return nil, fmt.Errorf("data: unknown missing-value policy %d", uint8(opt.Missing))
+	}
+	toks := opt.MissingTokens
+	if toks == nil {
+		toks = DefaultMissingTokens()
+	}
+	for _, t := range toks {
+		t = strings.TrimSpace(t)
+		if t != "" && !slices.Contains(rd.tokens, t) {
+			rd.tokens = append(rd.tokens, t)
+			rd.tokenStart[t[0]] = true
+		}
+	}
+	return rd, nil
+}
+
+func (rd *reader) isMissing(s string) bool {
+	if len(s) == 0 {
+		return true // an empty cell is always missing
+	}
+	if !rd.tokenStart[s[0]] {
+		return false
+	}
+	for _, t := range rd.tokens {
+		if len(t) == len(s) && t == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (rd *reader) errorf(line int, c *column, format string, args ...any) *ParseError {
+	e := &ParseError{File: rd.name, Line: line, Err: fmt.Errorf(format, args...)}
+	if c != nil {
+		e.Column = c.pos
+		e.ColumnName = c.name
+	}
+	return e
+}
+
+// fieldLine returns the line on which field j of the current record starts.
+func (rd *reader) fieldLine(j int) int {
+	line, _ := rd.cr.FieldPos(j)
+	return line
+}
+
+// csvError translates an error from encoding/csv.
+func (rd *reader) csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		hint := ""
+		switch {
+		case errors.Is(pe.Err, csv.ErrBareQuote):
+			hint = ` (a field containing " must be enclosed in quotes, with each inner " doubled)`
+		case errors.Is(pe.Err, csv.ErrQuote):
+			hint = ` (a quoted field must end with " followed by a delimiter or the end of the line)`
+		}
+		where := ""
+		if pe.StartLine != pe.Line && pe.StartLine > 0 {
+			where = fmt.Sprintf(" in the row starting on line %d", pe.StartLine)
+		}
+		return rd.errorf(pe.Line, nil, "malformed CSV at byte %d of the line%s: %v%s", pe.Column, where, pe.Err, hint)
+	}
+	return rd.errorf(0, nil, "read error: %w", err)
+}
+
+// cleanField checks and normalises one raw field: valid UTF-8, CRLF inside
+// quoted fields turned into LF, white space trimmed.
+func cleanField(f string) (string, bool) {
+	cr := false
+	for i := 0; i < len(f); i++ {
+		b := f[i]
+		if b >= utf8.RuneSelf {
+			if !utf8.ValidString(f[i:]) {
+				return "", false
+			}
+			cr = cr || strings.IndexByte(f[i:], '\r') >= 0
+			break
+		}
+		if b == '\r' {
+			cr = true
+		}
+	}
+	for cr && strings.Contains(f, "\r\n") {
+		f = strings.ReplaceAll(f, "\r\n", "\n")
+	}
+	if n := len(f); n > 0 && f[0] > ' ' && f[0] < utf8.RuneSelf && f[n-1] > ' ' && f[n-1] < utf8.RuneSelf {
+		return f, true
+	}
+	return strings.TrimSpace(f), true
+}
+
+func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if b, err := br.Peek(3); err == nil && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		if _, err := br.Discard(3); err != nil {
+			return nil, nil, rd.csvError(err)
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = rd.opt.Comma
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	rd.cr = cr
+
+	if err := rd.readHeader(); err != nil {
+		return nil, nil, err
+	}
+	ncol := len(rd.cols)
+	rep := &ReadReport{}
+	isMiss := make([]bool, ncol)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, rd.csvError(err)
+		}
+		line := rd.fieldLine(0)
+		if len(rec) != ncol {
+			return nil, nil, rd.errorf(line, nil, "row has %d fields, but the header has %d", len(rec), ncol)
+		}
+		rep.Rows++
+		anyMissing := false
+		for j, f := range rec {
+			s, ok := cleanField(f)
+			if !ok {
+				return nil, nil, rd.errorf(rd.fieldLine(j), rd.cols[j], "invalid UTF-8")
+			}
+			rec[j] = s
+			m := rd.isMissing(s)
+			isMiss[j] = m
+			if m {
+				if rd.opt.Missing == MissingError {
+					what := "empty cell"
+					if s != "" {
+						what = strconv.Quote(s)
+					}
+					return nil, nil, rd.errorf(rd.fieldLine(j), rd.cols[j],
+						"missing value (%s); use --missing drop-rows to drop rows with missing cells or --missing keep to keep them", what)
+				}
+				rd.cols[j].missing++
+				anyMissing = true
+			}
+		}
+		if anyMissing && rd.opt.Missing == MissingDropRows {
+			rep.RowsDropped++
+			if len(rep.DroppedLines) < MaxReportedLines {
+				rep.DroppedLines = append(rep.DroppedLines, line)
+			}
+			continue
+		}
+		for j, s := range rec {
+			c := rd.cols[j]
+			if isMiss[j] {
+				if c.floats != nil {
+					c.floats = append(c.floats, math.NaN())
+				} else {
+					c.codes = append(c.codes, Missing)
+				}
+				continue
+			}
+			if err := rd.add(c, j, s); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return rd.finish(rep)
+}
+
+func (rd *reader) readHeader() error {
+	header, err := rd.cr.Read()
+	if err == io.EOF {
+		return rd.errorf(0, nil, "empty input: no header line")
+	}
+	if err != nil {
+		return rd.csvError(err)
+	}
+	seen := make(map[string]int, len(header))
+	rd.cols = make([]*column, len(header))
+	for j, f := range header {
+		line := rd.fieldLine(j)
+		s, ok := cleanField(f)
+		if !ok {
+			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: errors.New("invalid UTF-8 in header name")}
+		}
+		if s == "" {
+			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: errors.New("empty header name")}
+		}
+		if k, dup := seen[s]; dup {
+			return &ParseError{File: rd.name, Line: line, Column: j + 1, ColumnName: s,
+				Err: fmt.Errorf("duplicate header name (columns %d and %d)", k, j+1)}
+		}
+		s = strings.Clone(s)
+		seen[s] = j + 1
+		rd.cols[j] = &column{name: s, pos: j + 1}
+	}
+	force := func(names []string, kind Kind) error {
+		var unknown []string
+		for _, n := range names {
+			k, ok := seen[n]
+			if !ok {
+				if !slices.Contains(unknown, n) {
+					unknown = append(unknown, n)
+				}
+				continue
+			}
+			c := rd.cols[k-1]
+			if c.forced && c.kind != kind {
+				return &ParseError{File: rd.name, Column: k, ColumnName: n,
+					Err: errors.New("column is forced both discrete and continuous")}
+			}
+			c.forced, c.kind = true, kind
+		}
+		if len(unknown) > 0 {
+			q := make([]string, len(unknown))
+			for i, n := range unknown {
+				q[i] = strconv.Quote(n)
+			}
+			return &ParseError{File: rd.name,
+				Err: fmt.Errorf("columns forced %s are not in the header: %s", kind, strings.Join(q, ", "))}
+		}
+		return nil
+	}
+	if err := force(rd.opt.Discrete, Discrete); err != nil {
+		return err
+	}
+	return force(rd.opt.Continuous, Continuous)
+}
+
+// lookup returns the code of label s in interning mode.
+func (c *column) lookup(s string) (uint16, bool) {
+	if c.index == nil {
+		if len(s) == 1 {
+			for k, l := range c.labels {
+				if len(l) == 1 && l[0] == s[0] {
+					return uint16(k), true
+				}
+			}
+			return 0, false
+		}
+		for k, l := range c.labels {
+			if l == s {
+				return uint16(k), true
+			}
+		}
+		return 0, false
+	}
+	k, ok := c.index[s]
+	return k, ok
+}
+
+// add appends the non-missing value s (field j of the current record) to c.
+func (rd *reader) add(c *column, j int, s string) error {
+	if c.floats != nil {
+		return rd.addFloat(c, j, s)
+	}
+	if code, ok := c.lookup(s); ok {
+		c.codes = append(c.codes, code)
+		return nil
+	}
+	f, class := classify(s)
+	if class != classFinite {
+		line := rd.fieldLine(j)
+		if c.forced && c.kind == Continuous {
+			return rd.numberError(c, line, s, class)
+		}
+		if class == classText {
+			c.text = true
+		} else if c.badLine == 0 {
+			c.badLine, c.badValue, c.badClass = line, strings.Clone(s), class
+		}
+	}
+	n := len(c.labels)
+	if n >= rd.switchAt && !c.text && c.badLine == 0 && !(c.forced && c.kind == Discrete) {
+		c.toFloat(rd.switchAt)
+		return rd.addFloat(c, j, s)
+	}
+	if n >= MaxStates {
+		return rd.errorf(rd.fieldLine(j), c, "more than %d distinct values, the most a discrete column can have", MaxStates)
+	}
+	s = strings.Clone(s)
+	c.labels = append(c.labels, s)
+	c.values = append(c.values, f)
+	code := uint16(n)
+	if c.index != nil {
+		c.index[s] = code
+	} else if len(c.labels) > linearLookup {
+		c.index = make(map[string]uint16, 2*len(c.labels))
+		for k, l := range c.labels {
+			c.index[l] = uint16(k)
+		}
+	}
+	c.codes = append(c.codes, code)
+	return nil
+}
+
+// numberError returns the error for value s of class other than
+// classFinite, found on the given line, in a column that must be numeric.
+func (rd *reader) numberError(c *column, line int, s string, class valueClass) *ParseError {
+	switch class {
+	case classText:
+		why := "in a column forced continuous"
+		if !c.forced {
+			why = fmt.Sprintf("in a numeric column with more than %d distinct values (force the column discrete, or list the value as a missing token)", c.floatStart)
+		}
+		return rd.errorf(line, c, "non-numeric value %q %s", s, why)
+	case classInfinite:
+		return rd.errorf(line, c, "infinite value %q in a numeric column", s)
+	}
+	return rd.errorf(line, c, "not-a-number value %q in a numeric column (list it as a missing token to treat it as missing)", s)
+}
+
+// toFloat switches c from interning to float mode.
+func (c *column) toFloat(distinct int) {
+	fl := make([]float64, len(c.codes), max(cap(c.codes), 16))
+	for i, code := range c.codes {
+		if code == Missing {
+			fl[i] = math.NaN()
+		} else {
+			fl[i] = c.values[code]
+		}
+	}
+	c.varied = false
+	for _, v := range c.values {
+		if !c.haveFirst {
+			c.first, c.haveFirst = v, true
+		} else if v != c.first {
+			c.varied = true
+		}
+	}
+	c.floats, c.codes, c.labels, c.values, c.index = fl, nil, nil, nil, nil
+	c.floatStart = distinct
+}
+
+func (rd *reader) addFloat(c *column, j int, s string) error {
+	f, class := classify(s)
+	if class != classFinite {
+		return rd.numberError(c, rd.fieldLine(j), s, class)
+	}
+	if !c.haveFirst {
+		c.first, c.haveFirst = f, true
+	} else if f != c.first {
+		c.varied = true
+	}
+	c.floats = append(c.floats, f)
+	return nil
+}
+
+// decide returns the kind of c at the end of the input.
+func (rd *reader) decide(c *column) (Kind, error) {
+	switch {
+	case c.floats != nil:
+		return Continuous, nil
+	case c.forced:
+		return c.kind, nil
+	case c.text:
+		return Discrete, nil
+	case c.badLine != 0:
+		return 0, rd.numberError(c, c.badLine, c.badValue, c.badClass)
+	case len(c.labels) > rd.maxDisc:
+		return Continuous, nil
+	}
+	return Discrete, nil
+}
+
+// constant reports whether c has a single distinct observed value, and
+// that value.
+func (c *column) constant(kind Kind) (bool, string) {
+	if c.floats != nil {
+		return !c.varied, strconv.FormatFloat(c.first, 'g', -1, 64)
+	}
+	if len(c.labels) == 0 {
+		return false, ""
+	}
+	if kind == Discrete {
+		return len(c.labels) == 1, c.labels[0]
+	}
+	for _, v := range c.values[1:] {
+		if v != c.values[0] {
+			return false, ""
+		}
+	}
+	return true, c.labels[0]
+}
+
+func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
+	if rep.Rows == 0 {
+		return nil, nil, rd.errorf(0, nil, "no data rows after the header")
+	}
+	kinds := make([]Kind, len(rd.cols))
+	for j, c := range rd.cols {
+		if c.missing == rep.Rows {
+			return nil, nil, rd.errorf(0, c, "all %d values are missing", rep.Rows)
+		}
+		k, err := rd.decide(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		kinds[j] = k
+	}
+	kept := rep.Rows - rep.RowsDropped
+	if kept == 0 {
+		return nil, nil, rd.errorf(0, nil, "all %d rows have a missing cell; no rows left after dropping them (first at line %d)", rep.Rows, rep.DroppedLines[0])
+	}
+	if rep.RowsDropped > 0 && rd.opt.Logger != nil {
+		rd.opt.Logger.Warn("dropped rows with missing cells", "file", rd.name, "rows", rep.RowsDropped, "of", rep.Rows, "first_lines", rep.DroppedLines)
+	}
+	var vars []Variable
+	var disc [][]uint16
+	var cont [][]float64
+	for j, c := range rd.cols {
+		cr := ColumnReport{Name: c.name, Kind: kinds[j], Forced: c.forced, MissingCells: c.missing}
+		if kinds[j] == Discrete {
+			cr.States = len(c.labels)
+		}
+		if isConst, val := c.constant(kinds[j]); isConst {
+			if !rd.opt.DropConstant {
+				return nil, nil, rd.errorf(0, c, "constant column: every observed value is %q (remove the column or use --drop-constant)", val)
+			}
+			reason := fmt.Sprintf("constant: every observed value is %q", val)
+			cr.Dropped = true
+			rep.ColumnsDropped = append(rep.ColumnsDropped, DroppedColumn{Name: c.name, Reason: reason})
+			if rd.opt.Logger != nil {
+				rd.opt.Logger.Warn("dropped constant column", "file", rd.name, "column", c.name, "value", val)
+			}
+			rep.Columns = append(rep.Columns, cr)
+			c.codes, c.floats = nil, nil
+			continue
+		}
+		rep.Columns = append(rep.Columns, cr)
+		v := Variable{Name: c.name, Kind: kinds[j]}
+		var dc []uint16
+		var fc []float64
+		switch {
+		case c.floats != nil:
+			fc = c.floats
+		case kinds[j] == Continuous:
+			fc = make([]float64, len(c.codes))
+			for i, code := range c.codes {
+				if code == Missing {
+					fc[i] = math.NaN()
+				} else {
+					fc[i] = c.values[code]
+				}
+			}
+		default:
+			v.States, dc = c.sortedStates()
+		}
+		c.codes, c.floats, c.index = nil, nil, nil
+		vars = append(vars, v)
+		disc = append(disc, dc)
+		cont = append(cont, fc)
+	}
+	if len(vars) == 0 {
+		return nil, nil, rd.errorf(0, nil, "no columns left after dropping constant columns")
+	}
+	d, err := New(vars, 0)
+	if err != nil {
+		return nil, nil, &ParseError{File: rd.name, Err: err}
+	}
+	d.rows = kept
+	for j := range vars {
+		d.disc[j], d.cont[j] = disc[j], cont[j]
+	}
+	return d, rep, nil
+}
+
+// sortedStates orders c's labels (numerically if all are numbers, else
+// lexicographically) and returns them with the recoded cells.
+func (c *column) sortedStates() ([]string, []uint16) {
+	n := len(c.labels)
+	order := make([]int, n)
+	numeric := true
+	for k := range order {
+		order[k] = k
+		if math.IsNaN(c.values[k]) {
+			numeric = false
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if numeric {
+			if x, y := c.values[a], c.values[b]; x != y {
+				if x < y {
+					return -1
+				}
+				return 1
+			}
+		}
+		return strings.Compare(c.labels[a], c.labels[b])
+	})
+	states := make([]string, n)
+	recode := make([]uint16, n)
+	for rank, k := range order {
+		states[rank] = c.labels[k]
+		recode[k] = uint16(rank)
+	}
+	// Recode into an exactly sized slice so the column does not keep the
+	// spare capacity left by appending.
+	codes := make([]uint16, len(c.codes))
+	for i, code := range c.codes {
+		if code != Missing {
+			code = recode[code]
+		}
+		codes[i] = code
+	}
+	c.codes = nil
+	return states, codes
+}
+
+// WriteCSV writes d as comma-separated text: a header of variable names,
+// then one line per row with the state labels of discrete variables and
+// the shortest exact decimal form of continuous values. Missing cells are
+// written as empty fields. Fields are quoted when needed.
+//
+// ReadCSV with MissingKeep and the kinds of d forced reads the output back
+// as d, provided the states of each discrete variable are all used, are
+// ordered as ReadCSV orders them, and neither names nor labels have leading
+// or trailing white space or are missing tokens. A state label that is
+// empty after trimming white space is an error, since it would read back as
+// missing.
+func WriteCSV(w io.Writer, d *Dataset) error {
+	if d == nil {
+		return errors.New("data: WriteCSV: nil dataset")
+	}
+	for _, v := range d.vars {
+		for _, s := range v.States {
+			if strings.TrimSpace(s) == "" {
+				return fmt.Errorf("data: WriteCSV: variable %q has an empty state label, which would read back as missing", v.Name)
+			}
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	single := len(d.vars) == 1
+	var buf []byte
+	for j, v := range d.vars {
+		if j > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendField(buf, v.Name, single)
+	}
+	buf = append(buf, '\n')
+	for i := 0; i < d.rows; i++ {
+		for j, v := range d.vars {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			if dc := d.disc[j]; dc != nil {
+				code := dc[i]
+				if code == Missing {
+					buf = appendField(buf, "", single)
+				} else if int(code) < len(v.States) {
+					buf = appendField(buf, v.States[code], single)
+				} else {
+					return fmt.Errorf("data: WriteCSV: row %d, variable %q: state code %d out of range (%d states)", i+1, v.Name, code, len(v.States))
+				}
+				continue
+			}
+			x := d.cont[j][i]
+			switch {
+			case math.IsNaN(x):
+				buf = appendField(buf, "", single)
+			case math.IsInf(x, 0):
+				return fmt.Errorf("data: WriteCSV: row %d, variable %q: infinite value", i+1, v.Name)
+			default:
+				buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+			}
+		}
+		buf = append(buf, '\n')
+		if len(buf) >= 32<<10 {
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendField appends s to buf as a CSV field, quoted if needed. An empty
+// field is quoted when it is the only field of a line, since encoding/csv
+// skips empty lines.
+func appendField(buf []byte, s string, single bool) []byte {
+	if s == "" {
+		if single {
+			return append(buf, `""`...)
+		}
+		return buf
+	}
+	quote := strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, "\ufeff")
+	if !quote {
+		r0, _ := utf8.DecodeRuneInString(s)
+		r1, _ := utf8.DecodeLastRuneInString(s)
+		quote = isSpace(r0) || isSpace(r1)
+	}
+	if !quote {
+		return append(buf, s...)
+	}
+	buf = append(buf, '"')
+	for k := 0; k < len(s); k++ {
+		if s[k] == '"' {
+			buf = append(buf, '"')
+		}
+		buf = append(buf, s[k])
+	}
+	return append(buf, '"')
+}
+
+// isSpace reports whether strings.TrimSpace would remove r.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || ('\t' <= r && r <= '\r')
+	}
+	return unicode.IsSpace(r)
+}
