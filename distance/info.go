@@ -1,0 +1,311 @@
+package distance
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/stats"
+)
+
+// Kind selects the information distance computed from statistics.
+type Kind int
+
+const (
+	// Auto uses Gaussian for continuous variables and Discrete for
+	// discrete ones; a mix is an error.
+	Auto Kind = iota
+	// Gaussian is −log|ρ_ij| (Choi et al. 2011, eq. 5).
+	Gaussian
+	// Discrete is the general discrete distance of Lake (1994):
+	// −log |det J_ij| + ½ log det M_i + ½ log det M_j (Choi et al. 2011,
+	// eq. 9), for variables with equal numbers of states. With Rank k it
+	// is the rank-k distance (see InfoOptions.Rank).
+	Discrete
+	// Symmetric is −(K−1) log(1 − K θ̂_ij) with θ̂_ij the estimated
+	// crossover probability P(x_i ≠ x_j)/(K−1), for symmetric discrete
+	// models (Choi et al. 2011, eq. 10).
+	Symmetric
+)
+
+// InfoOptions configures Information.
+type InfoOptions struct {
+	Kind Kind
+	// Rank k > 0 replaces |det J_ij| / √(det M_i det M_j) by the product
+	// of the k largest singular values of the normalised joint table
+	// M_i^{-1/2} J_ij M_j^{-1/2}, as in the Spectral@k distance of
+	// Anandkumar et al. (2011). For k equal to the number of states it is
+	// the Lake distance; for k smaller it stays finite when hidden
+	// variables have fewer states than observed ones, and it is defined
+	// for variables with different numbers of states (k ≤ both).
+	Rank int
+	// Pseudo is a pseudo-count added to every cell of each pairwise count
+	// table before normalising (0: none).
+	Pseudo float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+// Degenerate reports a pair of variables whose distance is infinite.
+type Degenerate struct {
+	A, B   string
+	Reason string
+}
+
+// Information computes the information distances between all variables
+// of s. Pairs whose distance is infinite (independent variables, a
+// singular joint table, no rows observing both) get +Inf and are listed.
+func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error) {
+	m := s.NumVars()
+	if m == 0 {
+		return nil, nil, errors.New("distance: no variables")
+	}
+	kind := opt.Kind
+	nd := 0
+	for j := 0; j < m; j++ {
+		if s.Var(j).Kind == data.Discrete {
+			nd++
+		}
+	}
+	if kind == Auto {
+		switch nd {
+		case m:
+			kind = Discrete
+		case 0:
+			kind = Gaussian
+		default:
+			return nil, nil, fmt.Errorf("distance: %d discrete and %d continuous variables: information distances between the two kinds are not supported yet; select one kind of column", nd, m-nd)
+		}
+	}
+	switch kind {
+	case Gaussian:
+		if nd > 0 {
+			return nil, nil, errors.New("distance: the Gaussian distance needs continuous variables")
+		}
+	case Discrete, Symmetric:
+		if nd < m {
+			return nil, nil, errors.New("distance: discrete distances need discrete variables")
+		}
+		if !s.HasPairs() {
+			return nil, nil, errors.New("distance: the statistics have no pairwise tables")
+		}
+	default:
+		return nil, nil, fmt.Errorf("distance: unknown kind %d", kind)
+	}
+	if kind == Discrete && opt.Rank <= 0 {
+		for j := 1; j < m; j++ {
+			if a, b := s.Var(0).NumStates(), s.Var(j).NumStates(); a != b {
+				return nil, nil, fmt.Errorf("distance: %q has %d states and %q has %d: the determinant distance needs equal numbers of states; set a rank k (--rank) to use the rank-k distance", s.Var(0).Name, a, s.Var(j).Name, b)
+			}
+		}
+	}
+	out, err := NewMatrix(s.Names())
+	if err != nil {
+		return nil, nil, err
+	}
+	reasons := make([]string, m*m)
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	rows := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []int64
+			for i := range rows {
+				for j := i + 1; j < m; j++ {
+					var d float64
+					var why string
+					switch kind {
+					case Gaussian:
+						d, why = gaussianDist(s, i, j)
+					case Discrete:
+						buf = s.Pair(i, j, buf)
+						d, why = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo)
+					case Symmetric:
+						buf = s.Pair(i, j, buf)
+						d, why = symmetricDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Pseudo)
+					}
+					out.D[i*m+j], out.D[j*m+i] = d, d
+					reasons[i*m+j] = why
+				}
+			}
+		}()
+	}
+	for i := 0; i < m; i++ {
+		rows <- i
+	}
+	close(rows)
+	wg.Wait()
+	var deg []Degenerate
+	for i := 0; i < m; i++ {
+		for j := i + 1; j < m; j++ {
+			if r := reasons[i*m+j]; r != "" {
+				deg = append(deg, Degenerate{s.Var(i).Name, s.Var(j).Name, r})
+			}
+		}
+	}
+	return out, deg, nil
+}
+
+func gaussianDist(s *stats.Stats, i, j int) (float64, string) {
+	if s.PairCount(i, j) < 2 {
+		return math.Inf(1), "fewer than 2 rows observe both"
+	}
+	r := s.Corr(i, j)
+	switch {
+	case math.IsNaN(r):
+		return math.Inf(1), "correlation undefined (a constant variable)"
+	case r == 0:
+		return math.Inf(1), "uncorrelated"
+	}
+	return math.Max(0, -math.Log(math.Abs(r))), ""
+}
+
+// normalised returns the joint table J (with pseudo-counts) and its row
+// and column sums, or ok false when no count remains.
+func normalised(c []int64, ni, nj int, pseudo float64) (J, pi, pj []float64, ok bool) {
+	J = make([]float64, ni*nj)
+	total := 0.0
+	for k, x := range c {
+		v := float64(x) + pseudo
+		J[k] = v
+		total += v
+	}
+	if !(total > 0) {
+		return nil, nil, nil, false
+	}
+	pi, pj = make([]float64, ni), make([]float64, nj)
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			v := J[a*nj+b] / total
+			J[a*nj+b] = v
+			pi[a] += v
+			pj[b] += v
+		}
+	}
+	return J, pi, pj, true
+}
+
+// discreteDist computes −Σ_{s≤k} log σ_s(M_i^{-1/2} J M_j^{-1/2}) with k
+// = rank, or the full Lake distance when rank ≤ 0.
+func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string) {
+	J, pi, pj, ok := normalised(c, ni, nj, pseudo)
+	if !ok {
+		return math.Inf(1), "no rows observe both"
+	}
+	for a, p := range pi {
+		if p == 0 {
+			return math.Inf(1), fmt.Sprintf("state %d of the first variable never occurs with the second observed", a)
+		}
+	}
+	for b, p := range pj {
+		if p == 0 {
+			return math.Inf(1), fmt.Sprintf("state %d of the second variable never occurs with the first observed", b)
+		}
+	}
+	if rank <= 0 && ni == 2 && nj == 2 {
+		det := J[0]*J[3] - J[1]*J[2]
+		if det == 0 {
+			return math.Inf(1), "singular joint table (independent)"
+		}
+		d := -math.Log(math.Abs(det)) + 0.5*(math.Log(pi[0])+math.Log(pi[1])+math.Log(pj[0])+math.Log(pj[1]))
+		return math.Max(0, d), ""
+	}
+	k := rank
+	if k <= 0 || k > min(ni, nj) {
+		k = min(ni, nj)
+	}
+	B := mat.NewDense(ni, nj, nil)
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			B.Set(a, b, J[a*nj+b]/math.Sqrt(pi[a]*pj[b]))
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(B, mat.SVDNone) {
+		return math.Inf(1), "singular value decomposition failed"
+	}
+	sv := svd.Values(nil)
+	d := 0.0
+	for s := 0; s < k; s++ {
+		if !(sv[s] > 1e-15) {
+			return math.Inf(1), fmt.Sprintf("joint table has rank %d < %d", s, k)
+		}
+		d -= math.Log(sv[s])
+	}
+	return math.Max(0, d), ""
+}
+
+func symmetricDist(c []int64, ni, nj int, pseudo float64) (float64, string) {
+	if ni != nj {
+		return math.Inf(1), "different numbers of states"
+	}
+	J, _, _, ok := normalised(c, ni, nj, pseudo)
+	if !ok {
+		return math.Inf(1), "no rows observe both"
+	}
+	same := 0.0
+	for a := 0; a < ni; a++ {
+		same += J[a*nj+a]
+	}
+	K := float64(ni)
+	theta := (1 - same) / (K - 1)
+	x := 1 - K*theta
+	if !(x > 0) {
+		return math.Inf(1), "crossover probability at or above 1/K"
+	}
+	return math.Max(0, -(K-1)*math.Log(x)), ""
+}
+
+// MutualInformation returns the pairwise mutual information (nats) of the
+// variables of s, m×m row-major: for discrete variables from the count
+// tables (plus pseudo-counts), for continuous ones −½ log(1 − ρ²). It is
+// the edge weight of the Chow–Liu tree.
+func MutualInformation(s *stats.Stats, pseudo float64) ([]float64, error) {
+	m := s.NumVars()
+	out := make([]float64, m*m)
+	var buf []int64
+	for i := 0; i < m; i++ {
+		for j := i + 1; j < m; j++ {
+			vi, vj := s.Var(i), s.Var(j)
+			var mi float64
+			switch {
+			case vi.Kind == data.Continuous && vj.Kind == data.Continuous:
+				r := s.Corr(i, j)
+				if math.IsNaN(r) {
+					r = 0
+				}
+				mi = -0.5 * math.Log(math.Max(1e-300, 1-r*r))
+			case vi.Kind == data.Discrete && vj.Kind == data.Discrete:
+				if !s.HasPairs() {
+					return nil, errors.New("distance: the statistics have no pairwise tables")
+				}
+				buf = s.Pair(i, j, buf)
+				ni, nj := vi.NumStates(), vj.NumStates()
+				J, pi, pj, ok := normalised(buf, ni, nj, pseudo)
+				if ok {
+					for a := 0; a < ni; a++ {
+						for b := 0; b < nj; b++ {
+							if p := J[a*nj+b]; p > 0 {
+								mi += p * math.Log(p/(pi[a]*pj[b]))
+							}
+						}
+					}
+				}
+			default:
+				return nil, fmt.Errorf("distance: mutual information between discrete %q and continuous %q is not supported", vi.Name, vj.Name)
+			}
+			out[i*m+j], out[j*m+i] = mi, mi
+		}
+	}
+	return out, nil
+}

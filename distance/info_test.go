@@ -1,0 +1,150 @@
+package distance
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/simulate"
+	"github.com/latentree/latentree/stats"
+)
+
+func TestInformationConverges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tr, _ := simulate.RandomMinimal(rng, 6, simulate.MinimalOptions{})
+	obs := tr.Observed()
+	n := len(obs)
+	gm, _ := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 3})
+	sm, _ := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{States: 2})
+	g, _ := simulate.Gaussian(rng, tr.Clone(), simulate.GaussianOptions{})
+	cases := []struct {
+		name  string
+		kind  Kind
+		exact []float64
+		d     *data.Dataset
+	}{}
+	d1, _ := gm.Sample(rng, 200000)
+	e1, _ := gm.Distances(obs)
+	cases = append(cases, struct {
+		name  string
+		kind  Kind
+		exact []float64
+		d     *data.Dataset
+	}{"general", Discrete, e1, d1})
+	d2, _ := sm.Sample(rng, 200000)
+	e2, _ := sm.Distances(obs)
+	cases = append(cases, struct {
+		name  string
+		kind  Kind
+		exact []float64
+		d     *data.Dataset
+	}{"symmetric", Symmetric, e2, d2})
+	d3, _ := g.Sample(rng, 200000)
+	cases = append(cases, struct {
+		name  string
+		kind  Kind
+		exact []float64
+		d     *data.Dataset
+	}{"gaussian", Auto, g.Distances(obs), d3})
+	for _, c := range cases {
+		s, err := stats.Compute(c.d, stats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, deg, err := Information(s, InfoOptions{Kind: c.kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(deg) > 0 {
+			t.Errorf("%s: degenerate pairs %v", c.name, deg)
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				want := c.exact[i*n+j]
+				if want > 4 {
+					continue // too weakly dependent to estimate within the tolerance
+				}
+				// Standard error of an estimated distance ≈ e^d/√n ≤ 0.12
+				// here; allow 0.05 + 3% relative.
+				if got := m.At(i, j); math.Abs(got-want) > 0.05+0.03*want {
+					t.Errorf("%s: d(%d,%d) = %.4f, exact %.4f", c.name, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestRankK(t *testing.T) {
+	// Observed variables with 3 states and binary hidden variables: the
+	// pairwise tables have rank 2, the determinant distance is infinite,
+	// and the rank-2 distance is finite and additive along the tree.
+	rng := rand.New(rand.NewPCG(3, 4))
+	tr, _ := simulate.Star(4)
+	m, err := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 3, HiddenStates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := tr.Observed()
+	pairs := m.PairMarginals(obs)
+	// Counts proportional to the exact tables (scaled by 1e9): a dataset
+	// with these statistics, built directly.
+	const scale = 1e9
+	c := make([]int64, 9)
+	for a := range c {
+		c[a] = int64(math.Round(pairs[0][1][a] * scale))
+	}
+	if dd, why := discreteDist(c, 3, 3, 0, 0); !math.IsInf(dd, 1) && dd < 15 {
+		t.Errorf("determinant distance of a rank-2 table = %g (%s), want +Inf or huge", dd, why)
+	}
+	dist := func(i, j int) float64 {
+		for a := range c {
+			c[a] = int64(math.Round(pairs[i][j][a] * scale))
+		}
+		dd, why := discreteDist(c, 3, 3, 2, 0)
+		if why != "" {
+			t.Fatalf("rank-2 distance: %s", why)
+		}
+		return dd
+	}
+	// In a star h–{0,1,2,3}, d2(i,j) + d2(k,l) = d2(i,k) + d2(j,l) (all
+	// pairs pass through h).
+	a, b := dist(0, 1)+dist(2, 3), dist(0, 2)+dist(1, 3)
+	if math.Abs(a-b) > 1e-6 {
+		t.Errorf("rank-2 distances not additive through the hidden node: %g vs %g", a, b)
+	}
+}
+
+func TestInformationErrors(t *testing.T) {
+	mixed, _ := data.New([]data.Variable{{Name: "a", Kind: data.Discrete, States: []string{"0", "1"}}, {Name: "b", Kind: data.Continuous}}, 3)
+	s, err := stats.Compute(mixed, stats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Information(s, InfoOptions{}); err == nil {
+		t.Error("mixed kinds accepted")
+	}
+	// Independent binary variables: a singular table, reported.
+	cols := [][]uint16{{0, 0, 1, 1}, {0, 1, 0, 1}}
+	v := []data.Variable{{Name: "a", Kind: data.Discrete, States: []string{"0", "1"}}, {Name: "b", Kind: data.Discrete, States: []string{"0", "1"}}}
+	ind, _ := data.FromDiscrete(v, cols)
+	s, _ = stats.Compute(ind, stats.Options{})
+	m, deg, err := Information(s, InfoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(m.At(0, 1), 1) || len(deg) != 1 {
+		t.Errorf("independent pair: d = %g, degenerate %v", m.At(0, 1), deg)
+	}
+	// Different numbers of states without a rank: error naming both.
+	v[1].States = []string{"0", "1", "2"}
+	cols[1] = []uint16{0, 1, 2, 1}
+	three, _ := data.FromDiscrete(v, cols)
+	s, _ = stats.Compute(three, stats.Options{})
+	if _, _, err := Information(s, InfoOptions{}); err == nil {
+		t.Error("2 vs 3 states accepted without a rank")
+	}
+	if _, _, err := Information(s, InfoOptions{Rank: 2}); err != nil {
+		t.Errorf("rank-2 with 2 and 3 states: %v", err)
+	}
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/stats"
+	"github.com/latentree/latentree/structure"
+	"github.com/latentree/latentree/tree"
+)
+
+type learnOpts struct {
+	df        dataFlags
+	method    string
+	distances string
+	distKind  string
+	rank      int
+	pseudo    float64
+	samples   int
+	contract  float64
+	tau, eps  float64
+	grouping  string
+	rangeStat bool
+	newick    string
+	treeJSON  string
+	dot       string
+	json      bool
+	verbose   bool
+}
+
+func newLearnCmd(e *env) *cobra.Command {
+	o := &learnOpts{}
+	c := &cobra.Command{
+		Use:   "learn [DATA.csv]",
+		Short: "Learn a latent tree structure from data or from a distance matrix",
+		Long: `learn estimates information distances between the observed variables of a
+dataset (Gaussian −log|ρ| for continuous columns, the determinant distance of
+Lake 1994 for discrete ones, or its rank-k form with --rank) and learns a
+latent tree over them with one of the methods of Choi et al. (JMLR 2011):
+
+  clnj      Chow–Liu tree, then neighbor joining on every neighbourhood (default)
+  clrg      Chow–Liu tree, then recursive grouping on every neighbourhood
+  nj        neighbor joining (Saitou & Nei 1987), observed variables at leaves
+  rg        recursive grouping
+  clblind   Chow–Liu tree with the blind transformation
+  chowliu   the Chow–Liu tree itself (no hidden variables)
+
+With --distances it reads a distance matrix (CSV with a header row of names, or
+PHYLIP) instead of data; pass --samples to set the thresholds of RG as for
+distances estimated from that many samples.
+
+The tree is written with --newick, --tree-json and --dot (hidden nodes named
+h1, h2, ...); the summary goes to standard output (--json for machines).`,
+		Example: `  latentree simulate --topology hmm --hidden 78 -n 10000 --seed 1 --out hmm.csv --newick true.nwk
+  latentree learn hmm.csv --method clrg --newick learned.nwk
+  latentree compare true.nwk learned.nwk
+
+  latentree learn --distances d.csv --method nj --contract -1 --newick nj.nwk`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runLearn(e, o, args) },
+	}
+	f := c.Flags()
+	o.df.register(f)
+	f.StringVarP(&o.method, "method", "m", "clnj", "clnj, clrg, nj, rg, clblind or chowliu")
+	f.StringVar(&o.distances, "distances", "", "learn from this distance matrix instead of data")
+	f.StringVar(&o.distKind, "distance", "auto", "auto, gaussian, discrete or symmetric")
+	f.IntVar(&o.rank, "rank", 0, "rank-k discrete distance (product of the top k singular values)")
+	f.Float64Var(&o.pseudo, "pseudo", 0, "pseudo-count added to every cell of the pairwise tables")
+	f.IntVar(&o.samples, "samples", 0, "sample size behind --distances (sets RG thresholds)")
+	f.Float64Var(&o.contract, "contract", 0, "contract edges shorter than this (default −log 0.9; negative: never)")
+	f.Float64Var(&o.tau, "tau", 0, "RG threshold τ on distances (default from the sample size)")
+	f.Float64Var(&o.eps, "eps", 0, "RG threshold ε on the sibling statistic (default from the sample size)")
+	f.StringVar(&o.grouping, "grouping", "silhouette", "RG family detection: silhouette (k-medoids, as the paper's experiments) or threshold")
+	f.BoolVar(&o.rangeStat, "range-statistic", false, "use the paper's range statistic Λ (eq. 25) instead of the weighted deviation")
+	f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
+	f.StringVar(&o.treeJSON, "tree-json", "", "write the tree as JSON to this file")
+	f.StringVar(&o.dot, "dot", "", "write the tree in Graphviz DOT format to this file")
+	f.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list degenerate pairs")
+	return c
+}
+
+func runLearn(e *env, o *learnOpts, args []string) error {
+	start := time.Now()
+	if (len(args) == 1) == (o.distances != "") {
+		return usagef("give either a data file or --distances, not both or neither")
+	}
+	var (
+		dm        *distance.Matrix
+		degen     []distance.Degenerate
+		samples   = o.samples
+		source    string
+		rows      int
+		st        *stats.Stats
+		statsTime time.Duration
+	)
+	method := strings.ToLower(o.method)
+	if o.distances != "" {
+		source = o.distances
+		r, name, err := e.openInput(o.distances)
+		if err != nil {
+			return err
+		}
+		dm, err = distance.ReadMatrix(r, distance.ReadOptions{Name: name, AllowInf: true})
+		r.Close()
+		if err != nil {
+			return err
+		}
+		if method == "chowliu" {
+			return usagef("chowliu needs data (mutual information); give a data file")
+		}
+	} else {
+		source = args[0]
+		d, _, err := e.readData(args[0], &o.df)
+		if err != nil {
+			return err
+		}
+		rows = d.NumRows()
+		samples = rows
+		t0 := time.Now()
+		st, err = stats.Compute(d, stats.Options{})
+		if err != nil {
+			return err
+		}
+		statsTime = time.Since(t0)
+		if method != "chowliu" {
+			kind := map[string]distance.Kind{"auto": distance.Auto, "gaussian": distance.Gaussian, "discrete": distance.Discrete, "symmetric": distance.Symmetric}
+			k, ok := kind[o.distKind]
+			if !ok {
+				return usagef("unknown --distance %q (want auto, gaussian, discrete or symmetric)", o.distKind)
+			}
+			dm, degen, err = distance.Information(st, distance.InfoOptions{Kind: k, Rank: o.rank, Pseudo: o.pseudo})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	var (
+		t   *tree.Tree
+		rep *structure.Report
+	)
+	t1 := time.Now()
+	if method == "chowliu" {
+		mi, err := distance.MutualInformation(st, o.pseudo)
+		if err != nil {
+			return err
+		}
+		if t, err = structure.ChowLiu(st.Names(), mi); err != nil {
+			return err
+		}
+		rep = &structure.Report{Method: "chowliu", Observed: t.NumObserved()}
+	} else {
+		m, err := structure.ParseMethod(method)
+		if err != nil {
+			return usageError{err}
+		}
+		opt := structure.Options{Method: m, Samples: samples, Contract: o.contract,
+			RG: structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}}
+		switch o.grouping {
+		case "silhouette":
+			opt.RG.Grouping = structure.GroupSilhouette
+		case "threshold":
+			opt.RG.Grouping = structure.GroupThreshold
+		default:
+			return usagef("unknown --grouping %q (want silhouette or threshold)", o.grouping)
+		}
+		if t, rep, err = structure.Learn(dm, opt); err != nil {
+			return err
+		}
+	}
+	learnTime := time.Since(t1)
+	t.AutoNameHidden("h")
+	for _, w := range []struct {
+		path string
+		fn   func(io.Writer) error
+	}{
+		{o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
+		{o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
+		{o.dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
+	} {
+		if w.path != "" {
+			if err := e.writeTo(w.path, w.fn); err != nil {
+				return err
+			}
+		}
+	}
+	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
+		return nil
+	}
+	if o.json {
+		out := map[string]any{
+			"source": source, "method": method, "rows": rows, "observed": t.NumObserved(), "hidden": t.NumHidden(),
+			"edges": t.NumEdges(), "report": rep, "stats_seconds": statsTime.Seconds(),
+			"structure_seconds": learnTime.Seconds(), "total_seconds": time.Since(start).Seconds(),
+		}
+		if o.verbose || len(degen) <= 50 {
+			out["degenerate_pairs"] = degen
+		}
+		out["degenerate_count"] = len(degen)
+		return writeJSON(e.stdout, out)
+	}
+	fmt.Fprintf(e.stdout, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
+		source, method, t.NumObserved(), t.NumHidden(), t.NumEdges())
+	if rep.Contracted > 0 || rep.Suppressed > 0 {
+		fmt.Fprintf(e.stdout, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
+	}
+	if rep.Tau > 0 {
+		fmt.Fprintf(e.stdout, "RG thresholds: τ = %.3g, ε = %.3g\n", rep.Tau, rep.Eps)
+	}
+	if len(degen) > 0 {
+		fmt.Fprintf(e.stdout, "%d pairs have infinite distance (independent or singular)", len(degen))
+		if !o.verbose {
+			fmt.Fprint(e.stdout, "; -v lists them")
+		}
+		fmt.Fprintln(e.stdout)
+		if o.verbose {
+			for _, p := range degen {
+				fmt.Fprintf(e.stdout, "  %s – %s: %s\n", p.A, p.B, p.Reason)
+			}
+		}
+	}
+	fmt.Fprintf(e.stdout, "time: statistics %s, structure %s, total %s\n", round(statsTime), round(learnTime), round(time.Since(start)))
+	return nil
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(time.Microsecond)
+	}
+	return d
+}
