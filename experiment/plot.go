@@ -1,0 +1,133 @@
+package experiment
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+	"io"
+)
+
+var palette = []color.Color{
+	color.RGBA{R: 31, G: 119, B: 180, A: 255},
+	color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	color.RGBA{R: 44, G: 160, B: 44, A: 255},
+	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+	color.RGBA{R: 255, G: 127, B: 14, A: 255},
+	color.RGBA{R: 23, G: 190, B: 207, A: 255},
+}
+
+// recoveryPanel draws one panel: metric against sample size (log x) for
+// every method on one tree.
+func recoveryPanel(rows []RecoveryRow, treeName, ylabel string, metric func(RecoveryRow) float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = treeName
+	p.X.Label.Text = "number of samples"
+	p.Y.Label.Text = ylabel
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	for k, m := range recoveryMethods(rows) {
+		var pts plotter.XYs
+		for _, r := range rows {
+			if r.Tree == treeName && r.Method == m && r.Runs > 0 {
+				pts = append(pts, plotter.XY{X: float64(r.Samples), Y: metric(r)})
+			}
+		}
+		slices.SortFunc(pts, func(a, b plotter.XY) int {
+			switch {
+			case a.X < b.X:
+				return -1
+			case a.X > b.X:
+				return 1
+			}
+			return 0
+		})
+		if len(pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		c := palette[k%len(palette)]
+		line.Color = c
+		line.Width = vg.Points(1.5)
+		points.Color = c
+		points.Shape = draw.GlyphDrawer(shapes[k%len(shapes)])
+		p.Add(line, points)
+		p.Legend.Add(string(m), line, points)
+	}
+	return p, nil
+}
+
+var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+
+// PlotRecovery draws the recovery results in the layout of Figure 7 of
+// Choi et al. (2011): one column per tree, rows for the structure recovery
+// error rate, the mean Robinson–Foulds distance and the mean error in the
+// number of hidden variables. format is "svg" or "png".
+func PlotRecovery(w io.Writer, rows []RecoveryRow, format string) error {
+	var trees []string
+	for _, r := range rows {
+		if !slices.Contains(trees, r.Tree) {
+			trees = append(trees, r.Tree)
+		}
+	}
+	metrics := []struct {
+		label string
+		f     func(RecoveryRow) float64
+	}{
+		{"structure recovery error rate", func(r RecoveryRow) float64 { return r.ErrorRate }},
+		{"Robinson–Foulds distance", func(r RecoveryRow) float64 { return r.MeanRF }},
+		{"error in hidden variables", func(r RecoveryRow) float64 { return r.MeanHiddenError }},
+	}
+	cols, nrows := len(trees), len(metrics)
+	if cols == 0 {
+		return fmt.Errorf("experiment: nothing to plot")
+	}
+	width, height := vg.Length(cols)*3.6*vg.Inch, vg.Length(nrows)*2.8*vg.Inch
+	var c draw.Canvas
+	var out interface {
+		WriteTo(io.Writer) (int64, error)
+	}
+	switch format {
+	case "svg":
+		s := vgsvg.New(width, height)
+		c, out = draw.New(s), s
+	case "png":
+		img := vgimg.New(width, height)
+		c, out = draw.New(img), vgimg.PngCanvas{Canvas: img}
+	default:
+		return fmt.Errorf("experiment: unknown plot format %q (want svg or png)", format)
+	}
+	plots := make([][]*plot.Plot, nrows)
+	for i, m := range metrics {
+		plots[i] = make([]*plot.Plot, cols)
+		for j, t := range trees {
+			p, err := recoveryPanel(rows, t, m.label, m.f)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				p.Y.Min, p.Y.Max = 0, 1
+			}
+			plots[i][j] = p
+		}
+	}
+	tiles := draw.Tiles{Rows: nrows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(plots, tiles, c)
+	for i := range plots {
+		for j := range plots[i] {
+			plots[i][j].Draw(canvases[i][j])
+		}
+	}
+	_, err := out.WriteTo(w)
+	return err
+}
