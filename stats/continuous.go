@@ -1,0 +1,198 @@
+package stats
+
+// continuousPairs fills the pairwise moments of the continuous pairs. Values
+// are centred on the means of their variables before multiplying. When
+// neither variable has missing cells only the cross products are summed (the
+// centred Gram matrix); otherwise the sums of the centred values, of their
+// squares and of their products over the rows where both are observed are
+// summed and corrected to the means of those rows.
+//
+// During accumulation a contPair holds n and the sums Σdx, Σdy, Σdx²,
+// Σdy², Σdx·dy in its fields n, mi, mj, m2i, m2j, c.
+func (c *computer) continuousPairs() {
+	s := c.s
+	q := len(s.lay.cvars)
+	if q < 2 {
+		return
+	}
+	cols := make([]*column, q)
+	means := make([]float64, q)
+	for a, j := range s.lay.cvars {
+		cols[a] = &c.cols[j]
+		means[a] = s.mean[j]
+	}
+	rb := blockSize(c.budget/(8*q), 256, c.rows)
+	bounds := splitTri(q, c.workers, func(a, b int) int64 {
+		if cols[a].missing == 0 && cols[b].missing == 0 {
+			return 1
+		}
+		return 3
+	})
+	anyMissing := false
+	for _, col := range cols {
+		anyMissing = anyMissing || col.missing > 0
+	}
+	runRanges(bounds, func(lo, hi int) {
+		// Per-worker buffers holding a row block of every column this
+		// worker reads, centred, with missing cells set to 0, and for the
+		// columns with missing cells an observed mask of 1s and 0s.
+		first, _ := triDecode(lo, q)
+		z := make([]float64, (q-first)*rb)
+		var mask []float64
+		if anyMissing {
+			mask = make([]float64, (q-first)*rb)
+		}
+		for r0 := 0; r0 < c.rows; r0 += rb {
+			r1 := min(r0+rb, c.rows)
+			n := r1 - r0
+			for a := first; a < q; a++ {
+				zb := z[(a-first)*rb : (a-first)*rb+n]
+				mean := means[a]
+				vals := cols[a].vals[r0:r1]
+				if cols[a].missing == 0 {
+					for r, x := range vals {
+						zb[r] = x - mean
+					}
+					continue
+				}
+				mb := mask[(a-first)*rb : (a-first)*rb+n]
+				for r, x := range vals {
+					if x == x {
+						zb[r], mb[r] = x-mean, 1
+					} else {
+						zb[r], mb[r] = 0, 0
+					}
+				}
+			}
+			col := func(a int) (zc, mc []float64) {
+				k := (a - first) * rb
+				if cols[a].missing > 0 {
+					mc = mask[k : k+n]
+				}
+				return z[k : k+n], mc
+			}
+			a, b := triDecode(lo, q)
+			for t := lo; t < hi; t++ {
+				x, mx := col(a)
+				y, my := col(b)
+				p := &s.cp[t]
+				switch {
+				case mx == nil && my == nil:
+					p.c += dot(x, y)
+				case my == nil:
+					addMasked1(p, x, y, mx, false)
+				case mx == nil:
+					addMasked1(p, y, x, my, true)
+				default:
+					addMasked2(p, x, y, mx, my)
+				}
+				b++
+				if b == q {
+					a++
+					b = a + 1
+				}
+			}
+		}
+		// Finish.
+		a, b := triDecode(lo, q)
+		for t := lo; t < hi; t++ {
+			ja, jb := s.lay.cvars[a], s.lay.cvars[b]
+			p := &s.cp[t]
+			if cols[a].missing == 0 && cols[b].missing == 0 {
+				*p = contPair{n: s.rows, mi: s.mean[ja], mj: s.mean[jb], m2i: s.m2[ja], m2j: s.m2[jb], c: p.c}
+			} else {
+				*p = finishMoments(p.n, p.mi, p.mj, p.m2i, p.m2j, p.c, means[a], means[b])
+			}
+			b++
+			if b == q {
+				a++
+				b = a + 1
+			}
+		}
+	})
+}
+
+// dot returns Σ x[r]·y[r].
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	r := 0
+	for ; r+4 <= len(x); r += 4 {
+		s0 += x[r] * y[r]
+		s1 += x[r+1] * y[r+1]
+		s2 += x[r+2] * y[r+2]
+		s3 += x[r+3] * y[r+3]
+	}
+	for ; r < len(x); r++ {
+		s0 += x[r] * y[r]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// addMasked1 accumulates into p the sums over a block where the first
+// column, x with mask m, has missing cells and the second, y, has none. If
+// swapped, x and y are the pair's second and first columns.
+func addMasked1(p *contPair, x, y, m []float64, swapped bool) {
+	y = y[:len(x)]
+	m = m[:len(x)]
+	var n, sx, sy, sxx, syy, sxy float64
+	for r, u := range x {
+		v, w := y[r], m[r]
+		n += w
+		sx += u
+		sy += v * w
+		sxx += u * u
+		syy += v * v * w
+		sxy += u * v
+	}
+	if swapped {
+		sx, sy, sxx, syy = sy, sx, syy, sxx
+	}
+	p.n += int64(n)
+	p.mi += sx
+	p.mj += sy
+	p.m2i += sxx
+	p.m2j += syy
+	p.c += sxy
+}
+
+// addMasked2 accumulates into p the sums over a block where both columns
+// have missing cells.
+func addMasked2(p *contPair, x, y, mx, my []float64) {
+	y = y[:len(x)]
+	mx = mx[:len(x)]
+	my = my[:len(x)]
+	var n, sx, sy, sxx, syy, sxy float64
+	for r, u := range x {
+		v, wx, wy := y[r], mx[r], my[r]
+		n += wx * wy
+		sx += u * wy
+		sy += v * wx
+		sxx += u * u * wy
+		syy += v * v * wx
+		sxy += u * v
+	}
+	p.n += int64(n)
+	p.mi += sx
+	p.mj += sy
+	p.m2i += sxx
+	p.m2j += syy
+	p.c += sxy
+}
+
+// finishMoments turns sums of values centred on the shifts mx, my over n
+// rows into means and centred second moments over those rows.
+func finishMoments(n int64, sx, sy, sxx, syy, sxy, mx, my float64) contPair {
+	if n == 0 {
+		return contPair{}
+	}
+	fn := float64(n)
+	return contPair{
+		n:   n,
+		mi:  mx + sx/fn,
+		mj:  my + sy/fn,
+		m2i: max(0, sxx-sx*sx/fn),
+		m2j: max(0, syy-sy*sy/fn),
+		c:   sxy - sx*sy/fn,
+	}
+}
