@@ -44,15 +44,21 @@ type RGOptions struct {
 	Range bool
 }
 
-// DefaultTau returns the default τ for n samples: ½ log n + log ½, the
-// distance at which the standard error of an estimated Gaussian distance
-// −log|ρ̂|, about e^d/√n, reaches ½. It grows logarithmically with n as
-// Choi et al. (2011, §7) prescribe; +Inf for n ≤ 0.
-func DefaultTau(n int) float64 {
+// DefaultTau returns the default τ for n samples and the chosen
+// statistic. For the paper's range statistic (rangeStat) it is ½ log n +
+// log ½, the distance at which the standard error of an estimated Gaussian
+// distance −log|ρ̂|, about e^d/√n, reaches ½: it grows logarithmically with
+// n as Choi et al. (2011, §7) prescribe. The weighted statistic already
+// discounts far nodes, and does best with a wider set: ½ log n + 2. It is
+// +Inf for n ≤ 0 (exact distances).
+func DefaultTau(n int, rangeStat bool) float64 {
 	if n <= 0 {
 		return math.Inf(1)
 	}
-	return math.Max(1, 0.5*math.Log(float64(n))+math.Log(0.5))
+	if rangeStat {
+		return math.Max(1, 0.5*math.Log(float64(n))+math.Log(0.5))
+	}
+	return 0.5*math.Log(float64(n)) + 2
 }
 
 // DefaultEps returns the default ε for n samples: 8/√n, about four
@@ -68,7 +74,7 @@ func DefaultEps(n int) float64 {
 func (o RGOptions) params() (tau, eps float64) {
 	tau, eps = o.Tau, o.Eps
 	if tau <= 0 {
-		tau = DefaultTau(o.Samples)
+		tau = DefaultTau(o.Samples, o.Range)
 	}
 	if eps <= 0 {
 		eps = DefaultEps(o.Samples)
@@ -205,9 +211,22 @@ func (s *rgState) iterate(active []int) []int {
 	case GroupSilhouette:
 		// Silhouettes need two clusters at least: when the threshold test
 		// already puts every node in one family, keep that.
-		families = thresholdGroups(m, lam, testable, s.eps)
-		if len(families) > 1 {
-			families = silhouetteGroups(m, lam, testable)
+		// Silhouettes need two clusters at least: when every pair passes
+		// the threshold test, all nodes form one family.
+		all := true
+		for k, l := range lam {
+			if k/m != k%m && !(testable[k] && l < s.eps) {
+				all = false
+				break
+			}
+		}
+		if all {
+			families = [][]int{make([]int, m)}
+			for a := range families[0] {
+				families[0][a] = a
+			}
+		} else {
+			families = mergeGroups(silhouetteGroups(m, lam, testable), m, lam, testable, s.eps)
 		}
 	default:
 		families = thresholdGroups(m, lam, testable, s.eps)
@@ -359,21 +378,31 @@ func (s *rgState) addHidden(f []int, active []int, m int, meanPhi []float64) int
 // another active node l by eq. 28: averaging over h's children (and over
 // l's children when l is new too).
 func (s *rgState) hiddenDistance(h, l int, lNew bool) float64 {
-	sum, cnt := 0.0, 0
+	// With the weighted statistic, terms are weighted by the inverse of
+	// their approximate variance, e^{−2d} for the longest distance used.
+	weight := func(d float64) float64 {
+		if !s.weighted {
+			return 1
+		}
+		return math.Exp(-2 * d)
+	}
+	sum, sw := 0.0, 0.0
 	if !lNew {
 		for _, i := range s.children[h] {
-			sum += s.at(i, l) - s.at(i, h)
-			cnt++
+			w := weight(s.at(i, l))
+			sum += w * (s.at(i, l) - s.at(i, h))
+			sw += w
 		}
 	} else {
 		for _, i := range s.children[h] {
 			for _, j := range s.children[l] {
-				sum += s.at(i, j) - s.at(i, h) - s.at(j, l)
-				cnt++
+				w := weight(s.at(i, j))
+				sum += w * (s.at(i, j) - s.at(i, h) - s.at(j, l))
+				sw += w
 			}
 		}
 	}
-	return sum / float64(cnt)
+	return sum / sw
 }
 
 // thresholdGroups forms families as connected components of the graph
@@ -414,4 +443,42 @@ func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
 		out[k] = append(out[k], a)
 	}
 	return out
+}
+
+
+// mergeGroups joins, closest first, families whose average statistic
+// between members of the two is below limit: k-medoids with the
+// silhouette criterion tends to split a large family of siblings whose
+// weakest members are noisy into two clusters.
+func mergeGroups(groups [][]int, m int, lam []float64, ok []bool, limit float64) [][]int {
+	avg := func(a, b []int) float64 {
+		s := 0.0
+		for _, x := range a {
+			for _, y := range b {
+				if !ok[x*m+y] {
+					return math.Inf(1)
+				}
+				s += lam[x*m+y]
+			}
+		}
+		return s / float64(len(a)*len(b))
+	}
+	for {
+		bi, bj, best := -1, -1, limit
+		for i := range groups {
+			for j := i + 1; j < len(groups); j++ {
+				if len(groups[i]) < 2 && len(groups[j]) < 2 {
+					continue
+				}
+				if v := avg(groups[i], groups[j]); v < best {
+					bi, bj, best = i, j, v
+				}
+			}
+		}
+		if bi < 0 {
+			return groups
+		}
+		groups[bi] = append(groups[bi], groups[bj]...)
+		groups = append(groups[:bj], groups[bj+1:]...)
+	}
 }
