@@ -94,6 +94,7 @@ type rgState struct {
 	tau, eps float64
 	grouping Grouping
 	weighted bool
+	e2       []float64 // e^{2d}+e^{−2d} for active pairs, refreshed every iteration
 	added    int
 }
 
@@ -169,14 +170,14 @@ func (s *rgState) lambda(active []int, i, j int, buf []int) (lam, mean float64, 
 		// about e^{2 max(d_ik, d_jk)}/n.
 		sw, sum := 0.0, 0.0
 		for _, k := range K {
-			w := math.Exp(-2 * math.Max(s.at(i, k), s.at(j, k)))
+			w := s.weight(i, j, k)
 			sw += w
 			sum += w * (s.at(i, k) - s.at(j, k))
 		}
 		mean := sum / sw
 		v := 0.0
 		for _, k := range K {
-			w := math.Exp(-2 * math.Max(s.at(i, k), s.at(j, k)))
+			w := s.weight(i, j, k)
 			e := s.at(i, k) - s.at(j, k) - mean
 			v += w * e * e
 		}
@@ -194,6 +195,17 @@ func (s *rgState) lambda(active []int, i, j int, buf []int) (lam, mean float64, 
 // iterate performs one round of grouping and returns the new active set.
 func (s *rgState) iterate(active []int) []int {
 	m := len(active)
+	if s.weighted {
+		if s.e2 == nil {
+			s.e2 = make([]float64, s.cap*s.cap)
+		}
+		for _, i := range active {
+			for _, j := range active {
+				d := s.at(i, j)
+				s.e2[i*s.cap+j] = math.Exp(2*d) + math.Exp(-2*d)
+			}
+		}
+	}
 	lam := make([]float64, m*m)
 	meanPhi := make([]float64, m*m) // meanPhi[a*m+b] = mean_k Φ_{ab k}
 	testable := make([]bool, m*m)
@@ -482,3 +494,13 @@ func mergeGroups(groups [][]int, m int, lam []float64, ok []bool, limit float64)
 		groups = append(groups[:bj], groups[bj+1:]...)
 	}
 }
+
+// weight returns the inverse of the approximate variance of Φ̂_ijk =
+// d̂_ik − d̂_jk, since an estimated Gaussian distance d has variance about
+// (e^{2d} − 2 + e^{−2d})/n; it reads the per-iteration cache of
+// e^{2d} + e^{−2d}.
+func (s *rgState) weight(i, j, k int) float64 {
+	v := s.e2[i*s.cap+k] + s.e2[j*s.cap+k] - 4
+	return 1 / math.Max(v, 1e-3)
+}
+
