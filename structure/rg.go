@@ -457,7 +457,6 @@ func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
 	return out
 }
 
-
 // mergeGroups joins, closest first, families whose average statistic
 // between members of the two is below limit: k-medoids with the
 // silhouette criterion tends to split a large family of siblings whose
@@ -503,4 +502,3 @@ func (s *rgState) weight(i, j, k int) float64 {
 	v := s.e2[i*s.cap+k] + s.e2[j*s.cap+k] - 4
 	return 1 / math.Max(v, 1e-3)
 }
-
