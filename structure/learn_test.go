@@ -30,7 +30,7 @@ func TestLearnExactAllMethods(t *testing.T) {
 		names, D := exactInput(t, rng, truth)
 		d := matrix(t, names, D)
 		for _, m := range []Method{MethodRG, MethodCLRG, MethodCLNJ} {
-			got, rep, err := Learn(d, Options{Method: m, Contract: tiny})
+			got, rep, err := Learn(d, Options{Method: m, Contract: tiny, RG: RGOptions{Grouping: Grouping(it % 2)}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,8 @@ type RGOptions struct {
 	// Samples is the number of samples the distances were estimated from
 	// (0: the distances are exact).
 	Samples int
-	// Grouping selects the family test.
+	// Grouping selects the family test. With exact distances (Samples
+	// and Eps zero) the threshold test is exact and always used.
 	Grouping Grouping
 	// Range uses the statistic of the paper, Λ_ij = max_k Φ_ijk −
 	// min_k Φ_ijk (eq. 25). By default latentree uses the
@@ -94,6 +95,7 @@ type rgState struct {
 	tau, eps float64
 	grouping Grouping
 	weighted bool
+	exact    bool // exact distances: the threshold test is decisive
 	e2       []float64 // e^{2d}+e^{−2d} for active pairs, refreshed every iteration
 	added    int
 }
@@ -117,7 +119,7 @@ func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) int {
 		return 0
 	}
 	tau, eps := opt.params()
-	s := &rgState{t: t, cap: 2 * n, tau: tau, eps: eps, grouping: opt.Grouping, weighted: !opt.Range}
+	s := &rgState{t: t, cap: 2 * n, tau: tau, eps: eps, grouping: opt.Grouping, weighted: !opt.Range, exact: opt.Samples <= 0 && opt.Eps <= 0}
 	s.d = make([]float64, s.cap*s.cap)
 	s.node = append(make([]int, 0, s.cap), ids...)
 	s.children = make([][]int, n, s.cap)
@@ -219,8 +221,8 @@ func (s *rgState) iterate(active []int) []int {
 		}
 	}
 	var families [][]int // positions in active
-	switch s.grouping {
-	case GroupSilhouette:
+	switch {
+	case s.grouping == GroupSilhouette && !s.exact:
 		// Silhouettes need two clusters at least: when the threshold test
 		// already puts every node in one family, keep that.
 		// Silhouettes need two clusters at least: when every pair passes

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLearnRecoversSimulatedTree(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	truth := filepath.Join(dir, "true.nwk")
+	if code, _, errs := run(t, "", "simulate", "--topology", "double-star", "--leaves", "10", "-n", "20000", "--seed", "3",
+		"--out", data, "--newick", truth); code != ExitOK {
+		t.Fatalf("simulate: %s", errs)
+	}
+	for _, m := range []string{"clrg", "rg"} {
+		learned := filepath.Join(dir, m+".nwk")
+		code, out, errs := run(t, "", "learn", data, "--method", m, "--newick", learned, "--json")
+		if code != ExitOK {
+			t.Fatalf("learn %s: exit %d: %s", m, code, errs)
+		}
+		var sum struct {
+			Observed int `json:"observed"`
+			Hidden   int `json:"hidden"`
+		}
+		if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Observed != 20 {
+			t.Fatalf("learn %s summary: %v %s", m, err, out)
+		}
+		code, out, _ = run(t, "", "compare", "--json", truth, learned)
+		if code != ExitOK || !strings.Contains(out, `"rf": 0`) {
+			t.Errorf("%s did not recover the double star: %s", m, out)
+		}
+	}
+	// From a distance matrix: exact distances give the exact tree.
+	dist := filepath.Join(dir, "dist.csv")
+	tr2 := filepath.Join(dir, "t2.nwk")
+	run(t, "", "simulate", "--topology", "minimal", "--leaves", "30", "-n", "0", "--seed", "9", "--distances", dist, "--newick", tr2)
+	learned := filepath.Join(dir, "fromd.nwk")
+	if code, _, errs := run(t, "", "learn", "--distances", dist, "--method", "clrg", "--contract", "1e-9", "--newick", learned); code != ExitOK {
+		t.Fatalf("learn --distances: %s", errs)
+	}
+	if _, out, _ := run(t, "", "compare", "--json", tr2, learned); !strings.Contains(out, `"rf": 0`) {
+		t.Errorf("CLRG from exact distances: %s", out)
+	}
+}
+
+func TestLearnDegenerateData(t *testing.T) {
+	cases := map[string]string{
+		"independent": "a,b,c,d\n0,0,0,0\n0,1,1,0\n1,0,1,1\n1,1,0,1\n0,0,1,1\n1,1,1,0\n0,1,0,1\n1,0,0,0\n",
+		"duplicated":  "a,b,c,d\n0,0,1,1\n1,1,0,1\n0,0,1,0\n1,1,1,1\n0,0,0,0\n1,1,0,0\n1,1,1,0\n0,0,0,1\n",
+		"two vars":    "a,b\n0,1\n1,0\n0,0\n1,1\n1,1\n",
+		"perfect":     "a,b,c\n0,1,0\n1,0,0\n0,1,1\n1,0,1\n0,1,1\n",
+	}
+	for name, csv := range cases {
+		for _, m := range []string{"clnj", "clrg", "nj", "rg", "clblind", "chowliu"} {
+			code, out, errs := run(t, csv, "learn", "-", "--method", m, "--newick", "-")
+			if code != ExitOK {
+				t.Errorf("%s/%s: exit %d: %s", name, m, code, errs)
+				continue
+			}
+			if !strings.HasSuffix(strings.TrimSpace(out), ";") {
+				t.Errorf("%s/%s: no Newick tree: %q", name, m, out)
+			}
+		}
+	}
+	// Mixed kinds: a clear error.
+	mixed := "a,b\n0,0.5\n1,1.5\n0,2.5\n1,3.5\n0,4.5\n1,5.5\n0,6.5\n1,7.5\n0,8.5\n1,9.5\n0,10.5\n1,11.5\n"
+	if code, _, errs := run(t, mixed, "learn", "-"); code != ExitFailure || !strings.Contains(errs, "continuous") {
+		t.Errorf("mixed kinds: exit %d, %q", code, errs)
+	}
+	if code, _, _ := run(t, "", "learn"); code != ExitUsage {
+		t.Errorf("learn without input: exit %d", code)
+	}
+	if code, _, _ := run(t, "a,b\n0,1\n1,0\n", "learn", "-", "--method", "magic"); code != ExitUsage {
+		t.Errorf("unknown method: exit %d", code)
+	}
+}
+
+// BenchmarkLearnNewsgroups runs the whole "latentree learn --method clnj"
+// command on the 20 Newsgroups train split (target ≤ 0.5 s; the MATLAB
+// toolbox takes 0.75 s under Octave).
+func BenchmarkLearnNewsgroups(b *testing.B) {
+	path := "../../../shared/data/newsgroups100-train.csv"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("newsgroups data not available")
+	}
+	out := filepath.Join(b.TempDir(), "t.nwk")
+	for b.Loop() {
+		if code := Main([]string{"learn", path, "--method", "clnj", "--newick", out}, strings.NewReader(""), &discard{}, &discard{}); code != ExitOK {
+			b.Fatal("learn failed")
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
