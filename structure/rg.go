@@ -95,7 +95,7 @@ type rgState struct {
 	tau, eps float64
 	grouping Grouping
 	weighted bool
-	exact    bool // exact distances: the threshold test is decisive
+	exact    bool      // exact distances: the threshold test is decisive
 	e2       []float64 // e^{2d}+e^{−2d} for active pairs, refreshed every iteration
 	added    int
 }
