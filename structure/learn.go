@@ -55,6 +55,12 @@ type Options struct {
 	// nodes. Zero means DefaultContract (−log 0.9); negative disables.
 	// CLBlind does not contract.
 	Contract float64
+	// CollapseZ, when positive, also contracts an edge between hidden
+	// nodes whose length, re-estimated from quartets of observed variables
+	// around it, is within CollapseZ standard errors of 0 (used only
+	// when Samples > 0). Every hidden–hidden edge is re-estimated this way
+	// and contracted when below Contract.
+	CollapseZ float64
 	// RG configures recursive grouping in RG and CLRG; its Samples
 	// defaults to Samples.
 	RG RGOptions
@@ -188,7 +194,12 @@ func Learn(d *distance.Matrix, opt Options) (*tree.Tree, *Report, error) {
 	}
 	rep.Suppressed = t.SuppressHidden()
 	if contract > 0 {
-		rep.Contracted = contractShort(t, contract, contract)
+		z := 0.0
+		if opt.Samples > 0 {
+			z = opt.CollapseZ
+		}
+		rep.Contracted = collapseHidden(t, D, m, contract, z)
+		rep.Contracted += contractShort(t, contract, contract)
 	}
 	if err := t.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("structure: %s produced an invalid tree (a bug; please report it): %w", method, err)
