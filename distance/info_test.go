@@ -18,35 +18,22 @@ func TestInformationConverges(t *testing.T) {
 	gm, _ := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 3})
 	sm, _ := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{States: 2})
 	g, _ := simulate.Gaussian(rng, tr.Clone(), simulate.GaussianOptions{})
-	cases := []struct {
+	type testCase struct {
 		name  string
 		kind  Kind
 		exact []float64
 		d     *data.Dataset
-	}{}
+	}
 	d1, _ := gm.Sample(rng, 200000)
 	e1, _ := gm.Distances(obs)
-	cases = append(cases, struct {
-		name  string
-		kind  Kind
-		exact []float64
-		d     *data.Dataset
-	}{"general", Discrete, e1, d1})
 	d2, _ := sm.Sample(rng, 200000)
 	e2, _ := sm.Distances(obs)
-	cases = append(cases, struct {
-		name  string
-		kind  Kind
-		exact []float64
-		d     *data.Dataset
-	}{"symmetric", Symmetric, e2, d2})
 	d3, _ := g.Sample(rng, 200000)
-	cases = append(cases, struct {
-		name  string
-		kind  Kind
-		exact []float64
-		d     *data.Dataset
-	}{"gaussian", Auto, g.Distances(obs), d3})
+	cases := []testCase{
+		{"general", Discrete, e1, d1},
+		{"symmetric", Symmetric, e2, d2},
+		{"gaussian", Auto, g.Distances(obs), d3},
+	}
 	for _, c := range cases {
 		s, err := stats.Compute(c.d, stats.Options{})
 		if err != nil {

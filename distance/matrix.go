@@ -286,3 +286,31 @@ func formatFloat(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
+
+// FromCorrelations returns the Gaussian information distances −log|r_ij|
+// (Choi et al. 2011, eq. 5) of a correlation matrix r (row-major, one row
+// per name); a zero correlation gives +Inf.
+func FromCorrelations(names []string, r []float64) (*Matrix, error) {
+	m, err := NewMatrix(names)
+	if err != nil {
+		return nil, err
+	}
+	n := len(names)
+	if len(r) != n*n {
+		return nil, fmt.Errorf("distance: %d correlations for %d variables", len(r), n)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			c := 0.5 * (r[i*n+j] + r[j*n+i])
+			if math.IsNaN(c) || math.Abs(c) > 1+1e-9 {
+				return nil, fmt.Errorf("distance: invalid correlation %g between %q and %q", c, names[i], names[j])
+			}
+			d := math.Inf(1)
+			if c != 0 {
+				d = math.Max(0, -math.Log(math.Abs(c)))
+			}
+			m.Set(i, j, d)
+		}
+	}
+	return m, nil
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -219,35 +218,13 @@ func recoveryRun(cfg RecoveryConfig, truth *tree.Tree, ti, si, run int) []runRes
 	if err != nil {
 		return fail(err)
 	}
-	obs := t.Observed()
-	p := len(obs)
-	sigma := make([]float64, p*p)
-	for i, u := range obs {
-		for j, v := range obs {
-			sigma[i*p+j] = g.Corr(u, v)
-		}
-	}
-	S, err := simulate.ScatterMatrix(rng, sigma, p, n)
+	names, r, err := simulate.SampleCorrelations(rng, g, n)
 	if err != nil {
 		return fail(err)
 	}
-	names := make([]string, p)
-	for i, v := range obs {
-		names[i] = t.Name(v)
-	}
-	dm, err := distance.NewMatrix(names)
+	dm, err := distance.FromCorrelations(names, r)
 	if err != nil {
 		return fail(err)
-	}
-	for i := 0; i < p; i++ {
-		for j := i + 1; j < p; j++ {
-			r := S[i*p+j] / math.Sqrt(S[i*p+i]*S[j*p+j])
-			d := math.Inf(1)
-			if r != 0 {
-				d = math.Max(0, -math.Log(math.Abs(r)))
-			}
-			dm.Set(i, j, d)
-		}
 	}
 	out := make([]runResult, 0, len(cfg.Methods))
 	for mi, m := range cfg.Methods {

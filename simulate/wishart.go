@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/latentree/latentree/model"
 )
 
 // ScatterMatrix draws the centred scatter matrix S = Σ_r (x_r − x̄)(x_r − x̄)ᵀ
@@ -80,4 +82,34 @@ func cholesky(a []float64, p int) ([]float64, error) {
 		}
 	}
 	return L, nil
+}
+
+// SampleCorrelations returns the names of the observed variables of a
+// Gaussian model and the sample correlation matrix (row-major) of n rows
+// drawn from it, obtained through ScatterMatrix without drawing the rows.
+func SampleCorrelations(rng *rand.Rand, g *model.Gaussian, n int) ([]string, []float64, error) {
+	t := g.Tree
+	obs := t.Observed()
+	p := len(obs)
+	sigma := make([]float64, p*p)
+	for i, u := range obs {
+		for j, v := range obs {
+			sigma[i*p+j] = g.Cov(u, v)
+		}
+	}
+	S, err := ScatterMatrix(rng, sigma, p, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, p)
+	for i, v := range obs {
+		names[i] = t.Name(v)
+	}
+	r := make([]float64, p*p)
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			r[i*p+j] = S[i*p+j] / math.Sqrt(S[i*p+i]*S[j*p+j])
+		}
+	}
+	return names, r, nil
 }

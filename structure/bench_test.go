@@ -1,7 +1,6 @@
 package structure
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -21,27 +20,13 @@ func sampledMatrix(b *testing.B, tr *tree.Tree, n int, seed uint64) *distance.Ma
 	if err != nil {
 		b.Fatal(err)
 	}
-	obs := tr.Observed()
-	p := len(obs)
-	sigma := make([]float64, p*p)
-	for i, u := range obs {
-		for j, v := range obs {
-			sigma[i*p+j] = g.Corr(u, v)
-		}
-	}
-	S, err := simulate.ScatterMatrix(rng, sigma, p, n)
+	names, r, err := simulate.SampleCorrelations(rng, g, n)
 	if err != nil {
 		b.Fatal(err)
 	}
-	names := make([]string, p)
-	for i, v := range obs {
-		names[i] = tr.Name(v)
-	}
-	dm, _ := distance.NewMatrix(names)
-	for i := 0; i < p; i++ {
-		for j := i + 1; j < p; j++ {
-			dm.Set(i, j, -math.Log(math.Abs(S[i*p+j]/math.Sqrt(S[i*p+i]*S[j*p+j]))))
-		}
+	dm, err := distance.FromCorrelations(names, r)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return dm
 }
