@@ -363,8 +363,10 @@ func TestPairMarginalBruteForce(t *testing.T) {
 		v := r.Order[k]
 		for s := 0; s < m.States[v]; s++ {
 			x[v] = s
-			q := m.Prior[s]
-			if v != m.Root {
+			var q float64
+			if v == m.Root {
+				q = m.Prior[s]
+			} else {
 				q = m.CPT[v][x[r.Parent[v]]*m.States[v]+s]
 			}
 			rec(k+1, p*q)

@@ -1,0 +1,380 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/latentree/latentree/data"
+)
+
+// compress returns a binding over the distinct rows of b, each weighted by
+// its number of copies: EM and scoring then cost as many rows as there are
+// distinct rows.
+func (b *binding) compress() *binding {
+	var nodes []int
+	for v, c := range b.codes {
+		if c != nil {
+			nodes = append(nodes, v)
+		}
+	}
+	index := make(map[string]int, b.rows)
+	key := make([]byte, 2*len(nodes))
+	var first []int
+	var weight []float64
+	for r := 0; r < b.rows; r++ {
+		for x, v := range nodes {
+			c := b.codes[v][r]
+			key[2*x], key[2*x+1] = byte(c), byte(c>>8)
+		}
+		if u, ok := index[string(key)]; ok {
+			weight[u] += b.w(r)
+			continue
+		}
+		index[string(key)] = len(first)
+		first = append(first, r)
+		weight = append(weight, b.w(r))
+	}
+	out := &binding{col: b.col, remap: b.remap, rows: len(first), weight: weight, codes: make([][]uint16, len(b.codes))}
+	for _, v := range nodes {
+		col := make([]uint16, len(first))
+		for u, r := range first {
+			col[u] = b.codes[v][r]
+		}
+		out.codes[v] = col
+	}
+	return out
+}
+
+func (b *binding) w(r int) float64 {
+	if b.weight == nil {
+		return 1
+	}
+	return b.weight[r]
+}
+
+// counts are the expected sufficient statistics of a discrete model.
+type counts struct {
+	prior []float64
+	cpt   [][]float64
+	ll    float64
+}
+
+func (e *engine) newCounts() *counts {
+	c := &counts{prior: make([]float64, e.k[e.m.Root]), cpt: make([][]float64, len(e.k))}
+	for _, v := range e.order {
+		if p := e.parent[v]; p >= 0 {
+			c.cpt[v] = make([]float64, e.k[p]*e.k[v])
+		}
+	}
+	return c
+}
+
+func (c *counts) add(o *counts) {
+	c.ll += o.ll
+	for i, x := range o.prior {
+		c.prior[i] += x
+	}
+	for v, t := range o.cpt {
+		for i, x := range t {
+			c.cpt[v][i] += x
+		}
+	}
+}
+
+// estep adds the expected counts of rows [r0, r0+nb) to c.
+func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
+	e.upward(b, w, r0, nb)
+	e.downward(w, nb)
+	m := e.m
+	norm := w.tmp[:nb]
+	for i := 0; i < nb; i++ {
+		if !math.IsInf(w.logZ[i], -1) {
+			c.ll += b.w(r0+i) * w.logZ[i]
+		}
+	}
+	for _, v := range e.order {
+		k := e.k[v]
+		lam := w.lam[v]
+		p := e.parent[v]
+		if p < 0 {
+			pi := w.pi[v]
+			clear(norm)
+			for s := 0; s < k; s++ {
+				for i := 0; i < nb; i++ {
+					norm[i] += pi[s*blockRows+i] * lam[s*blockRows+i]
+				}
+			}
+			for s := 0; s < k; s++ {
+				acc := 0.0
+				for i := 0; i < nb; i++ {
+					if norm[i] > 0 {
+						acc += b.w(r0+i) * pi[s*blockRows+i] * lam[s*blockRows+i] / norm[i]
+					}
+				}
+				c.prior[s] += acc
+			}
+			continue
+		}
+		kp := e.k[p]
+		down := w.down[v]
+		cpt := m.CPT[v]
+		// Normaliser: Σ_a down(a) Σ_s P(s|a) λ(s) = Σ_a down(a) up(a)·scale;
+		// computed directly.
+		clear(norm)
+		for a := 0; a < kp; a++ {
+			d := down[a*blockRows : a*blockRows+nb]
+			for s := 0; s < k; s++ {
+				q := cpt[a*k+s]
+				if q == 0 {
+					continue
+				}
+				l := lam[s*blockRows : s*blockRows+nb]
+				for i := range norm {
+					norm[i] += d[i] * q * l[i]
+				}
+			}
+		}
+		for i := range norm {
+			if norm[i] > 0 {
+				norm[i] = b.w(r0+i) / norm[i]
+			}
+		}
+		dst := c.cpt[v]
+		for a := 0; a < kp; a++ {
+			d := down[a*blockRows : a*blockRows+nb]
+			for s := 0; s < k; s++ {
+				q := cpt[a*k+s]
+				if q == 0 {
+					continue
+				}
+				l := lam[s*blockRows : s*blockRows+nb]
+				acc := 0.0
+				for i := range norm {
+					acc += d[i] * l[i] * norm[i]
+				}
+				dst[a*k+s] += q * acc
+			}
+		}
+	}
+}
+
+// expected runs the E-step over all rows in parallel.
+func (e *engine) expected(b *binding, nw int) *counts {
+	nw = workers(nw)
+	parts := make([]*counts, nw)
+	for i := range parts {
+		parts[i] = e.newCounts()
+	}
+	e.forBlocks(b.rows, nw, func(wk int, w *work, r0, nb int) {
+		e.estep(b, w, r0, nb, parts[wk])
+	})
+	for _, p := range parts[1:] {
+		parts[0].add(p)
+	}
+	return parts[0]
+}
+
+// mstep sets the parameters from expected counts plus pseudo-counts.
+func (m *Discrete) mstep(c *counts, pseudo float64) {
+	normalizeInto(m.Prior, c.prior, 1, len(m.Prior), pseudo)
+	r := m.Rooted()
+	for _, v := range r.Order {
+		if v == m.Root {
+			continue
+		}
+		normalizeInto(m.CPT[v], c.cpt[v], m.States[r.Parent[v]], m.States[v], pseudo)
+	}
+}
+
+// normalizeInto sets each row of dst to (src + pseudo) normalised; a row
+// with no mass keeps its previous values.
+func normalizeInto(dst, src []float64, rows, k int, pseudo float64) {
+	for a := 0; a < rows; a++ {
+		s := 0.0
+		for x := 0; x < k; x++ {
+			s += src[a*k+x] + pseudo
+		}
+		if !(s > 0) {
+			continue
+		}
+		for x := 0; x < k; x++ {
+			dst[a*k+x] = (src[a*k+x] + pseudo) / s
+		}
+	}
+}
+
+// EMOptions configures EM. The zero value runs 5 random restarts of 10
+// iterations, then EM from the best to convergence.
+type EMOptions struct {
+	// MaxIter bounds the iterations of the final run (default 500).
+	MaxIter int
+	// Tol stops EM when the relative change of the log-likelihood,
+	// |ΔL|/|L|, is at most Tol (default 1e-4, as Song et al. 2013 §6).
+	Tol float64
+	// Restarts is the number of random initialisations tried (default
+	// 5); each runs RestartIter iterations (default 10) and the best
+	// continues. Negative: no restarts (the model's current parameters
+	// are the only start).
+	Restarts, RestartIter int
+	// KeepInit includes the model's current parameters among the starts.
+	KeepInit bool
+	// Pseudo is a pseudo-count added to every expected count in the
+	// M-step (0: maximum likelihood).
+	Pseudo float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+	// Rand draws the random initialisations (nil: a fixed seed).
+	Rand *rand.Rand
+	// Progress, if set, is called after every iteration of the final run.
+	Progress func(iter int, ll float64)
+}
+
+// EMResult reports an EM run.
+type EMResult struct {
+	LogLik     float64   `json:"loglik"`
+	Iterations int       `json:"iterations"`
+	Converged  bool      `json:"converged"`
+	Trace      []float64 `json:"trace"`
+	// Starts are the log-likelihoods each start reached after the restart
+	// phase.
+	Starts []float64 `json:"starts,omitempty"`
+	// Rows and DistinctRows count the data rows and the distinct rows EM
+	// worked on (identical rows are weighted, not repeated).
+	Rows         int `json:"rows"`
+	DistinctRows int `json:"distinct_rows"`
+}
+
+// Randomize sets every CPT row and the prior to random distributions:
+// Dirichlet(1) mixed with the uniform distribution (weight ½) so that no
+// probability starts near 0.
+func (m *Discrete) Randomize(rng *rand.Rand) {
+	fill := func(row []float64) {
+		s := 0.0
+		for i := range row {
+			row[i] = -math.Log(1 - rng.Float64())
+			s += row[i]
+		}
+		for i := range row {
+			row[i] = 0.5*row[i]/s + 0.5/float64(len(row))
+		}
+	}
+	fill(m.Prior)
+	r := m.Rooted()
+	for _, v := range r.Order {
+		if v == m.Root {
+			continue
+		}
+		k := m.States[v]
+		for a := 0; a < m.States[r.Parent[v]]; a++ {
+			fill(m.CPT[v][a*k : (a+1)*k])
+		}
+	}
+}
+
+// Clone returns a deep copy of the model's parameters sharing its tree.
+func (m *Discrete) Clone() *Discrete {
+	c := &Discrete{Tree: m.Tree, Root: m.Root, States: append([]int(nil), m.States...), Prior: append([]float64(nil), m.Prior...)}
+	c.Labels = make([][]string, len(m.Labels))
+	for i, l := range m.Labels {
+		c.Labels[i] = append([]string(nil), l...)
+	}
+	c.CPT = make([][]float64, len(m.CPT))
+	for i, t := range m.CPT {
+		c.CPT[i] = append([]float64(nil), t...)
+	}
+	return c
+}
+
+// FitEM fits the model's parameters to d by expectation–maximisation,
+// keeping its structure and numbers of states; missing cells are
+// marginalised. The model is updated in place.
+func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	b0, err := m.bind(d)
+	if err != nil {
+		return nil, err
+	}
+	if b0.rows == 0 {
+		return nil, errors.New("model: no rows to fit")
+	}
+	b := b0.compress()
+	maxIter := opt.MaxIter
+	if maxIter <= 0 {
+		maxIter = 500
+	}
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = 1e-4
+	}
+	restarts, rIter := opt.Restarts, opt.RestartIter
+	if restarts == 0 {
+		restarts = 5
+	}
+	if rIter <= 0 {
+		rIter = 10
+	}
+	rng := opt.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 2))
+	}
+	if opt.Pseudo < 0 || math.IsNaN(opt.Pseudo) {
+		return nil, fmt.Errorf("model: negative pseudo-count %g", opt.Pseudo)
+	}
+	e := newEngine(m)
+	res := &EMResult{Rows: b0.rows, DistinctRows: b.rows}
+	run := func(mm *Discrete, iters int, trace bool) (float64, int, bool) {
+		ee := e
+		if mm != m {
+			ee = &engine{m: mm, order: e.order, parent: e.parent, children: e.children, k: e.k}
+		}
+		prev := math.Inf(-1)
+		for it := 1; it <= iters; it++ {
+			c := ee.expected(b, opt.Workers)
+			mm.mstep(c, opt.Pseudo)
+			if trace {
+				res.Trace = append(res.Trace, c.ll)
+				if opt.Progress != nil {
+					opt.Progress(it, c.ll)
+				}
+			}
+			if !math.IsInf(prev, -1) && math.Abs(c.ll-prev) <= tol*math.Abs(prev) {
+				return c.ll, it, true
+			}
+			prev = c.ll
+		}
+		return prev, iters, false
+	}
+	if restarts > 0 {
+		best := math.Inf(-1)
+		var bestModel *Discrete
+		starts := restarts
+		if opt.KeepInit {
+			starts++
+		}
+		for s := 0; s < starts; s++ {
+			cand := m.Clone()
+			cand.rooted = m.rooted
+			if !(opt.KeepInit && s == 0) {
+				cand.Randomize(rng)
+			}
+			ll, _, _ := run(cand, rIter, false)
+			res.Starts = append(res.Starts, ll)
+			if ll > best || bestModel == nil {
+				best, bestModel = ll, cand
+			}
+		}
+		m.Prior = bestModel.Prior
+		m.CPT = bestModel.CPT
+	}
+	ll, it, conv := run(m, maxIter, true)
+	// The trace holds the log-likelihood before each M-step; report the
+	// likelihood of the final parameters.
+	final := e.expected(b, opt.Workers)
+	res.LogLik, res.Iterations, res.Converged = final.ll, it, conv
+	_ = ll
+	return res, nil
+}
