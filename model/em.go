@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
 )
 
 // compress returns a binding over the distinct rows of b, each weighted by
@@ -377,4 +378,49 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	res.LogLik, res.Iterations, res.Converged = final.ll, it, conv
 	_ = ll
 	return res, nil
+}
+
+// ForData returns a discrete model on t for the variables of d: every
+// observed node takes its number of states and state labels from the
+// column of the same name, every hidden node has hiddenStates states, and
+// the root is a hidden node of largest degree (or the first node). The
+// parameters are uniform; fit them with FitEM.
+func ForData(t *tree.Tree, d *data.Dataset, hiddenStates int) (*Discrete, error) {
+	if hiddenStates < 1 {
+		return nil, fmt.Errorf("model: hidden variables need at least 1 state, got %d", hiddenStates)
+	}
+	states := make([]int, t.MaxID())
+	labels := make([][]string, t.MaxID())
+	for _, v := range t.Nodes() {
+		if t.IsHidden(v) {
+			states[v] = hiddenStates
+			continue
+		}
+		j, ok := d.Index(t.Name(v))
+		if !ok {
+			return nil, fmt.Errorf("model: the data has no column %q (a variable of the tree)", t.Name(v))
+		}
+		dv := d.Var(j)
+		if dv.Kind != data.Discrete {
+			return nil, fmt.Errorf("model: column %q is continuous; discrete models need discrete data", dv.Name)
+		}
+		states[v] = len(dv.States)
+		labels[v] = append([]string(nil), dv.States...)
+	}
+	root, best := -1, -1
+	for _, v := range t.Nodes() {
+		deg := t.Degree(v)
+		if t.IsHidden(v) {
+			deg += 1 << 20
+		}
+		if deg > best {
+			root, best = v, deg
+		}
+	}
+	m, err := NewDiscrete(t, root, states)
+	if err != nil {
+		return nil, err
+	}
+	m.Labels = labels
+	return m, nil
 }

@@ -93,18 +93,19 @@ func newEngine(m *Discrete) *engine {
 
 // work holds one worker's buffers for a block.
 type work struct {
-	lam  [][]float64 // node → k×B: evidence × messages from children (scaled)
-	up   [][]float64 // node → kparent×B: message to the parent
-	down [][]float64 // node → kparent×B: message from the parent side (μ_{p→v})
-	pi   [][]float64 // node → k×B: Σ_xp μ_{p→v}(xp) P(v|xp)
-	ev   [][]float64 // node → k×B: 0/1 evidence of observed nodes (nil: all 1)
-	logZ []float64   // B: log-likelihood of each row
-	tmp  []float64
+	lam   [][]float64 // node → k×B: evidence × messages from children (scaled)
+	up    [][]float64 // node → kparent×B: message to the parent
+	down  [][]float64 // node → kparent×B: message from the parent side (μ_{p→v})
+	pi    [][]float64 // node → k×B: Σ_xp μ_{p→v}(xp) P(v|xp)
+	ev    [][]float64 // node → k×B: 0/1 evidence of observed nodes (nil: all 1)
+	logZ  []float64   // B: log-likelihood of each row
+	scale []float64   // B: product of message scales not yet in logZ
+	tmp   []float64
 }
 
 func (e *engine) newWork() *work {
 	n := len(e.k)
-	w := &work{ev: make([][]float64, n), lam: make([][]float64, n), up: make([][]float64, n), down: make([][]float64, n), pi: make([][]float64, n), logZ: make([]float64, blockRows), tmp: make([]float64, blockRows)}
+	w := &work{ev: make([][]float64, n), lam: make([][]float64, n), up: make([][]float64, n), down: make([][]float64, n), pi: make([][]float64, n), logZ: make([]float64, blockRows), scale: make([]float64, blockRows), tmp: make([]float64, blockRows)}
 	for _, v := range e.order {
 		w.lam[v] = make([]float64, e.k[v]*blockRows)
 		w.pi[v] = make([]float64, e.k[v]*blockRows)
@@ -122,6 +123,7 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 	m := e.m
 	for i := 0; i < nb; i++ {
 		w.logZ[i] = 0
+		w.scale[i] = 1
 	}
 	for x := len(e.order) - 1; x >= 0; x-- {
 		v := e.order[x]
@@ -182,11 +184,30 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 			}
 			continue
 		}
-		// Message to the parent: up(xp) = Σ_xv P(xv|xp) λ(xv), scaled so
-		// that its largest entry is 1; the scale goes into logZ.
+		// Message to the parent: up(xp) = Σ_xv P(xv|xp) λ(xv).
 		kp := e.k[p]
 		up := w.up[v]
 		cpt := m.CPT[v]
+		if codes := b.codes[v]; codes != nil && len(e.children[v]) == 0 {
+			// Observed leaf: the message is a column of the CPT (all
+			// ones when the cell is missing); entries are at most 1 and
+			// need no scaling.
+			remap := b.remap[v]
+			for i := 0; i < nb; i++ {
+				c := codes[r0+i]
+				if c == data.Missing {
+					for a := 0; a < kp; a++ {
+						up[a*blockRows+i] = 1
+					}
+					continue
+				}
+				x := int(remap[c])
+				for a := 0; a < kp; a++ {
+					up[a*blockRows+i] = cpt[a*k+x]
+				}
+			}
+			continue
+		}
 		for a := 0; a < kp; a++ {
 			dst := up[a*blockRows : a*blockRows+nb]
 			clear(dst)
@@ -201,16 +222,17 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 				}
 			}
 		}
+		// Scale each row's message to sum 1; the scale is kept in
+		// w.scale and folded into logZ only when it gets small.
 		sc := w.tmp[:nb]
 		copy(sc, up[:nb])
 		for a := 1; a < kp; a++ {
 			u := up[a*blockRows : a*blockRows+nb]
 			for i := range sc {
-				if u[i] > sc[i] {
-					sc[i] = u[i]
-				}
+				sc[i] += u[i]
 			}
 		}
+		scale := w.scale[:nb]
 		for i := range sc {
 			s := sc[i]
 			if s > 0 {
@@ -218,11 +240,18 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 				for a := 0; a < kp; a++ {
 					up[a*blockRows+i] *= inv
 				}
-				w.logZ[i] += math.Log(s)
+				scale[i] *= s
+				if scale[i] < 1e-200 {
+					w.logZ[i] += math.Log(scale[i])
+					scale[i] = 1
+				}
 			} else {
-				w.logZ[i] = math.Inf(-1)
+				scale[i] = 0
 			}
 		}
+	}
+	for i := 0; i < nb; i++ {
+		w.logZ[i] += safeLog(w.scale[i])
 	}
 }
 

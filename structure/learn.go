@@ -55,6 +55,9 @@ type Options struct {
 	// nodes. Zero means DefaultContract (−log 0.9); negative disables.
 	// CLBlind does not contract.
 	Contract float64
+	// KeepHiddenEdges disables the contraction of short edges between two
+	// hidden nodes (the paper contracts only observed–hidden edges).
+	KeepHiddenEdges bool
 	// CollapseZ, when positive, also contracts an edge between hidden
 	// nodes whose length, re-estimated from quartets of observed variables
 	// around it, is within CollapseZ standard errors of 0 (used only
@@ -198,8 +201,13 @@ func Learn(d *distance.Matrix, opt Options) (*tree.Tree, *Report, error) {
 		if opt.Samples > 0 {
 			z = opt.CollapseZ
 		}
-		rep.Contracted = collapseHidden(t, D, m, contract, z)
-		rep.Contracted += contractShort(t, contract, contract)
+		hh := contract
+		if opt.KeepHiddenEdges {
+			hh = 0
+		} else {
+			rep.Contracted = collapseHidden(t, D, m, contract, z)
+		}
+		rep.Contracted += contractShort(t, contract, hh)
 	}
 	if err := t.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("structure: %s produced an invalid tree (a bug; please report it): %w", method, err)

@@ -136,6 +136,9 @@ func contractShort(t *tree.Tree, eps, epsHidden float64) int {
 			var limit float64
 			switch {
 			case hu && hh:
+				if epsHidden <= 0 {
+					continue
+				}
 				limit = epsHidden
 			case hu != hh:
 				limit = eps
