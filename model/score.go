@@ -1,0 +1,160 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/latentree/latentree/data"
+)
+
+// NumParams returns κ, the number of free parameters: k_root − 1 for the
+// root and k_parent·(k_v − 1) for every other node.
+func (m *Discrete) NumParams() int {
+	r := m.Rooted()
+	kappa := 0
+	for _, v := range r.Order {
+		if v == m.Root {
+			kappa += m.States[v] - 1
+		} else {
+			kappa += m.States[r.Parent[v]] * (m.States[v] - 1)
+		}
+	}
+	return kappa
+}
+
+// Score summarises how well a model fits a dataset. Conventions:
+// BIC = −2 log L + κ log n and AIC = −2 log L + 2κ (smaller is better);
+// BICPaper = log L − (κ/2) log n is the convention of Choi et al. (2011,
+// Table 4) (larger is better). Logs are natural.
+type Score struct {
+	Rows     int     `json:"rows"`
+	LogLik   float64 `json:"loglik"`
+	PerRow   float64 `json:"loglik_per_row"`
+	Params   int     `json:"params"`
+	BIC      float64 `json:"bic"`
+	BICPaper float64 `json:"bic_paper"`
+	AIC      float64 `json:"aic"`
+	Hidden   int     `json:"hidden"`
+}
+
+// Score computes the log-likelihood of d and the scores derived from it.
+func (m *Discrete) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
+	_, ll, err := m.LogLikelihood(d, opt)
+	if err != nil {
+		return nil, err
+	}
+	n := d.NumRows()
+	k := m.NumParams()
+	s := &Score{Rows: n, LogLik: ll, Params: k, Hidden: m.Tree.NumHidden()}
+	if n > 0 {
+		s.PerRow = ll / float64(n)
+		s.BIC = -2*ll + float64(k)*math.Log(float64(n))
+		s.BICPaper = ll - 0.5*float64(k)*math.Log(float64(n))
+	}
+	s.AIC = -2*ll + 2*float64(k)
+	return s, nil
+}
+
+// KLOptions configures KL.
+type KLOptions struct {
+	// MaxEnumerate is the largest observed state space enumerated exactly
+	// (default 1<<16); above it KL is estimated by Monte Carlo.
+	MaxEnumerate int
+	// Samples for the Monte Carlo estimate (default 100,000).
+	Samples int
+	// Rand for the Monte Carlo estimate (nil: fixed seed).
+	Rand *rand.Rand
+}
+
+// KL returns the Kullback–Leibler divergence D(p‖q) = Σ_x p(x) log(p(x)/q(x))
+// between the distributions two models give their observed variables (which
+// must have the same names and state labels), in nats. When the observed
+// state space has at most MaxEnumerate configurations it is exact and se is
+// 0; otherwise it is the Monte Carlo mean of log p(x) − log q(x) over
+// samples from p, with its standard error se.
+func KL(p, q *Discrete, opt KLOptions) (kl, se float64, err error) {
+	if err := p.Validate(); err != nil {
+		return 0, 0, err
+	}
+	obs := p.Tree.Observed()
+	size := 1.0
+	vars := make([]data.Variable, len(obs))
+	for j, v := range obs {
+		size *= float64(p.States[v])
+		vars[j] = data.Variable{Name: p.Tree.Name(v), Kind: data.Discrete, States: p.StateLabels(v)}
+	}
+	maxEnum := opt.MaxEnumerate
+	if maxEnum <= 0 {
+		maxEnum = 1 << 16
+	}
+	if size <= float64(maxEnum) {
+		n := int(size)
+		d, err := data.New(vars, n)
+		if err != nil {
+			return 0, 0, err
+		}
+		for r := 0; r < n; r++ {
+			x := r
+			for j, v := range obs {
+				k := p.States[v]
+				d.Discrete(j)[r] = uint16(x % k)
+				x /= k
+			}
+		}
+		lp, _, err := p.LogLikelihood(d, InferOptions{})
+		if err != nil {
+			return 0, 0, err
+		}
+		lq, _, err := q.LogLikelihood(d, InferOptions{})
+		if err != nil {
+			return 0, 0, fmt.Errorf("model: KL: second model: %w", err)
+		}
+		for r := range lp {
+			if math.IsInf(lp[r], -1) {
+				continue
+			}
+			if math.IsInf(lq[r], -1) {
+				return math.Inf(1), 0, nil
+			}
+			kl += math.Exp(lp[r]) * (lp[r] - lq[r])
+		}
+		return math.Max(0, kl), 0, nil
+	}
+	ns := opt.Samples
+	if ns <= 0 {
+		ns = 100000
+	}
+	rng := opt.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 2))
+	}
+	d, err := p.Sample(rng, ns)
+	if err != nil {
+		return 0, 0, err
+	}
+	lp, _, err := p.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	lq, _, err := q.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		return 0, 0, fmt.Errorf("model: KL: second model: %w", err)
+	}
+	var sum, sq float64
+	for r := range lp {
+		x := lp[r] - lq[r]
+		if math.IsInf(x, 1) {
+			return math.Inf(1), 0, nil
+		}
+		sum += x
+		sq += x * x
+	}
+	mean := sum / float64(ns)
+	v := (sq - float64(ns)*mean*mean) / float64(ns-1)
+	if ns < 2 {
+		return mean, 0, errors.New("model: KL needs at least 2 samples")
+	}
+	return mean, math.Sqrt(math.Max(0, v) / float64(ns)), nil
+}
