@@ -82,6 +82,10 @@ type ReadOptions struct {
 	// (recording them in the report and logging a warning) instead of
 	// failing.
 	DropConstant bool
+	// KeepConstant keeps columns with a single distinct observed value
+	// without error or warning: right when the data are to be scored or
+	// completed with a model rather than learned from.
+	KeepConstant bool
 	// Comma is the field delimiter; ',' when zero. Use ';' or '\t' for
 	// semicolon- or tab-separated files.
 	Comma rune
@@ -727,7 +731,7 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		if kinds[j] == Discrete {
 			cr.States = len(c.labels)
 		}
-		if isConst, val := c.constant(kinds[j]); isConst {
+		if isConst, val := c.constant(kinds[j]); isConst && !rd.opt.KeepConstant {
 			if !rd.opt.DropConstant {
 				return nil, nil, rd.errorf(0, c, "constant column: every observed value is %q (remove the column or use --drop-constant)", val)
 			}

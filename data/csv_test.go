@@ -730,3 +730,13 @@ func FuzzReadCSV(f *testing.F) {
 		roundTrip(t, d)
 	})
 }
+
+func TestKeepConstant(t *testing.T) {
+	d, _, err := ReadCSV(strings.NewReader("a,b\n1,0\n1,1\n"), ReadOptions{KeepConstant: true})
+	if err != nil || d.NumVars() != 2 || d.Var(0).NumStates() != 1 {
+		t.Fatalf("KeepConstant: %v", err)
+	}
+	if _, _, err := ReadCSV(strings.NewReader("a,b\n1,0\n1,1\n"), ReadOptions{}); err == nil {
+		t.Fatal("constant column accepted without KeepConstant")
+	}
+}

@@ -19,6 +19,7 @@ type dataFlags struct {
 	missing              string
 	dropConstant         bool
 	maxStates            int
+	keepConstant         bool // not a flag: set by commands that score data
 }
 
 func (d *dataFlags) register(f *pflag.FlagSet) {
@@ -35,6 +36,7 @@ func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions,
 		Discrete:          d.discrete,
 		Continuous:        d.continuous,
 		DropConstant:      d.dropConstant,
+		KeepConstant:      d.keepConstant,
 		MaxDiscreteStates: d.maxStates,
 		Logger:            logger,
 	}

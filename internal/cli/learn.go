@@ -8,29 +8,35 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
 )
 
 type learnOpts struct {
-	df        dataFlags
-	method    string
-	distances string
-	distKind  string
-	rank      int
-	pseudo    float64
-	samples   int
-	contract  float64
-	tau, eps  float64
-	grouping  string
-	rangeStat bool
-	newick    string
-	treeJSON  string
-	dot       string
-	json      bool
-	verbose   bool
+	df         dataFlags
+	method     string
+	distances  string
+	distKind   string
+	rank       int
+	pseudo     float64
+	samples    int
+	contract   float64
+	tau, eps   float64
+	grouping   string
+	rangeStat  bool
+	newick     string
+	treeJSON   string
+	dot        string
+	json       bool
+	verbose    bool
+	em         emFlags
+	structOnly bool
+	out        string
+	keepHidden bool
 }
 
 func newLearnCmd(e *env) *cobra.Command {
@@ -82,6 +88,10 @@ h1, h2, ...); the summary goes to standard output (--json for machines).`,
 	f.StringVar(&o.dot, "dot", "", "write the tree in Graphviz DOT format to this file")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list degenerate pairs")
+	f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only (no EM)")
+	f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
+	f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "do not contract short edges between hidden nodes (the paper's behaviour)")
+	o.em.register(f)
 	return c
 }
 
@@ -98,6 +108,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		rows      int
 		st        *stats.Stats
 		statsTime time.Duration
+		ds        *data.Dataset
 	)
 	method := strings.ToLower(o.method)
 	if o.distances != "" {
@@ -120,6 +131,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		if err != nil {
 			return err
 		}
+		ds = d
 		rows = d.NumRows()
 		samples = rows
 		t0 := time.Now()
@@ -159,7 +171,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		if err != nil {
 			return usageError{err}
 		}
-		opt := structure.Options{Method: m, Samples: samples, Contract: o.contract,
+		opt := structure.Options{Method: m, Samples: samples, Contract: o.contract, KeepHiddenEdges: o.keepHidden,
 			RG: structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}}
 		switch o.grouping {
 		case "silhouette":
@@ -175,6 +187,32 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 	}
 	learnTime := time.Since(t1)
 	t.AutoNameHidden("h")
+	var (
+		ft *fitted
+		sc *model.Score
+	)
+	if ds != nil && !o.structOnly {
+		if !ds.AllDiscrete() {
+			fmt.Fprintln(e.stderr, "note: parameters of Gaussian models are not fitted yet; learned the structure only")
+		} else {
+			var err error
+			if ft, err = e.fitParams(t, ds, &o.em); err != nil {
+				return err
+			}
+			if sc, err = ft.m.Score(ds, model.InferOptions{}); err != nil {
+				return err
+			}
+			if o.out != "" {
+				if err := e.writeTo(o.out, func(w io.Writer) error {
+					return ft.m.WriteJSON(w, provenance(method, args[0], ds.NumRows(), &o.em, ft, sc))
+				}); err != nil {
+					return err
+				}
+			}
+		}
+	} else if o.out != "" {
+		return usagef("--out writes a fitted model: it needs a data file and no --structure-only")
+	}
 	for _, w := range []struct {
 		path string
 		fn   func(io.Writer) error
@@ -202,6 +240,9 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			out["degenerate_pairs"] = degen
 		}
 		out["degenerate_count"] = len(degen)
+		if ft != nil {
+			out["em"], out["em_seconds"], out["score"] = ft.em, ft.seconds, sc
+		}
 		return writeJSON(e.stdout, out)
 	}
 	fmt.Fprintf(e.stdout, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
@@ -222,6 +263,11 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			for _, p := range degen {
 				fmt.Fprintf(e.stdout, "  %s – %s: %s\n", p.A, p.B, p.Reason)
 			}
+		}
+	}
+	if ft != nil {
+		if err := e.printFit(source, ft, sc, false); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(e.stdout, "time: statistics %s, structure %s, total %s\n", round(statsTime), round(learnTime), round(time.Since(start)))

@@ -98,3 +98,77 @@ func BenchmarkLearnNewsgroups(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestFitScoreInfer(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	test := filepath.Join(dir, "test.csv")
+	truth := filepath.Join(dir, "true.nwk")
+	args := []string{"simulate", "--topology", "double-star", "--leaves", "4", "--model", "symmetric", "--states", "2", "--seed", "4"}
+	if code, _, errs := run(t, "", append(args, "-n", "3000", "--out", train, "--newick", truth)...); code != ExitOK {
+		t.Fatal(errs)
+	}
+	// The same model (same seed) gives the test rows.
+	if code, _, errs := run(t, "", append(args, "-n", "3500", "--out", test)...); code != ExitOK {
+		t.Fatal(errs)
+	}
+	modelPath := filepath.Join(dir, "m.json")
+	code, out, errs := run(t, "", "fit", truth, train, "--out", modelPath, "--json")
+	if code != ExitOK {
+		t.Fatalf("fit: %s", errs)
+	}
+	var fit struct {
+		Score struct {
+			LogLik float64 `json:"loglik"`
+			Params int     `json:"params"`
+		} `json:"score"`
+	}
+	if err := json.Unmarshal([]byte(out), &fit); err != nil || fit.Score.Params != 1+2*9 {
+		t.Fatalf("fit summary: %v %s", err, out)
+	}
+	code, out, errs = run(t, "", "score", "--json", modelPath, test)
+	if code != ExitOK {
+		t.Fatalf("score: %s", errs)
+	}
+	var sc struct {
+		Score struct {
+			Rows   int     `json:"rows"`
+			PerRow float64 `json:"loglik_per_row"`
+		} `json:"score"`
+	}
+	if err := json.Unmarshal([]byte(out), &sc); err != nil || sc.Score.Rows != 3500 {
+		t.Fatalf("score: %v %s", err, out)
+	}
+	// Held-out likelihood per row close to the training one.
+	if d := sc.Score.PerRow - fit.Score.LogLik/3000; d < -0.05 || d > 0.05 {
+		t.Errorf("test per-row log-likelihood %g vs train %g", sc.Score.PerRow, fit.Score.LogLik/3000)
+	}
+	// Posteriors: two hidden nodes, two states each, rows sum to 1.
+	code, out, errs = run(t, "", "infer", modelPath, test)
+	if code != ExitOK {
+		t.Fatalf("infer: %s", errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3501 || strings.Count(lines[0], ",") != 3 {
+		t.Fatalf("infer output: %d lines, header %q", len(lines), lines[0])
+	}
+	// Imputation fills every missing cell with a state.
+	code, out, errs = run(t, "x1,x2,x3,x4,x5,x6,x7,x8\n0,0,,0,1,1,1,1\n1,1,1,1,,0,0,0\n", "infer", "--impute", modelPath, "-")
+	if code != ExitOK || strings.Contains(out, ",,") || !strings.Contains(errs, "imputed 2") {
+		t.Errorf("impute: exit %d, %q, %q", code, out, errs)
+	}
+	// Data that does not match the model: clear errors naming the problem.
+	code, _, errs = run(t, "x1,x2\n0,1\n1,0\n", "score", modelPath, "-")
+	if code != ExitFailure || !strings.Contains(errs, `"x3"`) {
+		t.Errorf("missing variable: exit %d, %q", code, errs)
+	}
+	code, _, errs = run(t, "x1,x2,x3,x4,x5,x6,x7,x8\n0,0,0,0,1,1,1,7\n1,1,1,1,0,0,0,0\n", "score", modelPath, "-")
+	if code != ExitFailure || !strings.Contains(errs, `"7"`) {
+		t.Errorf("unknown state: exit %d, %q", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"format":"latentree-model","version":1,"type":"discrete","root":"zz","tree":{"format":"latentree-tree","version":1,"nodes":[],"edges":[]},"nodes":[]}`), 0o644)
+	if code, _, errs := run(t, "", "score", bad, test); code != ExitFailure || !strings.Contains(errs, "bad.json") {
+		t.Errorf("invalid model: exit %d, %q", code, errs)
+	}
+}
