@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/regcl"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
@@ -37,6 +39,7 @@ type learnOpts struct {
 	structOnly bool
 	out        string
 	keepHidden bool
+	maxHidden  int
 }
 
 func newLearnCmd(e *env) *cobra.Command {
@@ -55,6 +58,9 @@ latent tree over them with one of the methods of Choi et al. (JMLR 2011):
   rg        recursive grouping
   clblind   Chow–Liu tree with the blind transformation
   chowliu   the Chow–Liu tree itself (no hidden variables)
+  regclnj   regularized CLNJ (§6.4): neighbourhood subtrees kept only when they
+            improve the BIC, so the data choose the number of hidden variables
+  regclrg   regularized CLRG
 
 With --distances it reads a distance matrix (CSV with a header row of names, or
 PHYLIP) instead of data; pass --samples to set the thresholds of RG as for
@@ -72,7 +78,8 @@ h1, h2, ...); the summary goes to standard output (--json for machines).`,
 	}
 	f := c.Flags()
 	o.df.register(f)
-	f.StringVarP(&o.method, "method", "m", "clnj", "clnj, clrg, nj, rg, clblind or chowliu")
+	f.StringVarP(&o.method, "method", "m", "clnj", "clnj, clrg, nj, rg, clblind, chowliu, regclnj or regclrg")
+	f.IntVar(&o.maxHidden, "max-hidden", 0, "regclnj/regclrg: stop at this many hidden variables (0: when the BIC stops improving)")
 	f.StringVar(&o.distances, "distances", "", "learn from this distance matrix instead of data")
 	f.StringVar(&o.distKind, "distance", "auto", "auto, gaussian, discrete or symmetric")
 	f.IntVar(&o.rank, "rank", 0, "rank-k discrete distance (product of the top k singular values)")
@@ -157,6 +164,9 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		rep *structure.Report
 	)
 	t1 := time.Now()
+	if method == "regclnj" || method == "regclrg" {
+		return e.runRegCL(o, method, ds, source, start, statsTime)
+	}
 	if method == "chowliu" {
 		mi, err := distance.MutualInformation(st, o.pseudo)
 		if err != nil {
@@ -282,4 +292,63 @@ func round(d time.Duration) time.Duration {
 		return d.Round(time.Microsecond)
 	}
 	return d
+}
+
+func (e *env) runRegCL(o *learnOpts, method string, ds *data.Dataset, source string, start time.Time, statsTime time.Duration) error {
+	if ds == nil {
+		return usagef("%s needs a data file (it fits parameters while it learns the structure)", method)
+	}
+	inner := structure.MethodNJ
+	if method == "regclrg" {
+		inner = structure.MethodRG
+	}
+	t1 := time.Now()
+	res, err := regcl.Learn(ds, regcl.Options{Inner: inner, HiddenStates: o.em.hiddenStates, MaxHidden: o.maxHidden,
+		EM:   model.EMOptions{Tol: o.em.tol, MaxIter: o.em.maxIter, Pseudo: o.em.pseudo},
+		Rand: rand.New(rand.NewPCG(o.em.seed, 0x4e6))})
+	if err != nil {
+		return err
+	}
+	sec := time.Since(t1).Seconds()
+	t := res.Tree
+	sc, err := res.Model.Score(ds, model.InferOptions{})
+	if err != nil {
+		return err
+	}
+	ft := &fitted{m: res.Model, em: res.EM, seconds: sec}
+	for _, w := range []struct {
+		path string
+		fn   func(io.Writer) error
+	}{
+		{o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
+		{o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
+		{o.dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
+		{o.out, func(w io.Writer) error {
+			return res.Model.WriteJSON(w, provenance(method, source, ds.NumRows(), &o.em, ft, sc))
+		}},
+	} {
+		if w.path != "" {
+			if err := e.writeTo(w.path, w.fn); err != nil {
+				return err
+			}
+		}
+	}
+	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
+		return nil
+	}
+	if o.json {
+		return writeJSON(e.stdout, map[string]any{
+			"source": source, "method": method, "rows": ds.NumRows(), "observed": t.NumObserved(), "hidden": t.NumHidden(),
+			"edges": t.NumEdges(), "steps": res.Steps, "candidates_evaluated": res.Evaluated, "em": res.EM, "score": sc,
+			"stats_seconds": statsTime.Seconds(), "structure_seconds": sec, "total_seconds": time.Since(start).Seconds(),
+		})
+	}
+	fmt.Fprintf(e.stdout, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
+		source, method, t.NumObserved(), t.NumHidden(), t.NumEdges())
+	fmt.Fprintf(e.stdout, "%d subtrees incorporated of %d evaluated\n", len(res.Steps), res.Evaluated)
+	if err := e.printFit(source, ft, sc, false); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "time: total %s\n", round(time.Since(start)))
+	return nil
 }
