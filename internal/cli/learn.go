@@ -202,9 +202,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		sc *model.Score
 	)
 	if ds != nil && !o.structOnly {
-		if !ds.AllDiscrete() {
-			fmt.Fprintln(e.stderr, "note: parameters of Gaussian models are not fitted yet; learned the structure only")
-		} else {
+		{
 			var err error
 			if ft, err = e.fitParams(t, ds, &o.em); err != nil {
 				return err
@@ -214,7 +212,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			}
 			if o.out != "" {
 				if err := e.writeTo(o.out, func(w io.Writer) error {
-					return ft.m.WriteJSON(w, provenance(method, args[0], ds.NumRows(), &o.em, ft, sc))
+					return writeModel(w, ft.m, provenance(method, args[0], ds.NumRows(), &o.em, ft, sc))
 				}); err != nil {
 					return err
 				}

@@ -172,3 +172,36 @@ func TestFitScoreInfer(t *testing.T) {
 		t.Errorf("invalid model: exit %d, %q", code, errs)
 	}
 }
+
+func TestGaussianLearnScoreInfer(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "g.csv")
+	if code, _, errs := run(t, "", "simulate", "--topology", "double-star", "--leaves", "4", "-n", "4000", "--seed", "2", "--out", d); code != ExitOK {
+		t.Fatal(errs)
+	}
+	m := filepath.Join(dir, "g.json")
+	code, out, errs := run(t, "", "learn", d, "-m", "clrg", "--out", m, "--json")
+	if code != ExitOK {
+		t.Fatalf("learn: %s", errs)
+	}
+	var sum struct {
+		Hidden int `json:"hidden"`
+		Score  struct {
+			Params int `json:"params"`
+		} `json:"score"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Hidden < 1 || sum.Score.Params != (8+sum.Hidden-1)+16 {
+		t.Fatalf("learn summary: %v %s", err, out)
+	}
+	if code, out, errs = run(t, "", "score", "--json", m, d); code != ExitOK || !strings.Contains(out, `"loglik"`) {
+		t.Fatalf("score: %s %s", out, errs)
+	}
+	code, out, errs = run(t, "", "infer", m, d)
+	if code != ExitOK || !strings.HasPrefix(out, "h1_mean,h1_sd,h2_mean,h2_sd\n") {
+		t.Fatalf("infer: %q %s", out[:min(len(out), 80)], errs)
+	}
+	code, out, errs = run(t, "x1,x2,x3,x4,x5,x6,x7,x8\n0.1,,0.3,0.2,1,1.2,0.9,1.1\n", "infer", "--impute", m, "-")
+	if code != ExitOK || strings.Contains(out, ",,") || !strings.Contains(errs, "imputed 1") {
+		t.Fatalf("impute: %q %s", out, errs)
+	}
+}

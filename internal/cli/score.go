@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -13,13 +14,13 @@ import (
 )
 
 // readModel reads a latentree model file.
-func (e *env) readModel(path string) (*model.Discrete, *model.Provenance, error) {
+func (e *env) readModel(path string) (model.Model, *model.Provenance, error) {
 	r, name, err := e.openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	m, p, err := model.ReadJSON(r)
+	m, p, err := model.Read(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -27,10 +28,16 @@ func (e *env) readModel(path string) (*model.Discrete, *model.Provenance, error)
 }
 
 // readModelData reads data for a model: the model's variables are read as
-// discrete whatever their values look like.
-func (e *env) readModelData(m *model.Discrete, path string, df *dataFlags) (*data.Dataset, error) {
+// discrete (or continuous, for a Gaussian model) whatever their values
+// look like.
+func (e *env) readModelData(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
 	f := *df
-	f.discrete = append(append([]string(nil), df.discrete...), m.Tree.ObservedNames()...)
+	switch m := m.(type) {
+	case *model.Discrete:
+		f.discrete = append(append([]string(nil), df.discrete...), m.Tree.ObservedNames()...)
+	case *model.Gaussian:
+		f.continuous = append(append([]string(nil), df.continuous...), m.Tree.ObservedNames()...)
+	}
 	f.keepConstant = true
 	d, _, err := e.readData(path, &f)
 	return d, err
@@ -88,7 +95,9 @@ func newInferCmd(e *env) *cobra.Command {
 		Short: "Posterior of the hidden variables for each row, and imputation of missing cells",
 		Long: `infer writes, for every row of DATA.csv, the posterior distribution of every
 hidden variable given the row's observed cells (columns "h1=0", "h1=1", ...),
-or with --map its most likely state (columns "h1", ...).
+or with --map its most likely state (columns "h1", ...). For a Gaussian model it
+writes each hidden variable's conditional mean and standard deviation
+("h1_mean", "h1_sd"), or with --map the means only.
 
 With --impute it writes the data instead, every missing cell replaced by its
 most likely value given the other cells of its row. Missing cells are read as
@@ -98,14 +107,18 @@ missing (--missing keep) by default here.`,
   latentree infer --impute model.json incomplete.csv --out completed.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, _, err := e.readModel(args[0])
+			mod, _, err := e.readModel(args[0])
 			if err != nil {
 				return err
 			}
-			d, err := e.readModelData(m, args[1], df)
+			d, err := e.readModelData(mod, args[1], df)
 			if err != nil {
 				return err
 			}
+			if g, ok := mod.(*model.Gaussian); ok {
+				return e.inferGaussian(g, d, out, mapState, impute)
+			}
+			m := mod.(*model.Discrete)
 			t := m.Tree
 			if impute {
 				obs := make([]int, d.NumVars())
@@ -208,4 +221,67 @@ func argmax(p []float64) int {
 		}
 	}
 	return best
+}
+
+// inferGaussian writes conditional means and standard deviations of the
+// hidden variables (or only means with --map), or the data with missing
+// cells replaced by their conditional means.
+func (e *env) inferGaussian(g *model.Gaussian, d *data.Dataset, out string, meanOnly, impute bool) error {
+	t := g.Tree
+	if impute {
+		obs := make([]int, d.NumVars())
+		for j := range obs {
+			obs[j], _ = t.Lookup(d.Var(j).Name)
+		}
+		mean, _, err := g.Conditional(d, obs)
+		if err != nil {
+			return err
+		}
+		filled := 0
+		for j := range obs {
+			col := d.Continuous(j)
+			for r, x := range col {
+				if math.IsNaN(x) {
+					col[r] = mean[j][r]
+					filled++
+				}
+			}
+		}
+		fmt.Fprintf(e.stderr, "imputed %d missing cells\n", filled)
+		return e.writeTo(out, func(w io.Writer) error { return data.WriteCSV(w, d) })
+	}
+	hidden := t.Hidden()
+	mean, sd, err := g.Conditional(d, hidden)
+	if err != nil {
+		return err
+	}
+	return e.writeTo(out, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		var header []string
+		for _, h := range hidden {
+			if meanOnly {
+				header = append(header, t.Name(h))
+			} else {
+				header = append(header, t.Name(h)+"_mean", t.Name(h)+"_sd")
+			}
+		}
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		rec := make([]string, 0, len(header))
+		for r := 0; r < d.NumRows(); r++ {
+			rec = rec[:0]
+			for x := range hidden {
+				rec = append(rec, strconv.FormatFloat(mean[x][r], 'g', 6, 64))
+				if !meanOnly {
+					rec = append(rec, strconv.FormatFloat(sd[x][r], 'g', 6, 64))
+				}
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
 }
