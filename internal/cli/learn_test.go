@@ -201,7 +201,7 @@ func TestGaussianLearnScoreInfer(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(header, "h1_mean,h1_sd,") || strings.Count(header, ",") != 2*sum.Hidden-1 {
 		t.Fatalf("infer: %q %s", out[:min(len(out), 80)], errs)
 	}
-	code, out, errs = run(t, "x1,x2,x3,x4,x5,x6,x7,x8\n0.1,,0.3,0.2,1,1.2,0.9,1.1\n", "infer", "--impute", m, "-")
+	code, out, errs = run(t, "x1,x2,x3,x4,x5,x6,x7,x8\n0.1,,0.3,0.2,1,1.2,0.9,1.1\n0.2,0.1,0.3,0.2,1,1.2,0.9,1.1\n", "infer", "--impute", m, "-")
 	if code != ExitOK || strings.Contains(out, ",,") || !strings.Contains(errs, "imputed 1") {
 		t.Fatalf("impute: %q %s", out, errs)
 	}
