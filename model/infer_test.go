@@ -262,3 +262,45 @@ func TestBindErrors(t *testing.T) {
 		t.Error("unknown state label accepted")
 	}
 }
+
+func TestChooseHiddenStates(t *testing.T) {
+	// Data from a star whose hidden variable has 3 states: starting from
+	// 2 states, the BIC search adds the third and stops.
+	rng := rand.New(rand.NewPCG(9, 9))
+	tr := tree.New()
+	h := tr.AddHidden()
+	for i := 0; i < 6; i++ {
+		v, _ := tr.AddObserved(string(rune('a' + i)))
+		_ = tr.AddEdge(h, v, math.NaN())
+	}
+	states := make([]int, tr.MaxID())
+	for _, v := range tr.Nodes() {
+		states[v] = 3
+	}
+	truth, _ := NewDiscrete(tr, h, states)
+	truth.Prior = []float64{0.3, 0.3, 0.4}
+	for _, v := range tr.Observed() {
+		truth.CPT[v] = []float64{0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8}
+	}
+	d, _ := truth.Sample(rng, 4000)
+	m, err := ForData(tr, d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.InitSurrogate(d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.FitEM(d, EMOptions{KeepInit: true, Restarts: -1}); err != nil {
+		t.Fatal(err)
+	}
+	got, n, err := ChooseHiddenStates(m, d, StatesOptions{Rand: rng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.States[h] != 3 || n != 1 {
+		t.Errorf("chose %d states with %d splits, want 3 and 1", got.States[h], n)
+	}
+	if m.States[h] != 2 {
+		t.Error("the input model was changed")
+	}
+}

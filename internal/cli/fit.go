@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,9 @@ import (
 
 // emFlags are the parameter-learning options shared by learn and fit.
 type emFlags struct {
+	hiddenSpec   string
 	hiddenStates int
+	auto         bool
 	restarts     int
 	tol          float64
 	maxIter      int
@@ -29,7 +32,7 @@ type emFlags struct {
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.hiddenStates, "hidden-states", 2, "number of states of every hidden variable")
+	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `states of every hidden variable, or "auto": chosen per hidden variable by BIC`)
 	fs.IntVar(&f.restarts, "restarts", 0, "extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
 	fs.Float64Var(&f.tol, "tol", 1e-5, "stop EM when the relative change of the log-likelihood is at most this")
 	fs.IntVar(&f.maxIter, "max-iter", 1000, "maximum EM iterations")
@@ -68,8 +71,8 @@ func (e *env) fitParams(t *tree.Tree, d *data.Dataset, f *emFlags) (*fitted, err
 	if !d.AllDiscrete() {
 		return nil, fmt.Errorf("parameter learning needs all columns discrete or all continuous; use --structure-only")
 	}
-	if f.hiddenStates < 1 {
-		return nil, usagef("--hidden-states must be at least 1")
+	if err := f.parseHidden(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	m, err := model.ForData(t, d, f.hiddenStates)
@@ -98,6 +101,18 @@ func (e *env) fitParams(t *tree.Tree, d *data.Dataset, f *emFlags) (*fitted, err
 	if err != nil {
 		return nil, err
 	}
+	if f.auto {
+		opt.Progress = nil
+		chosen, splits, err := model.ChooseHiddenStates(m, d, model.StatesOptions{EM: opt, Rand: opt.Rand})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "hidden states chosen by BIC: %d splits accepted\n", splits)
+		if _, ll, err := chosen.LogLikelihood(d, model.InferOptions{}); err == nil {
+			res.LogLik = ll
+		}
+		m = chosen
+	}
 	return &fitted{m: m, em: res, seconds: time.Since(start).Seconds()}, nil
 }
 
@@ -122,7 +137,7 @@ func provenance(method, dataPath string, rows int, f *emFlags, ft *fitted, sc *m
 		Created:  time.Now().UTC().Format(time.RFC3339),
 		Software: "latentree",
 		Method:   method,
-		Options: map[string]any{"hidden_states": f.hiddenStates, "tol": f.tol, "max_iter": f.maxIter,
+		Options: map[string]any{"hidden_states": f.hiddenSpec, "tol": f.tol, "max_iter": f.maxIter,
 			"restarts": f.restarts, "em_pseudo": f.pseudo, "seed": f.seed, "random_init": f.random},
 		Data:   &model.DataInfo{File: dataPath, Rows: rows, SHA256: fileDigest(dataPath)},
 		Scores: sc,
@@ -198,5 +213,22 @@ func (e *env) printFit(src string, ft *fitted, sc *model.Score, asJSON bool) err
 	}
 	fmt.Fprintf(e.stdout, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+	return nil
+}
+
+// parseHidden reads --hidden-states: a positive number or "auto".
+func (f *emFlags) parseHidden() error {
+	if f.hiddenSpec == "" {
+		f.hiddenSpec = "2"
+	}
+	if f.hiddenSpec == "auto" {
+		f.auto, f.hiddenStates = true, 2
+		return nil
+	}
+	k, err := strconv.Atoi(f.hiddenSpec)
+	if err != nil || k < 1 {
+		return usagef("--hidden-states %q: want a positive number or auto", f.hiddenSpec)
+	}
+	f.hiddenStates = k
 	return nil
 }

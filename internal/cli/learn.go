@@ -296,6 +296,12 @@ func (e *env) runRegCL(o *learnOpts, method string, ds *data.Dataset, source str
 	if ds == nil {
 		return usagef("%s needs a data file (it fits parameters while it learns the structure)", method)
 	}
+	if err := o.em.parseHidden(); err != nil {
+		return err
+	}
+	if o.em.auto {
+		return usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", method)
+	}
 	inner := structure.MethodNJ
 	if method == "regclrg" {
 		inner = structure.MethodRG
