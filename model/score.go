@@ -158,3 +158,57 @@ func KL(p, q *Discrete, opt KLOptions) (kl, se float64, err error) {
 	}
 	return mean, math.Sqrt(math.Max(0, v) / float64(ns)), nil
 }
+
+// JointMarginal returns the exact joint distribution of the given observed
+// nodes, row-major (first node slowest), by marginalising every other
+// variable: one inference pass per configuration, so keep the product of
+// their numbers of states small.
+func (m *Discrete) JointMarginal(nodes []int) ([]float64, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	obs := m.Tree.Observed()
+	col := make(map[int]int, len(obs))
+	vars := make([]data.Variable, len(obs))
+	for j, v := range obs {
+		col[v] = j
+		vars[j] = data.Variable{Name: m.Tree.Name(v), Kind: data.Discrete, States: m.StateLabels(v)}
+	}
+	size := 1
+	for _, v := range nodes {
+		if _, ok := col[v]; !ok {
+			return nil, fmt.Errorf("model: node %d is not an observed node", v)
+		}
+		size *= m.States[v]
+		if size > 1<<22 {
+			return nil, errors.New("model: joint table too large")
+		}
+	}
+	d, err := data.New(vars, size)
+	if err != nil {
+		return nil, err
+	}
+	for j := range obs {
+		c := d.Discrete(j)
+		for r := range c {
+			c[r] = data.Missing
+		}
+	}
+	for r := 0; r < size; r++ {
+		x := r
+		for k := len(nodes) - 1; k >= 0; k-- {
+			v := nodes[k]
+			d.Discrete(col[v])[r] = uint16(x % m.States[v])
+			x /= m.States[v]
+		}
+	}
+	ll, _, err := m.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, size)
+	for r, l := range ll {
+		out[r] = math.Exp(l)
+	}
+	return out, nil
+}

@@ -1,0 +1,274 @@
+package quartet
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/latentree/latentree/tree"
+)
+
+// Oracle resolves quartets of variables given by their indices.
+type Oracle interface {
+	Resolve(q [4]int) (Result, error)
+}
+
+// BuildOptions configures Build.
+type BuildOptions struct {
+	// Reps is the number of representative leaves tried per branch; with
+	// more than one, a quartet is decided by majority over all Reps³
+	// combinations (default 1).
+	Reps int
+	// Rand shuffles the insertion order (nil: the given order).
+	Rand *rand.Rand
+}
+
+// BuildResult is a built tree with the number of tests it took.
+type BuildResult struct {
+	Tree *tree.Tree
+	// Tests counts the quartet tests run; Unresolved those whose margin
+	// was below the oracle's threshold (decided by their best score).
+	Tests, Unresolved int
+}
+
+// Build builds a binary latent tree over the named variables from quartet
+// tests (Ishteva et al. 2013, Algorithm 2): it resolves a first quartet,
+// then inserts each further variable by descending through the current
+// tree, at each step testing it against representatives of the three
+// branches of a centroid of the remaining region, so that an insertion
+// costs O(log i) tests and the tree O(d log d).
+func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
+	d := len(names)
+	if d < 4 {
+		return nil, fmt.Errorf("quartet: need at least 4 variables, got %d", d)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, fmt.Errorf("quartet: variable %q given twice", n)
+		}
+		seen[n] = true
+	}
+	reps := opt.Reps
+	if reps <= 0 {
+		reps = 1
+	}
+	order := make([]int, d)
+	for i := range order {
+		order[i] = i
+	}
+	if opt.Rand != nil {
+		opt.Rand.Shuffle(d, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	t := tree.New()
+	node := make([]int, d) // variable → tree node
+	varOf := map[int]int{} // tree node → variable
+	for i, n := range names {
+		id, err := t.AddObserved(n)
+		if err != nil {
+			return nil, err
+		}
+		node[i] = id
+		varOf[id] = i
+	}
+	res := &BuildResult{Tree: t}
+	resolve := func(q [4]int) (Result, error) {
+		r, err := o.Resolve(q)
+		if err != nil {
+			return r, err
+		}
+		res.Tests++
+		if r.Pairing == Unresolved {
+			res.Unresolved++
+		}
+		return r, nil
+	}
+	// First quartet.
+	q := [4]int{order[0], order[1], order[2], order[3]}
+	r, err := resolve(q)
+	if err != nil {
+		return nil, err
+	}
+	a, b := r.Best.Pairs()
+	h1, h2 := t.AddHidden(), t.AddHidden()
+	must(t.AddEdge(h1, h2, math.NaN()))
+	must(t.AddEdge(h1, node[q[a[0]]], math.NaN()))
+	must(t.AddEdge(h1, node[q[a[1]]], math.NaN()))
+	must(t.AddEdge(h2, node[q[b[0]]], math.NaN()))
+	must(t.AddEdge(h2, node[q[b[1]]], math.NaN()))
+	for _, x := range order[4:] {
+		if err := insert(t, node[x], x, varOf, reps, resolve); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err) // the builder only joins existing, distinct nodes
+	}
+}
+
+// insert attaches leaf xn (variable x) to the tree.
+func insert(t *tree.Tree, xn, x int, varOf map[int]int, reps int, resolve func([4]int) (Result, error)) error {
+	// The region is a connected set of nodes; x attaches to one of its
+	// edges.
+	region := map[int]bool{}
+	for _, v := range t.Nodes() {
+		if v != xn && t.Degree(v) > 0 { // variables not yet inserted are isolated
+			region[v] = true
+		}
+	}
+	for {
+		if len(region) == 2 {
+			var u, v int
+			k := 0
+			for w := range region {
+				if k == 0 {
+					u = w
+				} else {
+					v = w
+				}
+				k++
+			}
+			if !t.HasEdge(u, v) {
+				return errors.New("quartet: internal error: region is not an edge")
+			}
+			h := t.AddHidden()
+			must(t.RemoveEdge(u, v))
+			must(t.AddEdge(u, h, math.NaN()))
+			must(t.AddEdge(h, v, math.NaN()))
+			must(t.AddEdge(h, xn, math.NaN()))
+			return nil
+		}
+		c := centroid(t, region)
+		if c < 0 {
+			return errors.New("quartet: internal error: no centroid")
+		}
+		nb := t.Neighbors(c)
+		if len(nb) != 3 {
+			return fmt.Errorf("quartet: internal error: centroid of degree %d", len(nb))
+		}
+		var repsOf [3][]int
+		for i, w := range nb {
+			repsOf[i] = nearestLeaves(t, w, c, xn, reps)
+		}
+		votes := [3]float64{}
+		for _, r1 := range repsOf[0] {
+			for _, r2 := range repsOf[1] {
+				for _, r3 := range repsOf[2] {
+					r, err := resolve([4]int{x, varOf[r1], varOf[r2], varOf[r3]})
+					if err != nil {
+						return err
+					}
+					votes[r.Best]++
+				}
+			}
+		}
+		// Pairing P01 = {x, r1 | ...} sends x towards branch 0, etc.
+		dir := -1
+		for i := 0; i < 3; i++ {
+			if !region[nb[i]] {
+				continue // branch outside the region
+			}
+			if dir < 0 || votes[i] > votes[dir] {
+				dir = i
+			}
+		}
+		// Restrict the region to c plus the component through nb[dir].
+		keep := map[int]bool{c: true}
+		stack := []int{nb[dir]}
+		keep[nb[dir]] = true
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, w := range t.Neighbors(u) {
+				if region[w] && !keep[w] && w != c {
+					keep[w] = true
+					stack = append(stack, w)
+				}
+			}
+		}
+		region = keep
+	}
+}
+
+// centroid returns the node of the region with at least two neighbours in
+// it that minimises the size of its largest branch within the region.
+func centroid(t *tree.Tree, region map[int]bool) int {
+	var root int
+	for v := range region {
+		root = v
+		break
+	}
+	// Iterative DFS for subtree sizes within the region.
+	parent := map[int]int{root: -1}
+	order := []int{root}
+	for k := 0; k < len(order); k++ {
+		u := order[k]
+		for _, w := range t.Neighbors(u) {
+			if region[w] {
+				if _, ok := parent[w]; !ok {
+					parent[w] = u
+					order = append(order, w)
+				}
+			}
+		}
+	}
+	size := make(map[int]int, len(order))
+	for k := len(order) - 1; k >= 0; k-- {
+		u := order[k]
+		size[u]++
+		if p := parent[u]; p >= 0 {
+			size[p] += size[u]
+		}
+	}
+	n := len(order)
+	best, bestMax := -1, math.MaxInt
+	for _, u := range order {
+		inRegion := 0
+		maxBranch := 0
+		for _, w := range t.Neighbors(u) {
+			if !region[w] {
+				continue
+			}
+			inRegion++
+			s := size[w]
+			if parent[u] == w {
+				s = n - size[u]
+			}
+			maxBranch = max(maxBranch, s)
+		}
+		if inRegion >= 2 && t.Degree(u) == 3 && maxBranch < bestMax {
+			best, bestMax = u, maxBranch
+		}
+	}
+	return best
+}
+
+// nearestLeaves returns up to k observed leaves reached from w without
+// passing through c (or the leaf being inserted), nearest first.
+func nearestLeaves(t *tree.Tree, w, c, skip, k int) []int {
+	var out []int
+	type item struct{ v, from int }
+	queue := []item{{w, c}}
+	for len(queue) > 0 && len(out) < k {
+		it := queue[0]
+		queue = queue[1:]
+		if it.v == skip {
+			continue
+		}
+		if !t.IsHidden(it.v) {
+			out = append(out, it.v)
+			continue
+		}
+		for _, x := range t.Neighbors(it.v) {
+			if x != it.from {
+				queue = append(queue, item{x, it.v})
+			}
+		}
+	}
+	return out
+}

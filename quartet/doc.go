@@ -1,0 +1,16 @@
+// Package quartet resolves quartets — which two of four variables sit on
+// the same side of the tree — and builds latent trees from quartet tests
+// (Ishteva, Park and Song, ICML 2013).
+//
+// For four discrete variables with joint probability table P, the three
+// unfoldings A = P_{{12},{34}}, B = P_{{13},{24}} and C = P_{{14},{23}}
+// (eqs. 2–4) have low rank exactly when their pairing is the true one; the
+// nuclear-norm test picks the unfolding with the smallest sum of singular
+// values and needs no number of hidden states. Spectral@k (Anandkumar et
+// al. 2011) compares products of the top k singular values of pairwise
+// tables, and the four-point condition uses any additive distance.
+//
+// Build inserts variables one at a time into a binary latent tree,
+// descending through centroids so that each insertion costs O(log i)
+// tests (Algorithm 2 and supplement Algorithms 3–5).
+package quartet
