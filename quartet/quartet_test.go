@@ -263,6 +263,3 @@ func TestBuildErrors(t *testing.T) {
 		t.Error("single-state variable accepted")
 	}
 }
-
-
-
