@@ -12,6 +12,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/regcl"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
@@ -40,6 +41,8 @@ type learnOpts struct {
 	out        string
 	keepHidden bool
 	maxHidden  int
+	qtest      string
+	qk, qreps  int
 }
 
 func newLearnCmd(e *env) *cobra.Command {
@@ -61,6 +64,9 @@ latent tree over them with one of the methods of Choi et al. (JMLR 2011):
   regclnj   regularized CLNJ (§6.4): neighbourhood subtrees kept only when they
             improve the BIC, so the data choose the number of hidden variables
   regclrg   regularized CLRG
+  quartet   divide-and-conquer binary tree from quartet tests (Ishteva et al.
+            2013): --test nuclear (no number of hidden states needed) or
+            spectral --k K
 
 With --distances it reads a distance matrix (CSV with a header row of names, or
 PHYLIP) instead of data; pass --samples to set the thresholds of RG as for
@@ -79,6 +85,9 @@ h1, h2, ...); the summary goes to standard output (--json for machines).`,
 	f := c.Flags()
 	o.df.register(f)
 	f.StringVarP(&o.method, "method", "m", "clnj", "clnj, clrg, nj, rg, clblind, chowliu, regclnj or regclrg")
+	f.StringVar(&o.qtest, "test", "nuclear", "quartet method: nuclear or spectral test")
+	f.IntVar(&o.qk, "k", 2, "quartet method: k for Spectral@k")
+	f.IntVar(&o.qreps, "reps", 1, "quartet method: representatives per branch (majority over reps³ tests)")
 	f.IntVar(&o.maxHidden, "max-hidden", 0, "regclnj/regclrg: stop at this many hidden variables (0: when the BIC stops improving)")
 	f.StringVar(&o.distances, "distances", "", "learn from this distance matrix instead of data")
 	f.StringVar(&o.distKind, "distance", "auto", "auto, gaussian, discrete or symmetric")
@@ -147,7 +156,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			return err
 		}
 		statsTime = time.Since(t0)
-		if method != "chowliu" {
+		if method != "chowliu" && method != "quartet" {
 			kind := map[string]distance.Kind{"auto": distance.Auto, "gaussian": distance.Gaussian, "discrete": distance.Discrete, "symmetric": distance.Symmetric}
 			k, ok := kind[o.distKind]
 			if !ok {
@@ -167,7 +176,17 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 	if method == "regclnj" || method == "regclrg" {
 		return e.runRegCL(o, method, ds, source, start, statsTime)
 	}
-	if method == "chowliu" {
+	var qres *quartet.BuildResult
+	if method == "quartet" {
+		if ds == nil {
+			return usagef("the quartet method needs a data file")
+		}
+		var err error
+		if t, qres, err = buildQuartetTree(ds, o.qtest, o.qk, o.qreps, o.em.seed); err != nil {
+			return err
+		}
+		rep = &structure.Report{Method: "quartet", Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()}
+	} else if method == "chowliu" {
 		mi, err := distance.MutualInformation(st, o.pseudo)
 		if err != nil {
 			return err
@@ -257,6 +276,9 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 		source, method, t.NumObserved(), t.NumHidden(), t.NumEdges())
 	if rep.Contracted > 0 || rep.Suppressed > 0 {
 		fmt.Fprintf(e.stdout, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
+	}
+	if qres != nil {
+		fmt.Fprintf(e.stdout, "%d quartet tests\n", qres.Tests)
 	}
 	if rep.Tau > 0 {
 		fmt.Fprintf(e.stdout, "RG thresholds: τ = %.3g, ε = %.3g\n", rep.Tau, rep.Eps)

@@ -217,3 +217,36 @@ func TestGaussianLearnScoreInfer(t *testing.T) {
 		t.Fatalf("impute: %q %s", out, errs)
 	}
 }
+
+func TestQuartetCommands(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "q.csv")
+	truth := filepath.Join(dir, "q.nwk")
+	if code, _, errs := run(t, "", "simulate", "--topology", "binary", "--leaves", "8", "--model", "general", "--observed-states", "3",
+		"--hidden-states", "2", "--cpt", "dirichlet", "-n", "20000", "--seed", "11", "--out", d, "--newick", truth); code != ExitOK {
+		t.Fatal(errs)
+	}
+	code, out, errs := run(t, "", "quartet", d, "--vars", "x1,x2,x3,x4", "--json")
+	if code != ExitOK || !strings.Contains(out, `"pairing"`) {
+		t.Fatalf("quartet: %s %s", out, errs)
+	}
+	if code, _, _ := run(t, "", "quartet", d, "--vars", "x1,x2,x3"); code != ExitUsage {
+		t.Errorf("three variables: exit %d", code)
+	}
+	if code, _, _ := run(t, "", "quartet", d, "--vars", "x1,x2,x3,x3"); code != ExitUsage {
+		t.Errorf("duplicated variable: exit %d", code)
+	}
+	learned := filepath.Join(dir, "l.nwk")
+	code, out, errs = run(t, "", "learn", d, "-m", "quartet", "--newick", learned, "--out", filepath.Join(dir, "m.json"))
+	if code != ExitOK || !strings.Contains(out, "quartet tests") {
+		t.Fatalf("learn quartet: %s %s", out, errs)
+	}
+	code, out, _ = run(t, "", "compare", "--json", truth, learned)
+	var cmp struct {
+		RF int `json:"rf"`
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || code != ExitOK {
+		t.Fatalf("compare: %v", err)
+	}
+	t.Logf("quartet tree RF %d on 8 leaves", cmp.RF)
+}

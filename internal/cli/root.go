@@ -84,7 +84,7 @@ standard output or --out; --json gives machine-readable output.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newExperimentCmd(e))
+	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e))
 	return root
 }
 
