@@ -131,3 +131,98 @@ func PlotRecovery(w io.Writer, rows []RecoveryRow, format string) error {
 	_, err := out.WriteTo(w)
 	return err
 }
+
+// PlotQuartets draws the quartet-recovery results in the layout of
+// Figure 4 of Ishteva et al. (2013): one panel per (k_H, k_G) and μ, share
+// of quartets resolved correctly against the sample size per method.
+func PlotQuartets(w io.Writer, rows []QuartetRow, format string) error {
+	type key struct {
+		kh, kg int
+		mu     float64
+	}
+	var keys []key
+	var methods []string
+	for _, r := range rows {
+		k := key{r.KH, r.KG, r.Mu}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		if !slices.Contains(methods, r.Method) {
+			methods = append(methods, r.Method)
+		}
+	}
+	var mus []float64
+	var cfgs [][2]int
+	for _, k := range keys {
+		if !slices.Contains(mus, k.mu) {
+			mus = append(mus, k.mu)
+		}
+		if !slices.Contains(cfgs, [2]int{k.kh, k.kg}) {
+			cfgs = append(cfgs, [2]int{k.kh, k.kg})
+		}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("experiment: nothing to plot")
+	}
+	plots := make([][]*plot.Plot, len(mus))
+	for i, mu := range mus {
+		plots[i] = make([]*plot.Plot, len(cfgs))
+		for j, c := range cfgs {
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("k_H=%d, k_G=%d, μ=%g", c[0], c[1], mu)
+			p.X.Label.Text = "number of samples"
+			p.Y.Label.Text = "correctly resolved quartets"
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.Y.Min, p.Y.Max = 0, 1
+			p.Legend.Top = false
+			p.Legend.Left = false
+			for m, name := range methods {
+				var pts plotter.XYs
+				for _, r := range rows {
+					if r.KH == c[0] && r.KG == c[1] && r.Mu == mu && r.Method == name {
+						pts = append(pts, plotter.XY{X: float64(r.Samples), Y: r.Correct})
+					}
+				}
+				if len(pts) == 0 {
+					continue
+				}
+				line, points, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return err
+				}
+				col := palette[m%len(palette)]
+				line.Color, points.Color = col, col
+				line.Width = vg.Points(1.5)
+				points.Shape = shapes[m%len(shapes)]
+				p.Add(line, points)
+				p.Legend.Add(name, line, points)
+			}
+			plots[i][j] = p
+		}
+	}
+	width, height := vg.Length(len(cfgs))*3.6*vg.Inch, vg.Length(len(mus))*3*vg.Inch
+	var c draw.Canvas
+	var out interface {
+		WriteTo(io.Writer) (int64, error)
+	}
+	switch format {
+	case "svg":
+		s := vgsvg.New(width, height)
+		c, out = draw.New(s), s
+	case "png":
+		img := vgimg.New(width, height)
+		c, out = draw.New(img), vgimg.PngCanvas{Canvas: img}
+	default:
+		return fmt.Errorf("experiment: unknown plot format %q", format)
+	}
+	tiles := draw.Tiles{Rows: len(mus), Cols: len(cfgs), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(plots, tiles, c)
+	for i := range plots {
+		for j := range plots[i] {
+			plots[i][j].Draw(canvases[i][j])
+		}
+	}
+	_, err := out.WriteTo(w)
+	return err
+}

@@ -165,6 +165,9 @@ type GeneralOptions struct {
 	// positive; otherwise each hidden node draws its number of states
 	// uniformly from [HiddenMin, HiddenMax] (default: ObservedStates).
 	HiddenStates, HiddenMin, HiddenMax int
+	// HiddenStatesOf, if set, gives the number of states of each hidden
+	// node (overriding the above where it returns a positive number).
+	HiddenStatesOf func(node int) int
 	// Scheme selects how CPTs are drawn.
 	Scheme CPTScheme
 	// Alpha is the Dirichlet concentration (default 1) and Diagonal the
@@ -218,6 +221,11 @@ func General(rng *rand.Rand, t *tree.Tree, opt GeneralOptions) (*model.Discrete,
 	for _, v := range t.Nodes() {
 		if t.IsHidden(v) {
 			states[v] = lo + rng.IntN(hi-lo+1)
+			if opt.HiddenStatesOf != nil {
+				if k := opt.HiddenStatesOf(v); k > 0 {
+					states[v] = k
+				}
+			}
 		} else {
 			states[v] = n
 		}
