@@ -393,3 +393,20 @@ func draw(cum []float64, u float64) uint16 {
 	}
 	return uint16(lo)
 }
+
+// DefaultRoot returns the node at which latentree roots a model: a hidden
+// node of largest degree, or, in a tree without hidden nodes, an observed
+// node of largest degree (−1 for an empty tree).
+func DefaultRoot(t *tree.Tree) int {
+	root, best := -1, -1
+	for _, v := range t.Nodes() {
+		deg := t.Degree(v)
+		if t.IsHidden(v) {
+			deg += 1 << 20
+		}
+		if deg > best {
+			root, best = v, deg
+		}
+	}
+	return root
+}

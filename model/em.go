@@ -407,16 +407,7 @@ func ForData(t *tree.Tree, d *data.Dataset, hiddenStates int) (*Discrete, error)
 		states[v] = len(dv.States)
 		labels[v] = append([]string(nil), dv.States...)
 	}
-	root, best := -1, -1
-	for _, v := range t.Nodes() {
-		deg := t.Degree(v)
-		if t.IsHidden(v) {
-			deg += 1 << 20
-		}
-		if deg > best {
-			root, best = v, deg
-		}
-	}
+	root := DefaultRoot(t)
 	m, err := NewDiscrete(t, root, states)
 	if err != nil {
 		return nil, err

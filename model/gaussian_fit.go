@@ -46,6 +46,43 @@ func (g *Gaussian) bind(d *data.Dataset) (*gbinding, error) {
 	return b, nil
 }
 
+// pattern is a set of rows with the same observed cells (column indices
+// idx).
+type pattern struct {
+	idx, rows []int
+}
+
+// patterns groups the rows by their pattern of observed (non-NaN) cells,
+// so that each pattern's marginal covariance is factorised once.
+func (b *gbinding) patterns() []pattern {
+	p := len(b.cols)
+	index := map[string]int{}
+	var out []pattern
+	key := make([]byte, p)
+	for r := 0; r < b.rows; r++ {
+		for j := 0; j < p; j++ {
+			key[j] = 1
+			if math.IsNaN(b.cols[j][r]) {
+				key[j] = 0
+			}
+		}
+		k, ok := index[string(key)]
+		if !ok {
+			k = len(out)
+			index[string(key)] = k
+			var idx []int
+			for j := 0; j < p; j++ {
+				if key[j] == 1 {
+					idx = append(idx, j)
+				}
+			}
+			out = append(out, pattern{idx: idx})
+		}
+		out[k].rows = append(out[k].rows, r)
+	}
+	return out
+}
+
 // covariance returns the model covariance between the nodes a and b
 // (row-major len(a)×len(b)).
 func (g *Gaussian) covariance(a, b []int) []float64 {
@@ -81,25 +118,8 @@ func (g *Gaussian) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 	p := len(b.obs)
 	full := g.covariance(b.obs, b.obs)
 	out := make([]float64, b.rows)
-	// Group rows by their pattern of observed cells.
-	patterns := map[string][]int{}
-	key := make([]byte, p)
-	for r := 0; r < b.rows; r++ {
-		for j := 0; j < p; j++ {
-			key[j] = 1
-			if math.IsNaN(b.cols[j][r]) {
-				key[j] = 0
-			}
-		}
-		patterns[string(key)] = append(patterns[string(key)], r)
-	}
-	for k, rows := range patterns {
-		var idx []int
-		for j := 0; j < p; j++ {
-			if k[j] == 1 {
-				idx = append(idx, j)
-			}
-		}
+	for _, pt := range b.patterns() {
+		idx, rows := pt.idx, pt.rows
 		q := len(idx)
 		if q == 0 {
 			continue
@@ -141,16 +161,7 @@ func (g *Gaussian) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := d.NumRows()
-	k := g.NumParams()
-	s := &Score{Rows: n, LogLik: ll, Params: k, Hidden: g.Tree.NumHidden()}
-	if n > 0 {
-		s.PerRow = ll / float64(n)
-		s.BIC = -2*ll + float64(k)*math.Log(float64(n))
-		s.BICPaper = ll - 0.5*float64(k)*math.Log(float64(n))
-	}
-	s.AIC = -2*ll + 2*float64(k)
-	return s, nil
+	return newScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
 }
 
 // Conditional returns, for each of the given nodes and every row, the mean
@@ -171,24 +182,8 @@ func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float
 	}
 	full := g.covariance(b.obs, b.obs)
 	cross := g.covariance(nodes, b.obs) // len(nodes)×p
-	patterns := map[string][]int{}
-	key := make([]byte, p)
-	for r := 0; r < b.rows; r++ {
-		for j := 0; j < p; j++ {
-			key[j] = 1
-			if math.IsNaN(b.cols[j][r]) {
-				key[j] = 0
-			}
-		}
-		patterns[string(key)] = append(patterns[string(key)], r)
-	}
-	for k, rows := range patterns {
-		var idx []int
-		for j := 0; j < p; j++ {
-			if k[j] == 1 {
-				idx = append(idx, j)
-			}
-		}
+	for _, pt := range b.patterns() {
+		idx, rows := pt.idx, pt.rows
 		q := len(idx)
 		// A = Σ_zx Σ_xx⁻¹ (len(nodes)×q), conditional variance diag.
 		var A *mat.Dense
@@ -257,16 +252,7 @@ type GaussianFitOptions struct {
 // lengths start at ρ = 0.5. EM on the sample covariance then maximises the
 // likelihood. Rows with missing cells are left out.
 func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussian, *EMResult, error) {
-	root, best := -1, -1
-	for _, v := range t.Nodes() {
-		deg := t.Degree(v)
-		if t.IsHidden(v) {
-			deg += 1 << 20
-		}
-		if deg > best {
-			root, best = v, deg
-		}
-	}
+	root := DefaultRoot(t)
 	g, err := NewGaussian(t, root, 0.5)
 	if err != nil {
 		return nil, nil, err

@@ -45,16 +45,20 @@ func (m *Discrete) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := d.NumRows()
-	k := m.NumParams()
-	s := &Score{Rows: n, LogLik: ll, Params: k, Hidden: m.Tree.NumHidden()}
+	return newScore(ll, d.NumRows(), m.NumParams(), m.Tree.NumHidden()), nil
+}
+
+// newScore derives the scores from a log-likelihood of n rows and κ
+// parameters.
+func newScore(ll float64, n, k, hidden int) *Score {
+	s := &Score{Rows: n, LogLik: ll, Params: k, Hidden: hidden}
 	if n > 0 {
 		s.PerRow = ll / float64(n)
 		s.BIC = -2*ll + float64(k)*math.Log(float64(n))
 		s.BICPaper = ll - 0.5*float64(k)*math.Log(float64(n))
 	}
 	s.AIC = -2*ll + 2*float64(k)
-	return s, nil
+	return s
 }
 
 // KLOptions configures KL.

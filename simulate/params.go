@@ -10,21 +10,6 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// defaultRoot returns a hidden node of highest degree, or the first node.
-func defaultRoot(t *tree.Tree) int {
-	best, bestDeg := -1, -1
-	for _, v := range t.Nodes() {
-		d := t.Degree(v)
-		if t.IsHidden(v) {
-			d += 1 << 20
-		}
-		if d > bestDeg {
-			best, bestDeg = v, d
-		}
-	}
-	return best
-}
-
 // GaussianOptions configures Gaussian. The zero value draws edge
 // correlations uniformly from [0.2, 0.8], as in Choi et al. (2011, §7.1).
 type GaussianOptions struct {
@@ -48,7 +33,7 @@ func Gaussian(rng *rand.Rand, t *tree.Tree, opt GaussianOptions) (*model.Gaussia
 	if !(lo > 0 && lo <= hi && hi <= 1) {
 		return nil, fmt.Errorf("simulate: correlation range [%g, %g] must lie within (0, 1]", lo, hi)
 	}
-	root := defaultRoot(t)
+	root := model.DefaultRoot(t)
 	if opt.Root != nil && t.Has(*opt.Root) {
 		root = *opt.Root
 	}
@@ -106,7 +91,7 @@ func Symmetric(rng *rand.Rand, t *tree.Tree, opt SymmetricOptions) (*model.Discr
 	if !(lo > 0 && lo <= hi && hi < 1/float64(k)) {
 		return nil, fmt.Errorf("simulate: crossover range [%g, %g] must lie within (0, 1/K) = (0, %g)", lo, hi, 1/float64(k))
 	}
-	root := defaultRoot(t)
+	root := model.DefaultRoot(t)
 	if opt.Root != nil && t.Has(*opt.Root) {
 		root = *opt.Root
 	}
@@ -212,7 +197,7 @@ func General(rng *rand.Rand, t *tree.Tree, opt GeneralOptions) (*model.Discrete,
 	if !(alpha > 0) || !(mu > 0) || opt.Diagonal < 0 {
 		return nil, errors.New("simulate: Alpha and Mu must be positive and Diagonal non-negative")
 	}
-	root := defaultRoot(t)
+	root := model.DefaultRoot(t)
 	if opt.Root != nil && t.Has(*opt.Root) {
 		root = *opt.Root
 	}
