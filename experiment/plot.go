@@ -52,17 +52,9 @@ func recoveryPanel(rows []RecoveryRow, treeName, ylabel string, metric func(Reco
 		if len(pts) == 0 {
 			continue
 		}
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
+		if err := addSeries(p, string(m), pts, k); err != nil {
 			return nil, err
 		}
-		c := palette[k%len(palette)]
-		line.Color = c
-		line.Width = vg.Points(1.5)
-		points.Color = c
-		points.Shape = draw.GlyphDrawer(shapes[k%len(shapes)])
-		p.Add(line, points)
-		p.Legend.Add(string(m), line, points)
 	}
 	return p, nil
 }
@@ -92,21 +84,6 @@ func PlotRecovery(w io.Writer, rows []RecoveryRow, format string) error {
 	if cols == 0 {
 		return fmt.Errorf("experiment: nothing to plot")
 	}
-	width, height := vg.Length(cols)*3.6*vg.Inch, vg.Length(nrows)*2.8*vg.Inch
-	var c draw.Canvas
-	var out interface {
-		WriteTo(io.Writer) (int64, error)
-	}
-	switch format {
-	case "svg":
-		s := vgsvg.New(width, height)
-		c, out = draw.New(s), s
-	case "png":
-		img := vgimg.New(width, height)
-		c, out = draw.New(img), vgimg.PngCanvas{Canvas: img}
-	default:
-		return fmt.Errorf("experiment: unknown plot format %q (want svg or png)", format)
-	}
 	plots := make([][]*plot.Plot, nrows)
 	for i, m := range metrics {
 		plots[i] = make([]*plot.Plot, cols)
@@ -121,15 +98,7 @@ func PlotRecovery(w io.Writer, rows []RecoveryRow, format string) error {
 			plots[i][j] = p
 		}
 	}
-	tiles := draw.Tiles{Rows: nrows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(plots, tiles, c)
-	for i := range plots {
-		for j := range plots[i] {
-			plots[i][j].Draw(canvases[i][j])
-		}
-	}
-	_, err := out.WriteTo(w)
-	return err
+	return writeGrid(w, plots, format, 3.6*vg.Inch, 2.8*vg.Inch)
 }
 
 // PlotQuartets draws the quartet-recovery results in the layout of
@@ -187,21 +156,21 @@ func PlotQuartets(w io.Writer, rows []QuartetRow, format string) error {
 				if len(pts) == 0 {
 					continue
 				}
-				line, points, err := plotter.NewLinePoints(pts)
-				if err != nil {
+				if err := addSeries(p, name, pts, m); err != nil {
 					return err
 				}
-				col := palette[m%len(palette)]
-				line.Color, points.Color = col, col
-				line.Width = vg.Points(1.5)
-				points.Shape = shapes[m%len(shapes)]
-				p.Add(line, points)
-				p.Legend.Add(name, line, points)
 			}
 			plots[i][j] = p
 		}
 	}
-	width, height := vg.Length(len(cfgs))*3.6*vg.Inch, vg.Length(len(mus))*3*vg.Inch
+	return writeGrid(w, plots, format, 3.6*vg.Inch, 3*vg.Inch)
+}
+
+// writeGrid draws a grid of panels (rows × columns, each panelW × panelH)
+// as SVG or PNG.
+func writeGrid(w io.Writer, plots [][]*plot.Plot, format string, panelW, panelH vg.Length) error {
+	rows, cols := len(plots), len(plots[0])
+	width, height := vg.Length(cols)*panelW, vg.Length(rows)*panelH
 	var c draw.Canvas
 	var out interface {
 		WriteTo(io.Writer) (int64, error)
@@ -214,9 +183,10 @@ func PlotQuartets(w io.Writer, rows []QuartetRow, format string) error {
 		img := vgimg.New(width, height)
 		c, out = draw.New(img), vgimg.PngCanvas{Canvas: img}
 	default:
-		return fmt.Errorf("experiment: unknown plot format %q", format)
+		return fmt.Errorf("experiment: unknown plot format %q (want svg or png)", format)
 	}
-	tiles := draw.Tiles{Rows: len(mus), Cols: len(cfgs), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	pad := vg.Millimeter * 2
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 2 * pad, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
 	canvases := plot.Align(plots, tiles, c)
 	for i := range plots {
 		for j := range plots[i] {
@@ -225,4 +195,20 @@ func PlotQuartets(w io.Writer, rows []QuartetRow, format string) error {
 	}
 	_, err := out.WriteTo(w)
 	return err
+}
+
+// addSeries adds a line with points, styled as series k, and its legend
+// entry.
+func addSeries(p *plot.Plot, name string, pts plotter.XYs, k int) error {
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	c := palette[k%len(palette)]
+	line.Color, points.Color = c, c
+	line.Width = vg.Points(1.5)
+	points.Shape = shapes[k%len(shapes)]
+	p.Add(line, points)
+	p.Legend.Add(name, line, points)
+	return nil
 }
