@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -54,18 +52,11 @@ between hidden nodes contracted).`,
 			if err != nil {
 				return err
 			}
-			if out != "" {
-				if dir := filepath.Dir(out); dir != "." {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-				}
-				if err := e.writeTo(out+".csv", func(w io.Writer) error { return experiment.WriteNewsgroupsCSV(w, rows) }); err != nil {
-					return err
-				}
-				if err := e.writeTo(out+".md", func(w io.Writer) error { return experiment.WriteNewsgroupsMarkdown(w, rows) }); err != nil {
-					return err
-				}
+			if err := e.writeResults(out, []output{
+				{"csv", func(w io.Writer) error { return experiment.WriteNewsgroupsCSV(w, rows) }},
+				{"md", func(w io.Writer) error { return experiment.WriteNewsgroupsMarkdown(w, rows) }},
+			}); err != nil {
+				return err
 			}
 			return experiment.WriteNewsgroupsMarkdown(e.stdout, rows)
 		},

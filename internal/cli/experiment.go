@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -113,20 +111,12 @@ standard output.`,
 			if err != nil {
 				return err
 			}
-			if out != "" {
-				if dir := filepath.Dir(out); dir != "." {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-				}
-				if err := e.writeTo(out+".csv", func(w io.Writer) error { return experiment.WriteRecoveryCSV(w, rows) }); err != nil {
-					return err
-				}
-				for _, f := range []string{"svg", "png"} {
-					if err := e.writeTo(out+"."+f, func(w io.Writer) error { return experiment.PlotRecovery(w, rows, f) }); err != nil {
-						return err
-					}
-				}
+			if err := e.writeResults(out, []output{
+				{"csv", func(w io.Writer) error { return experiment.WriteRecoveryCSV(w, rows) }},
+				{"svg", func(w io.Writer) error { return experiment.PlotRecovery(w, rows, "svg") }},
+				{"png", func(w io.Writer) error { return experiment.PlotRecovery(w, rows, "png") }},
+			}); err != nil {
+				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "tree\tmethod\tsamples\texact\terror rate\tmean RF\thidden err\tseconds\t")
@@ -186,20 +176,12 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			if out != "" {
-				if dir := filepath.Dir(out); dir != "." {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-				}
-				if err := e.writeTo(out+".csv", func(w io.Writer) error { return experiment.WriteQuartetCSV(w, rows) }); err != nil {
-					return err
-				}
-				for _, f := range []string{"svg", "png"} {
-					if err := e.writeTo(out+"."+f, func(w io.Writer) error { return experiment.PlotQuartets(w, rows, f) }); err != nil {
-						return err
-					}
-				}
+			if err := e.writeResults(out, []output{
+				{"csv", func(w io.Writer) error { return experiment.WriteQuartetCSV(w, rows) }},
+				{"svg", func(w io.Writer) error { return experiment.PlotQuartets(w, rows, "svg") }},
+				{"png", func(w io.Writer) error { return experiment.PlotQuartets(w, rows, "png") }},
+			}); err != nil {
+				return err
 			}
 			experiment.QuartetTable(e.stdout, rows)
 			return nil

@@ -240,19 +240,8 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 	} else if o.out != "" {
 		return usagef("--out writes a fitted model: it needs a data file and no --structure-only")
 	}
-	for _, w := range []struct {
-		path string
-		fn   func(io.Writer) error
-	}{
-		{o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
-		{o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
-		{o.dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
-	} {
-		if w.path != "" {
-			if err := e.writeTo(w.path, w.fn); err != nil {
-				return err
-			}
-		}
+	if err := e.writeOutputs(treeOutputs(t, o.newick, o.treeJSON, o.dot)); err != nil {
+		return err
 	}
 	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
 		return nil
@@ -342,22 +331,11 @@ func (e *env) runRegCL(o *learnOpts, method string, ds *data.Dataset, source str
 		return err
 	}
 	ft := &fitted{m: res.Model, em: res.EM, seconds: sec}
-	for _, w := range []struct {
-		path string
-		fn   func(io.Writer) error
-	}{
-		{o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
-		{o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
-		{o.dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
-		{o.out, func(w io.Writer) error {
-			return res.Model.WriteJSON(w, provenance(method, source, ds.NumRows(), &o.em, ft, sc))
-		}},
-	} {
-		if w.path != "" {
-			if err := e.writeTo(w.path, w.fn); err != nil {
-				return err
-			}
-		}
+	outs := append(treeOutputs(t, o.newick, o.treeJSON, o.dot), output{o.out, func(w io.Writer) error {
+		return res.Model.WriteJSON(w, provenance(method, source, ds.NumRows(), &o.em, ft, sc))
+	}})
+	if err := e.writeOutputs(outs); err != nil {
+		return err
 	}
 	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
 		return nil

@@ -27,6 +27,19 @@ func (e *env) readModel(path string) (model.Model, *model.Provenance, error) {
 	return m, p, nil
 }
 
+// readModelAndData reads a model file and data to use with it.
+func (e *env) readModelAndData(modelPath, dataPath string, df *dataFlags) (model.Model, *data.Dataset, error) {
+	m, _, err := e.readModel(modelPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := e.readModelData(m, dataPath, df)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, d, nil
+}
+
 // readModelData reads data for a model: the model's variables are read as
 // discrete (or continuous, for a Gaussian model) whatever their values
 // look like.
@@ -57,11 +70,7 @@ is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log 
   latentree score --json model.json test.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, _, err := e.readModel(args[0])
-			if err != nil {
-				return err
-			}
-			d, err := e.readModelData(m, args[1], df)
+			m, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
 				return err
 			}
@@ -107,11 +116,7 @@ missing (--missing keep) by default here.`,
   latentree infer --impute model.json incomplete.csv --out completed.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			mod, _, err := e.readModel(args[0])
-			if err != nil {
-				return err
-			}
-			d, err := e.readModelData(mod, args[1], df)
+			mod, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
 				return err
 			}
