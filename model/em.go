@@ -371,12 +371,11 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 		m.Prior = bestModel.Prior
 		m.CPT = bestModel.CPT
 	}
-	ll, it, conv := run(m, maxIter, true)
+	_, it, conv := run(m, maxIter, true)
 	// The trace holds the log-likelihood before each M-step; report the
 	// likelihood of the final parameters.
 	final := e.expected(b, opt.Workers)
 	res.LogLik, res.Iterations, res.Converged = final.ll, it, conv
-	_ = ll
 	return res, nil
 }
 
