@@ -177,6 +177,23 @@ func (e *engine) expected(b *binding, nw int) *counts {
 	return parts[0]
 }
 
+// loglik returns the weighted log-likelihood of all rows of b.
+func (e *engine) loglik(b *binding, nw int) float64 {
+	nw = workers(nw)
+	parts := make([]float64, nw)
+	e.forBlocks(b.rows, nw, func(wk int, w *work, r0, nb int) {
+		e.upward(b, w, r0, nb)
+		for i := 0; i < nb; i++ {
+			parts[wk] += b.w(r0+i) * w.logZ[i]
+		}
+	})
+	total := 0.0
+	for _, x := range parts {
+		total += x
+	}
+	return total
+}
+
 // mstep sets the parameters from expected counts plus pseudo-counts.
 func (m *Discrete) mstep(c *counts, pseudo float64) {
 	normalizeInto(m.Prior, c.prior, 1, len(m.Prior), pseudo)
@@ -373,9 +390,8 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	}
 	_, it, conv := run(m, maxIter, true)
 	// The trace holds the log-likelihood before each M-step; report the
-	// likelihood of the final parameters.
-	final := e.expected(b, opt.Workers)
-	res.LogLik, res.Iterations, res.Converged = final.ll, it, conv
+	// likelihood of the final parameters (an upward pass suffices).
+	res.LogLik, res.Iterations, res.Converged = e.loglik(b, opt.Workers), it, conv
 	return res, nil
 }
 
