@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,33 +97,63 @@ func NewTable(n [4]int, counts []int64) (*Table, error) {
 // the table (no copy).
 func (t *Table) Unfolding(p Pairing) *mat.Dense {
 	n := t.N
+	if p == P01 {
+		return mat.NewDense(n[0]*n[1], n[2]*n[3], t.P)
+	}
+	rows, cols := t.unfoldingShape(p)
+	dst := make([]float64, rows*cols)
+	t.unfoldInto(p, dst)
+	return mat.NewDense(rows, cols, dst)
+}
+
+// unfoldingShape returns the numbers of rows and columns of the unfolding
+// of pairing p.
+func (t *Table) unfoldingShape(p Pairing) (rows, cols int) {
+	n := t.N
 	switch p {
 	case P01:
-		return mat.NewDense(n[0]*n[1], n[2]*n[3], t.P)
+		return n[0] * n[1], n[2] * n[3]
 	case P02:
-		m := mat.NewDense(n[0]*n[2], n[1]*n[3], nil)
-		for a := 0; a < n[0]; a++ {
-			for b := 0; b < n[1]; b++ {
-				for c := 0; c < n[2]; c++ {
-					for d := 0; d < n[3]; d++ {
-						m.Set(a*n[2]+c, b*n[3]+d, t.P[((a*n[1]+b)*n[2]+c)*n[3]+d])
-					}
-				}
-			}
-		}
-		return m
+		return n[0] * n[2], n[1] * n[3]
 	default:
-		m := mat.NewDense(n[0]*n[3], n[1]*n[2], nil)
-		for a := 0; a < n[0]; a++ {
-			for b := 0; b < n[1]; b++ {
-				for c := 0; c < n[2]; c++ {
-					for d := 0; d < n[3]; d++ {
-						m.Set(a*n[3]+d, b*n[2]+c, t.P[((a*n[1]+b)*n[2]+c)*n[3]+d])
+		return n[0] * n[3], n[1] * n[2]
+	}
+}
+
+// unfoldInto writes the unfolding of pairing p, row-major, into dst, which
+// must have length len(t.P).
+func (t *Table) unfoldInto(p Pairing, dst []float64) {
+	n0, n1, n2, n3 := t.N[0], t.N[1], t.N[2], t.N[3]
+	src := t.P[:n0*n1*n2*n3]
+	dst = dst[:len(src)]
+	switch p {
+	case P01:
+		copy(dst, src)
+	case P02:
+		// Row a·n2+c, column b·n3+d.
+		cols := n1 * n3
+		for a := 0; a < n0; a++ {
+			for b := 0; b < n1; b++ {
+				for c := 0; c < n2; c++ {
+					s := src[((a*n1+b)*n2+c)*n3:][:n3]
+					copy(dst[(a*n2+c)*cols+b*n3:][:n3], s)
+				}
+			}
+		}
+	default:
+		// Row a·n3+d, column b·n2+c.
+		cols := n1 * n2
+		for a := 0; a < n0; a++ {
+			for b := 0; b < n1; b++ {
+				for c := 0; c < n2; c++ {
+					s := src[((a*n1+b)*n2+c)*n3:][:n3]
+					o := dst[a*n3*cols+b*n2+c:]
+					for d, v := range s {
+						o[d*cols] = v
 					}
 				}
 			}
 		}
-		return m
 	}
 }
 
@@ -151,23 +185,30 @@ func singularValues(m *mat.Dense) []float64 {
 // the pairing whose unfolding has the smallest sum of singular values.
 // A margin below minMargin gives Unresolved.
 func (t *Table) Nuclear(minMargin float64) Result {
+	j := nuclearJobs.Get().(*nuclearJob)
+	j.t = t
+	j.nextReduce.Store(0)
+	j.nextSolve.Store(0)
+	for p := range j.reduced {
+		j.reduced[p].Store(false)
+	}
+	nh := 0
+	if len(t.P) >= 256 {
+		// Large unfoldings: the steps run concurrently, on up to three
+		// cores.
+		nh = min(runtime.GOMAXPROCS(0), 3) - 1
+	}
+	if nh > 0 {
+		offerHelp(j, nh)
+	}
+	j.run()
+	if nh > 0 {
+		endHelp(j)
+	}
 	var r Result
-	if len(t.P) < 256 {
-		for p := P01; p <= P03; p++ {
-			r.Scores[p] = nuclearNorm(t.Unfolding(p))
-		}
-		return decide(r, false, minMargin)
-	}
-	// Large unfoldings: the three decompositions run concurrently.
-	var wg sync.WaitGroup
-	for p := P01; p <= P03; p++ {
-		wg.Add(1)
-		go func(p Pairing) {
-			defer wg.Done()
-			r.Scores[p] = nuclearNorm(t.Unfolding(p))
-		}(p)
-	}
-	wg.Wait()
+	r.Scores = j.scores
+	j.t = nil
+	nuclearJobs.Put(j)
 	return decide(r, false, minMargin)
 }
 
@@ -180,6 +221,314 @@ func nuclearNorm(m *mat.Dense) float64 {
 	}
 	return s
 }
+
+// A nuclearJob computes the nuclear norms of the three unfoldings of a
+// table in six steps: each unfolding is reduced to bidiagonal form, then
+// the singular values of its bidiagonal are found. Workers (the caller
+// and helpers) take the reductions first and then the bidiagonal solves,
+// so that on two cores the six steps split three and three (rather than
+// the three whole decompositions two and one).
+type nuclearJob struct {
+	t      *Table
+	ws     [3]svdWork
+	scores [3]float64
+	// direct[p] is set when the reduction step computed p's score by
+	// nuclearNorm (an unfolding dgesvd would scale).
+	direct     [3]bool
+	nextReduce atomic.Int32
+	nextSolve  atomic.Int32
+	// reduced[p] is set when pairing p's reduction is done.
+	reduced [3]atomic.Bool
+
+	// Guarded by helpers.mu: the number of helpers running the job, and
+	// whether the caller waits on done for them to finish.
+	running int
+	waiting bool
+	done    chan struct{}
+}
+
+var nuclearJobs = sync.Pool{New: func() any {
+	return &nuclearJob{done: make(chan struct{}, 1)}
+}}
+
+// run takes steps of the job until none is left.
+func (j *nuclearJob) run() {
+	for {
+		if p := int(j.nextReduce.Add(1)) - 1; p < 3 {
+			j.reduce(Pairing(p))
+			j.reduced[p].Store(true)
+			continue
+		}
+		p := int(j.nextSolve.Add(1)) - 1
+		if p >= 3 {
+			return
+		}
+		// Every reduction has been taken by a worker that does not wait,
+		// so this wait ends; it is short, as reductions are taken first.
+		for !j.reduced[p].Load() {
+			runtime.Gosched()
+		}
+		j.solve(Pairing(p))
+	}
+}
+
+// reduce writes the unfolding of p into its workspace and reduces it to
+// bidiagonal form.
+func (j *nuclearJob) reduce(p Pairing) {
+	w := &j.ws[p]
+	m, n := j.t.unfoldingShape(p)
+	w.reserve(m, n)
+	j.t.unfoldInto(p, w.a)
+	j.direct[p] = !safeForSVD(w.a)
+	if j.direct[p] {
+		j.scores[p] = nuclearNorm(mat.NewDense(m, n, w.a))
+		return
+	}
+	w.bidiagonalize()
+}
+
+// solve sums the singular values of p's bidiagonal.
+func (j *nuclearJob) solve(p Pairing) {
+	if j.direct[p] {
+		return
+	}
+	sv, ok := j.ws[p].bidiagonalValues()
+	if !ok {
+		// dqds did not converge: leave it to the general SVD.
+		j.scores[p] = nuclearNorm(j.t.Unfolding(p))
+		return
+	}
+	s := 0.0
+	for _, v := range sv {
+		s += v
+	}
+	j.scores[p] = s
+}
+
+// helpers run steps of nuclearJobs besides their callers. A helper
+// goroutine that finds no job polls for one for helperSpin before it
+// parks: quartet tests come one after another (with counting between),
+// and waking a parked goroutine's thread takes a large part of a test's
+// time, more than starting a goroutine per test would save.
+var helpers struct {
+	mu sync.Mutex
+	// queue holds one entry per helper a job asks for; queued is its
+	// length, polled without the lock.
+	queue  []*nuclearJob
+	queued atomic.Int32
+	// count helper goroutines exist, parked of them waiting on wake.
+	count, parked int
+	wake          chan struct{}
+}
+
+// helperSpin is how long an idle helper polls for a job before parking.
+const helperSpin = 300 * time.Microsecond
+
+// maxHelpers bounds the helper goroutines: a job has at most 3 workers.
+const maxHelpers = 2
+
+// offerHelp asks for n helpers to join j.
+func offerHelp(j *nuclearJob, n int) {
+	h := &helpers
+	h.mu.Lock()
+	if h.wake == nil {
+		h.wake = make(chan struct{}, maxHelpers)
+	}
+	for range n {
+		h.queue = append(h.queue, j)
+	}
+	h.queued.Store(int32(len(h.queue)))
+	for ; n > 0 && h.parked > 0; n-- {
+		h.parked--
+		h.wake <- struct{}{}
+	}
+	for ; n > 0 && h.count < maxHelpers; n-- {
+		h.count++
+		go helperLoop()
+	}
+	h.mu.Unlock()
+}
+
+// endHelp withdraws j's offers no helper took and waits for the helpers
+// running j, once the caller has run out of steps.
+func endHelp(j *nuclearJob) {
+	h := &helpers
+	h.mu.Lock()
+	q := h.queue[:0]
+	for _, x := range h.queue {
+		if x != j {
+			q = append(q, x)
+		}
+	}
+	clear(h.queue[len(q):])
+	h.queue = q
+	h.queued.Store(int32(len(q)))
+	wait := j.running > 0
+	j.waiting = wait
+	h.mu.Unlock()
+	if wait {
+		<-j.done
+	}
+}
+
+// takeJob returns the first job offered, counted as running, or nil.
+func takeJob() *nuclearJob {
+	h := &helpers
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.queue) == 0 {
+		return nil
+	}
+	j := h.queue[0]
+	h.queue = h.queue[:copy(h.queue, h.queue[1:])]
+	h.queued.Store(int32(len(h.queue)))
+	j.running++
+	return j
+}
+
+// finishJob records that a helper is done with j.
+func finishJob(j *nuclearJob) {
+	h := &helpers
+	h.mu.Lock()
+	j.running--
+	if j.running == 0 && j.waiting {
+		j.waiting = false
+		j.done <- struct{}{}
+	}
+	h.mu.Unlock()
+}
+
+func helperLoop() {
+	h := &helpers
+	for {
+		deadline := time.Now().Add(helperSpin)
+		for {
+			if h.queued.Load() > 0 {
+				if j := takeJob(); j != nil {
+					j.run()
+					finishJob(j)
+					deadline = time.Now().Add(helperSpin)
+					continue
+				}
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+		h.mu.Lock()
+		if len(h.queue) > 0 {
+			h.mu.Unlock()
+			continue
+		}
+		h.parked++
+		h.mu.Unlock()
+		<-h.wake
+	}
+}
+
+// svdWork holds an m×n row-major matrix and the workspace to find its
+// singular values: Householder bidiagonalization (LAPACK dgebd2) followed
+// by the dqds algorithm on the bidiagonal (dlasq1), the steps LAPACK's
+// dgesvd takes for singular values only (the same values, to the bit, for
+// matrices that are not much taller than wide or wider than tall), without
+// its allocations and max-norm pass. The reduction is unblocked: dgebrd
+// itself uses dgebd2 below 128 columns, and blocking with dlabrd and dgemm
+// measured about twice as slow as dgebd2 on 100×100 matrices.
+type svdWork struct {
+	m, n                   int
+	a                      []float64
+	d, e, tauQ, tauP, work []float64
+}
+
+// reserve sizes the workspace for an m×n matrix; w.a then has length m·n.
+func (w *svdWork) reserve(m, n int) {
+	k := min(m, n)
+	w.m, w.n = m, n
+	w.a = grow(w.a, m*n)
+	w.d = grow(w.d, k)
+	w.e = grow(w.e, k)
+	w.tauQ = grow(w.tauQ, k)
+	w.tauP = grow(w.tauP, k)
+	w.work = grow(w.work, max(m, n, 4*k))
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// Scaling thresholds of dgesvd: matrices whose largest element is outside
+// [svdSmall, svdBig] are scaled before the decomposition.
+var (
+	svdSmall = math.Sqrt(0x1p-1022) / 0x1p-53
+	svdBig   = 1 / svdSmall
+)
+
+// safeForSVD reports whether a matrix of the elements a can go to
+// svdWork without the scaling dgesvd would apply: its elements are finite
+// and the largest magnitude is zero or within [svdSmall, svdBig].
+func safeForSVD(a []float64) bool {
+	// NaN and ±Inf show in the sums (four, to run in parallel); a sum
+	// overflowing to +Inf means an element above svdBig anyway.
+	var mx, s0, s1, s2, s3 float64
+	for ; len(a) >= 4; a = a[4:] {
+		v0, v1, v2, v3 := math.Abs(a[0]), math.Abs(a[1]), math.Abs(a[2]), math.Abs(a[3])
+		s0 += v0
+		s1 += v1
+		s2 += v2
+		s3 += v3
+		if v0 > mx {
+			mx = v0
+		}
+		if v1 > mx {
+			mx = v1
+		}
+		if v2 > mx {
+			mx = v2
+		}
+		if v3 > mx {
+			mx = v3
+		}
+	}
+	for _, x := range a {
+		v := math.Abs(x)
+		s0 += v
+		if v > mx {
+			mx = v
+		}
+	}
+	if s := s0 + s1 + s2 + s3; math.IsNaN(s) || math.IsInf(s, 0) {
+		return false
+	}
+	return mx == 0 || (mx >= svdSmall && mx <= svdBig)
+}
+
+// bidiagonalize reduces w.a, overwritten, to the bidiagonal d, e (upper
+// when m ≥ n, lower otherwise; the singular values are the same).
+func (w *svdWork) bidiagonalize() {
+	if w.m == 0 || w.n == 0 {
+		return
+	}
+	lapackImpl.Dgebd2(w.m, w.n, w.a, w.n, w.d, w.e, w.tauQ, w.tauP, w.work)
+}
+
+// bidiagonalValues returns the singular values of the bidiagonal, in
+// decreasing order, overwriting d and e. It reports false if dqds failed.
+func (w *svdWork) bidiagonalValues() ([]float64, bool) {
+	k := min(w.m, w.n)
+	if k == 0 {
+		return w.d[:0], true
+	}
+	if lapackImpl.Dlasq1(k, w.d, w.e, w.work) != 0 {
+		return nil, false
+	}
+	return w.d[:k], true
+}
+
+var lapackImpl gonum.Implementation
 
 // Spectral resolves the quartet by Spectral@k (Anandkumar et al. 2011):
 // the pairing {i,j|k,l} maximising Π_{s≤k} σ_s(P_ij) σ_s(P_kl), computed
