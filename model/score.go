@@ -164,55 +164,145 @@ func KL(p, q *Discrete, opt KLOptions) (kl, se float64, err error) {
 }
 
 // JointMarginal returns the exact joint distribution of the given observed
-// nodes, row-major (first node slowest), by marginalising every other
-// variable: one inference pass per configuration, so keep the product of
-// their numbers of states small.
+// nodes, row-major (first node slowest), by variable elimination on the
+// tree: every node whose subtree holds a queried node sends its parent a
+// table over the parent's states and the queried nodes below it; other
+// subtrees sum to one and are skipped. The cost is about the number of
+// nodes times the size of the result times the number of hidden states.
 func (m *Discrete) JointMarginal(nodes []int) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	obs := m.Tree.Observed()
-	col := make(map[int]int, len(obs))
-	vars := make([]data.Variable, len(obs))
-	for j, v := range obs {
-		col[v] = j
-		vars[j] = data.Variable{Name: m.Tree.Name(v), Kind: data.Discrete, States: m.StateLabels(v)}
-	}
 	size := 1
+	query := make(map[int]bool, len(nodes))
 	for _, v := range nodes {
-		if _, ok := col[v]; !ok {
+		if !m.Tree.Has(v) || m.Tree.IsHidden(v) {
 			return nil, fmt.Errorf("model: node %d is not an observed node", v)
 		}
+		if query[v] {
+			return nil, fmt.Errorf("model: node %q queried twice", m.Tree.Name(v))
+		}
+		query[v] = true
 		size *= m.States[v]
 		if size > 1<<22 {
 			return nil, errors.New("model: joint table too large")
 		}
 	}
-	d, err := data.New(vars, size)
-	if err != nil {
-		return nil, err
-	}
-	for j := range obs {
-		c := d.Discrete(j)
-		for r := range c {
-			c[r] = data.Missing
+	r := m.Rooted()
+	// has[v]: the subtree of v holds a queried node.
+	has := make([]bool, m.Tree.MaxID())
+	for k := len(r.Order) - 1; k >= 0; k-- {
+		v := r.Order[k]
+		if query[v] {
+			has[v] = true
+		}
+		if p := r.Parent[v]; p >= 0 && has[v] {
+			has[p] = true
 		}
 	}
-	for r := 0; r < size; r++ {
-		x := r
-		for k := len(nodes) - 1; k >= 0; k-- {
-			v := nodes[k]
-			d.Discrete(col[v])[r] = uint16(x % m.States[v])
-			x /= m.States[v]
-		}
+	// up[v] is v's message: vars lists its queried nodes, data is
+	// indexed [parent state][queried states, row-major in vars order].
+	type table struct {
+		vars []int
+		data []float64
 	}
-	ll, _, err := m.LogLikelihood(d, InferOptions{})
-	if err != nil {
-		return nil, err
+	up := make([]table, m.Tree.MaxID())
+	var final table
+	for k := len(r.Order) - 1; k >= 0; k-- {
+		v := r.Order[k]
+		if !has[v] {
+			continue
+		}
+		kv := m.States[v]
+		// f[b, X] over v's states b and the queried nodes X below v.
+		f := table{data: make([]float64, kv)}
+		for b := range f.data {
+			f.data[b] = 1
+		}
+		if query[v] {
+			f.vars = []int{v}
+			f.data = make([]float64, kv*kv)
+			for b := 0; b < kv; b++ {
+				f.data[b*kv+b] = 1
+			}
+		}
+		for _, c := range r.Children[v] {
+			if !has[c] {
+				continue
+			}
+			u := up[c]
+			sf, su := len(f.data)/kv, len(u.data)/kv
+			g := make([]float64, kv*sf*su)
+			for b := 0; b < kv; b++ {
+				fb, ub := f.data[b*sf:(b+1)*sf], u.data[b*su:(b+1)*su]
+				gb := g[b*sf*su : (b+1)*sf*su]
+				for i, x := range fb {
+					if x == 0 {
+						continue
+					}
+					row := gb[i*su : (i+1)*su]
+					for j, y := range ub {
+						row[j] = x * y
+					}
+				}
+			}
+			f = table{vars: append(f.vars, u.vars...), data: g}
+			up[c] = table{}
+		}
+		sf := len(f.data) / kv
+		if v == r.Root {
+			out := make([]float64, sf)
+			for b := 0; b < kv; b++ {
+				if w := m.Prior[b]; w != 0 {
+					for i, x := range f.data[b*sf : (b+1)*sf] {
+						out[i] += w * x
+					}
+				}
+			}
+			final = table{vars: f.vars, data: out}
+			break
+		}
+		kp := m.States[r.Parent[v]]
+		cpt := m.CPT[v]
+		u := make([]float64, kp*sf)
+		for a := 0; a < kp; a++ {
+			ua := u[a*sf : (a+1)*sf]
+			for b := 0; b < kv; b++ {
+				if w := cpt[a*kv+b]; w != 0 {
+					for i, x := range f.data[b*sf : (b+1)*sf] {
+						ua[i] += w * x
+					}
+				}
+			}
+		}
+		up[v] = table{vars: f.vars, data: u}
+	}
+	// Reorder the axes from final.vars to the order asked for.
+	pos := make(map[int]int, len(final.vars))
+	for i, v := range final.vars {
+		pos[v] = i
+	}
+	stride := make([]int, len(final.vars))
+	s := 1
+	for i := len(final.vars) - 1; i >= 0; i-- {
+		stride[i] = s
+		s *= m.States[final.vars[i]]
 	}
 	out := make([]float64, size)
-	for r, l := range ll {
-		out[r] = math.Exp(l)
+	idx := make([]int, len(nodes))
+	for o := range out {
+		src := 0
+		for k, v := range nodes {
+			src += idx[k] * stride[pos[v]]
+		}
+		out[o] = final.data[src]
+		for k := len(nodes) - 1; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < m.States[nodes[k]] {
+				break
+			}
+			idx[k] = 0
+		}
 	}
 	return out, nil
 }
