@@ -1,10 +1,12 @@
 package quartet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/latentree/latentree/tree"
 )
@@ -14,14 +16,53 @@ type Oracle interface {
 	Resolve(q [4]int) (Result, error)
 }
 
+// Closer is implemented by oracles that can also say how strongly two
+// variables depend on each other (larger is closer, e.g. mutual
+// information). Build uses it to choose representative leaves.
+type Closer interface {
+	Closeness(i, j int) (float64, error)
+}
+
 // BuildOptions configures Build.
 type BuildOptions struct {
 	// Reps is the number of representative leaves tried per branch; with
 	// more than one, a quartet is decided by majority over all Reps³
 	// combinations (default 1).
 	Reps int
-	// Rand shuffles the insertion order (nil: the given order).
+	// Order selects the insertion order (default OrderClosest).
+	Order Order
+	// Rand shuffles the insertion order for OrderRandom.
 	Rand *rand.Rand
+	// Candidates is the number of leaves of each branch, nearest to the
+	// centroid by hops, among which the representatives are chosen as
+	// those closest to the inserted variable when the oracle is a Closer
+	// (default 8). Quartets of strongly dependent leaves are the ones the
+	// tests resolve reliably: the inserted variable's own branch then
+	// offers a leaf near it, the other branches leaves near the centroid.
+	// A negative value takes the nearest leaves by hops, as in the paper.
+	Candidates int
+}
+
+// Order is an insertion order of the variables.
+type Order int
+
+const (
+	// OrderClosest starts from the four most dependent variables and
+	// inserts next the variable most dependent on one already in the tree
+	// (Prim's order on the oracle's Closeness), so that the quartets tested
+	// are made of near leaves, the ones the tests resolve reliably. It
+	// needs all pairwise closenesses; without a Closer it is OrderGiven.
+	OrderClosest Order = iota
+	// OrderGiven inserts the variables in the order given.
+	OrderGiven
+	// OrderRandom shuffles them with BuildOptions.Rand (as the paper).
+	OrderRandom
+)
+
+// ClosenessMatrix is implemented by closers that compute all pairwise
+// closenesses at once (d×d row-major) faster than pair by pair.
+type ClosenessMatrix interface {
+	ClosenessMatrix() ([]float64, error)
 }
 
 // BuildResult is a built tree with the number of tests it took.
@@ -54,12 +95,26 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 	if reps <= 0 {
 		reps = 1
 	}
+	cands := opt.Candidates
+	if cands == 0 {
+		cands = 8
+	}
+	closer, _ := o.(Closer)
 	order := make([]int, d)
 	for i := range order {
 		order[i] = i
 	}
-	if opt.Rand != nil {
+	switch {
+	case opt.Order == OrderRandom:
+		if opt.Rand == nil {
+			return nil, errors.New("quartet: OrderRandom needs a Rand")
+		}
 		opt.Rand.Shuffle(d, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	case opt.Order == OrderClosest && closer != nil:
+		var err error
+		if order, err = closestOrder(d, closer); err != nil {
+			return nil, err
+		}
 	}
 	t := tree.New()
 	node := make([]int, d) // variable → tree node
@@ -73,6 +128,38 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 		varOf[id] = i
 	}
 	res := &BuildResult{Tree: t}
+	if cands < 0 || closer == nil {
+		cands = reps
+		closer = nil
+	}
+	cands = max(cands, reps)
+	pick := func(x int, leaves []int) ([]int, error) {
+		if closer == nil || len(leaves) <= reps {
+			return leaves, nil
+		}
+		type cand struct {
+			v int
+			c float64
+		}
+		cs := make([]cand, len(leaves))
+		for i, v := range leaves {
+			c, err := closer.Closeness(x, varOf[v])
+			if err != nil {
+				return nil, err
+			}
+			if math.IsNaN(c) {
+				c = math.Inf(-1)
+			}
+			cs[i] = cand{v, c}
+		}
+		// Stable: ties keep the nearer-by-hops leaf.
+		slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.c, a.c) })
+		out := make([]int, reps)
+		for i := range out {
+			out[i] = cs[i].v
+		}
+		return out, nil
+	}
 	resolve := func(q [4]int) (Result, error) {
 		r, err := o.Resolve(q)
 		if err != nil {
@@ -98,11 +185,74 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 	must(t.AddEdge(h2, node[q[b[0]]], math.NaN()))
 	must(t.AddEdge(h2, node[q[b[1]]], math.NaN()))
 	for _, x := range order[4:] {
-		if err := insert(t, node[x], x, varOf, reps, resolve); err != nil {
+		if err := insert(t, node[x], x, varOf, cands, pick, resolve); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// closestOrder returns Prim's order on the closeness: the most dependent
+// pair first, then repeatedly the variable closest to one already taken.
+func closestOrder(d int, c Closer) ([]int, error) {
+	var cm []float64
+	if all, ok := c.(ClosenessMatrix); ok {
+		var err error
+		if cm, err = all.ClosenessMatrix(); err != nil {
+			return nil, err
+		}
+		if len(cm) != d*d {
+			return nil, fmt.Errorf("quartet: closeness matrix of %d entries for %d variables", len(cm), d)
+		}
+	} else {
+		cm = make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for j := i + 1; j < d; j++ {
+				v, err := c.Closeness(i, j)
+				if err != nil {
+					return nil, err
+				}
+				cm[i*d+j], cm[j*d+i] = v, v
+			}
+		}
+	}
+	at := func(i, j int) float64 {
+		if v := cm[i*d+j]; !math.IsNaN(v) {
+			return v
+		}
+		return math.Inf(-1)
+	}
+	bi, bj, best := 0, 1, math.Inf(-1)
+	for i := 0; i < d; i++ {
+		for j := i + 1; j < d; j++ {
+			if v := at(i, j); v > best {
+				bi, bj, best = i, j, v
+			}
+		}
+	}
+	order := []int{bi, bj}
+	taken := make([]bool, d)
+	taken[bi], taken[bj] = true, true
+	link := make([]float64, d) // closeness to the nearest taken variable
+	for v := range link {
+		link[v] = max(at(v, bi), at(v, bj))
+	}
+	for len(order) < d {
+		next := -1
+		for v := 0; v < d; v++ {
+			if !taken[v] && (next < 0 || link[v] > link[next]) {
+				next = v
+			}
+		}
+		taken[next] = true
+		order = append(order, next)
+		for v := 0; v < d; v++ {
+			if !taken[v] {
+				link[v] = max(link[v], at(v, next))
+			}
+		}
+	}
+	return order, nil
 }
 
 func must(err error) {
@@ -112,7 +262,7 @@ func must(err error) {
 }
 
 // insert attaches leaf xn (variable x) to the tree.
-func insert(t *tree.Tree, xn, x int, varOf map[int]int, reps int, resolve func([4]int) (Result, error)) error {
+func insert(t *tree.Tree, xn, x int, varOf map[int]int, cands int, pick func(x int, leaves []int) ([]int, error), resolve func([4]int) (Result, error)) error {
 	// The region is a connected set of nodes; x attaches to one of its
 	// edges.
 	region := map[int]bool{}
@@ -153,7 +303,10 @@ func insert(t *tree.Tree, xn, x int, varOf map[int]int, reps int, resolve func([
 		}
 		var repsOf [3][]int
 		for i, w := range nb {
-			repsOf[i] = nearestLeaves(t, w, c, xn, reps)
+			var err error
+			if repsOf[i], err = pick(x, nearestLeaves(t, w, c, xn, cands)); err != nil {
+				return err
+			}
 		}
 		votes := [3]float64{}
 		for _, r1 := range repsOf[0] {

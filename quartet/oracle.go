@@ -2,6 +2,8 @@ package quartet
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
@@ -47,6 +49,9 @@ type DataOracle struct {
 	K         int
 	MinMargin float64
 	buf       []int64
+	tab       Table
+	pairBuf   []int64
+	mi        map[[2]int]float64
 }
 
 // NewDataOracle checks that every column of d is discrete with at least
@@ -72,25 +77,118 @@ func NewDataOracle(d *data.Dataset, test Test, k int, minMargin float64) (*DataO
 
 // Table returns the 4-way probability table of the columns q.
 func (o *DataOracle) Table(q [4]int) (*Table, error) {
+	t := new(Table)
+	if err := o.fill(t, q); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (o *DataOracle) fill(t *Table, q [4]int) error {
 	var err error
 	o.buf, err = stats.Quartet(o.Data, q, o.buf)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var n [4]int
 	for i, j := range q {
 		n[i] = o.Data.Var(j).NumStates()
 	}
-	return NewTable(n, o.buf)
+	return t.setCounts(n, o.buf)
 }
 
-// Resolve implements Oracle.
+// Resolve implements Oracle. (It reuses one table; an oracle is not safe
+// for concurrent use.)
 func (o *DataOracle) Resolve(q [4]int) (Result, error) {
-	t, err := o.Table(q)
-	if err != nil {
+	if err := o.fill(&o.tab, q); err != nil {
 		return Result{}, err
 	}
-	return t.run(o.Test, o.K, o.MinMargin), nil
+	return o.tab.run(o.Test, o.K, o.MinMargin), nil
+}
+
+// Closeness implements Closer: the mutual information (nats) of columns i
+// and j over the rows that observe both, cached.
+func (o *DataOracle) Closeness(i, j int) (float64, error) {
+	if i > j {
+		i, j = j, i
+	}
+	if v, ok := o.mi[[2]int{i, j}]; ok {
+		return v, nil
+	}
+	ni, nj := o.Data.Var(i).NumStates(), o.Data.Var(j).NumStates()
+	o.pairBuf = slices.Grow(o.pairBuf[:0], ni*nj)[:ni*nj]
+	clear(o.pairBuf)
+	x, y := o.Data.Discrete(i), o.Data.Discrete(j)
+	for r, a := range x {
+		b := y[r]
+		if a == data.Missing || b == data.Missing {
+			continue
+		}
+		o.pairBuf[int(a)*nj+int(b)]++
+	}
+	p := make([]float64, ni*nj)
+	for k, c := range o.pairBuf {
+		p[k] = float64(c)
+	}
+	v := mutualInformation(p, ni, nj)
+	if o.mi == nil {
+		o.mi = map[[2]int]float64{}
+	}
+	o.mi[[2]int{i, j}] = v
+	return v, nil
+}
+
+// ClosenessMatrix implements ClosenessMatrix: all pairwise mutual
+// informations from one pass of the statistics over the data (both cores).
+func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
+	st, err := stats.Compute(o.Data, stats.Options{})
+	if err != nil {
+		return nil, err
+	}
+	mi, err := distance.MutualInformation(st, 0)
+	if err != nil {
+		return nil, err
+	}
+	m := o.Data.NumVars()
+	if o.mi == nil {
+		o.mi = make(map[[2]int]float64, m*(m-1)/2)
+	}
+	for i := 0; i < m; i++ {
+		for j := i + 1; j < m; j++ {
+			o.mi[[2]int{i, j}] = mi[i*m+j]
+		}
+	}
+	return mi, nil
+}
+
+// mutualInformation returns the mutual information (nats) of an ni×nj
+// table of counts or probabilities (0 for an empty table).
+func mutualInformation(p []float64, ni, nj int) float64 {
+	total := 0.0
+	for _, v := range p {
+		total += v
+	}
+	if !(total > 0) {
+		return 0
+	}
+	pi := make([]float64, ni)
+	pj := make([]float64, nj)
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			v := p[a*nj+b] / total
+			pi[a] += v
+			pj[b] += v
+		}
+	}
+	mi := 0.0
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			if v := p[a*nj+b] / total; v > 0 {
+				mi += v * math.Log(v/(pi[a]*pj[b]))
+			}
+		}
+	}
+	return max(mi, 0)
 }
 
 // ModelOracle resolves quartets of a model's observed nodes from their
@@ -119,6 +217,16 @@ func (o *ModelOracle) Resolve(q [4]int) (Result, error) {
 	return t.run(o.Test, o.K, o.MinMargin), nil
 }
 
+// Closeness implements Closer with the exact mutual information.
+func (o *ModelOracle) Closeness(i, j int) (float64, error) {
+	a, b := o.Nodes[i], o.Nodes[j]
+	p, err := o.Model.JointMarginal([]int{a, b})
+	if err != nil {
+		return 0, err
+	}
+	return mutualInformation(p, o.Model.States[a], o.Model.States[b]), nil
+}
+
 // DistanceOracle resolves quartets by the four-point condition on a
 // distance matrix.
 type DistanceOracle struct {
@@ -129,4 +237,9 @@ type DistanceOracle struct {
 // Resolve implements Oracle.
 func (o *DistanceOracle) Resolve(q [4]int) (Result, error) {
 	return FourPoint(func(i, j int) float64 { return o.D.At(q[i], q[j]) }, o.MinMargin), nil
+}
+
+// Closeness implements Closer: the negated distance.
+func (o *DistanceOracle) Closeness(i, j int) (float64, error) {
+	return -o.D.At(i, j), nil
 }

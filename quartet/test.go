@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -74,22 +73,33 @@ type Table struct {
 
 // NewTable returns a probability table from 4-way counts.
 func NewTable(n [4]int, counts []int64) (*Table, error) {
+	t := new(Table)
+	if err := t.setCounts(n, counts); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// setCounts makes t the probability table of the counts, reusing t.P.
+func (t *Table) setCounts(n [4]int, counts []int64) error {
 	size := n[0] * n[1] * n[2] * n[3]
 	if len(counts) != size {
-		return nil, fmt.Errorf("quartet: %d counts for a %d×%d×%d×%d table", len(counts), n[0], n[1], n[2], n[3])
+		return fmt.Errorf("quartet: %d counts for a %d×%d×%d×%d table", len(counts), n[0], n[1], n[2], n[3])
 	}
-	t := &Table{N: n, P: make([]float64, size)}
 	total := 0.0
 	for _, c := range counts {
 		total += float64(c)
 	}
 	if !(total > 0) {
-		return nil, errors.New("quartet: no rows observe all four variables")
+		return errors.New("quartet: no rows observe all four variables")
 	}
+	t.N = n
+	t.P = grow(t.P, size)
+	inv := 1 / total
 	for i, c := range counts {
-		t.P[i] = float64(c) / total
+		t.P[i] = float64(c) * inv
 	}
-	return t, nil
+	return nil
 }
 
 // Unfolding returns the matrix of pairing p: rows indexed by the states of
@@ -198,13 +208,12 @@ func (t *Table) Nuclear(minMargin float64) Result {
 		// cores.
 		nh = min(runtime.GOMAXPROCS(0), 3) - 1
 	}
-	if nh > 0 {
-		offerHelp(j, nh)
+	var wg sync.WaitGroup
+	for range nh {
+		wg.Go(j.run)
 	}
 	j.run()
-	if nh > 0 {
-		endHelp(j)
-	}
+	wg.Wait()
 	var r Result
 	r.Scores = j.scores
 	j.t = nil
@@ -239,16 +248,10 @@ type nuclearJob struct {
 	nextSolve  atomic.Int32
 	// reduced[p] is set when pairing p's reduction is done.
 	reduced [3]atomic.Bool
-
-	// Guarded by helpers.mu: the number of helpers running the job, and
-	// whether the caller waits on done for them to finish.
-	running int
-	waiting bool
-	done    chan struct{}
 }
 
 var nuclearJobs = sync.Pool{New: func() any {
-	return &nuclearJob{done: make(chan struct{}, 1)}
+	return new(nuclearJob)
 }}
 
 // run takes steps of the job until none is left.
@@ -303,128 +306,6 @@ func (j *nuclearJob) solve(p Pairing) {
 		s += v
 	}
 	j.scores[p] = s
-}
-
-// helpers run steps of nuclearJobs besides their callers. A helper
-// goroutine that finds no job polls for one for helperSpin before it
-// parks: quartet tests come one after another (with counting between),
-// and waking a parked goroutine's thread takes a large part of a test's
-// time, more than starting a goroutine per test would save.
-var helpers struct {
-	mu sync.Mutex
-	// queue holds one entry per helper a job asks for; queued is its
-	// length, polled without the lock.
-	queue  []*nuclearJob
-	queued atomic.Int32
-	// count helper goroutines exist, parked of them waiting on wake.
-	count, parked int
-	wake          chan struct{}
-}
-
-// helperSpin is how long an idle helper polls for a job before parking.
-const helperSpin = 300 * time.Microsecond
-
-// maxHelpers bounds the helper goroutines: a job has at most 3 workers.
-const maxHelpers = 2
-
-// offerHelp asks for n helpers to join j.
-func offerHelp(j *nuclearJob, n int) {
-	h := &helpers
-	h.mu.Lock()
-	if h.wake == nil {
-		h.wake = make(chan struct{}, maxHelpers)
-	}
-	for range n {
-		h.queue = append(h.queue, j)
-	}
-	h.queued.Store(int32(len(h.queue)))
-	for ; n > 0 && h.parked > 0; n-- {
-		h.parked--
-		h.wake <- struct{}{}
-	}
-	for ; n > 0 && h.count < maxHelpers; n-- {
-		h.count++
-		go helperLoop()
-	}
-	h.mu.Unlock()
-}
-
-// endHelp withdraws j's offers no helper took and waits for the helpers
-// running j, once the caller has run out of steps.
-func endHelp(j *nuclearJob) {
-	h := &helpers
-	h.mu.Lock()
-	q := h.queue[:0]
-	for _, x := range h.queue {
-		if x != j {
-			q = append(q, x)
-		}
-	}
-	clear(h.queue[len(q):])
-	h.queue = q
-	h.queued.Store(int32(len(q)))
-	wait := j.running > 0
-	j.waiting = wait
-	h.mu.Unlock()
-	if wait {
-		<-j.done
-	}
-}
-
-// takeJob returns the first job offered, counted as running, or nil.
-func takeJob() *nuclearJob {
-	h := &helpers
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.queue) == 0 {
-		return nil
-	}
-	j := h.queue[0]
-	h.queue = h.queue[:copy(h.queue, h.queue[1:])]
-	h.queued.Store(int32(len(h.queue)))
-	j.running++
-	return j
-}
-
-// finishJob records that a helper is done with j.
-func finishJob(j *nuclearJob) {
-	h := &helpers
-	h.mu.Lock()
-	j.running--
-	if j.running == 0 && j.waiting {
-		j.waiting = false
-		j.done <- struct{}{}
-	}
-	h.mu.Unlock()
-}
-
-func helperLoop() {
-	h := &helpers
-	for {
-		deadline := time.Now().Add(helperSpin)
-		for {
-			if h.queued.Load() > 0 {
-				if j := takeJob(); j != nil {
-					j.run()
-					finishJob(j)
-					deadline = time.Now().Add(helperSpin)
-					continue
-				}
-			}
-			if time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-		}
-		h.mu.Lock()
-		if len(h.queue) > 0 {
-			h.mu.Unlock()
-			continue
-		}
-		h.parked++
-		h.mu.Unlock()
-		<-h.wake
-	}
 }
 
 // svdWork holds an m×n row-major matrix and the workspace to find its
