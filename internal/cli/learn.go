@@ -43,6 +43,8 @@ type learnOpts struct {
 	maxHidden  int
 	qtest      string
 	qk, qreps  int
+	qorder     string
+	qcands     int
 }
 
 func newLearnCmd(e *env) *cobra.Command {
@@ -88,6 +90,8 @@ h1, h2, ...); the summary goes to standard output (--json for machines).`,
 	f.StringVar(&o.qtest, "test", "nuclear", "quartet method: nuclear or spectral test")
 	f.IntVar(&o.qk, "k", 2, "quartet method: k for Spectral@k")
 	f.IntVar(&o.qreps, "reps", 1, "quartet method: representatives per branch (majority over reps³ tests)")
+	f.StringVar(&o.qorder, "order", "closest", "quartet method: insertion order: closest (most dependent first), random (--seed) or given")
+	f.IntVar(&o.qcands, "candidates", 8, "quartet method: leaves per branch among which representatives are picked by mutual information (-1: nearest by hops)")
 	f.IntVar(&o.maxHidden, "max-hidden", 0, "regclnj/regclrg: stop at this many hidden variables (0: when the BIC stops improving)")
 	f.StringVar(&o.distances, "distances", "", "learn from this distance matrix instead of data")
 	f.StringVar(&o.distKind, "distance", "auto", "auto, gaussian, discrete or symmetric")
@@ -182,7 +186,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			return usagef("the quartet method needs a data file")
 		}
 		var err error
-		if t, qres, err = buildQuartetTree(ds, o.qtest, o.qk, o.qreps, o.em.seed); err != nil {
+		if t, qres, err = buildQuartetTree(ds, o.qtest, o.qk, o.qreps, o.qorder, o.qcands, o.em.seed); err != nil {
 			return err
 		}
 		rep = &structure.Report{Method: "quartet", Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()}

@@ -97,16 +97,24 @@ hidden states; --test spectral uses Spectral@k (Anandkumar et al. 2011) with
 }
 
 // buildQuartetTree learns a binary latent tree by quartet tests.
-func buildQuartetTree(d *data.Dataset, test string, k, reps int, seed uint64) (*tree.Tree, *quartet.BuildResult, error) {
+func buildQuartetTree(d *data.Dataset, test string, k, reps int, order string, cands int, seed uint64) (*tree.Tree, *quartet.BuildResult, error) {
 	tst, err := quartet.ParseTest(test)
 	if err != nil {
 		return nil, nil, usageError{err}
+	}
+	orders := map[string]quartet.Order{"closest": quartet.OrderClosest, "random": quartet.OrderRandom, "given": quartet.OrderGiven}
+	ord, ok := orders[order]
+	if !ok {
+		return nil, nil, usagef("unknown --order %q (want closest, random or given)", order)
+	}
+	if cands == 0 {
+		return nil, nil, usagef("--candidates must be positive, or -1 for the nearest leaves by hops")
 	}
 	o, err := quartet.NewDataOracle(d, tst, k, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: reps, Rand: rand.New(rand.NewPCG(seed, 0x9a))})
+	res, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: reps, Order: ord, Candidates: cands, Rand: rand.New(rand.NewPCG(seed, 0x9a))})
 	if err != nil {
 		return nil, nil, err
 	}
