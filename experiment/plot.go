@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 	"io"
+	"math"
 )
 
 var palette = []color.Color{
@@ -211,4 +212,55 @@ func addSeries(p *plot.Plot, name string, pts plotter.XYs, k int) error {
 	p.Add(line, points)
 	p.Legend.Add(name, line, points)
 	return nil
+}
+
+// PlotQuartetTrees draws the tree-recovery results in the layout of
+// Figure 5 of Ishteva et al. (2013): one panel per β and μ, mean
+// Robinson–Foulds error against the sample size per method.
+func PlotQuartetTrees(w io.Writer, rows []QuartetTreesRow, format string) error {
+	var betas, mus []float64
+	var methods []string
+	for _, r := range rows {
+		if !slices.Contains(betas, r.Beta) {
+			betas = append(betas, r.Beta)
+		}
+		if !slices.Contains(mus, r.Mu) {
+			mus = append(mus, r.Mu)
+		}
+		if !slices.Contains(methods, r.Method) {
+			methods = append(methods, r.Method)
+		}
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("experiment: nothing to plot")
+	}
+	plots := make([][]*plot.Plot, len(betas))
+	for i, beta := range betas {
+		plots[i] = make([]*plot.Plot, len(mus))
+		for j, mu := range mus {
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("β=%g, μ=%g", beta, mu)
+			p.X.Label.Text = "number of samples"
+			p.Y.Label.Text = "Robinson–Foulds error"
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.Y.Min = 0
+			for m, name := range methods {
+				var pts plotter.XYs
+				for _, r := range rows {
+					if r.Beta == beta && r.Mu == mu && r.Method == name && !math.IsNaN(r.MeanRF) {
+						pts = append(pts, plotter.XY{X: float64(r.Samples), Y: r.MeanRF})
+					}
+				}
+				if len(pts) == 0 {
+					continue
+				}
+				if err := addSeries(p, name, pts, m); err != nil {
+					return err
+				}
+			}
+			plots[i][j] = p
+		}
+	}
+	return writeGrid(w, plots, format, 3.6*vg.Inch, 3*vg.Inch)
 }
