@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/quartet"
@@ -94,52 +93,19 @@ func QuartetRecovery(ctx context.Context, cfg QuartetConfig) ([]QuartetRow, erro
 	for i := range correct {
 		correct[i] = make([]int, len(methods))
 	}
-	type job struct{ p, rep int }
-	jobs := make(chan job)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var firstErr error
-	done, total := 0, len(points)*cfg.Reps
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				pt := points[j.p]
-				ok, err := quartetRep(cfg, cfg.Hidden[pt.h], cfg.Mus[pt.mu], cfg.Sizes[pt.size], j.p, j.rep)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
+	err := runParallel(ctx, len(points)*cfg.Reps, workers, cfg.Progress, func(i int) (func(), error) {
+		p, rep := i/cfg.Reps, i%cfg.Reps
+		pt := points[p]
+		ok, err := quartetRep(cfg, cfg.Hidden[pt.h], cfg.Mus[pt.mu], cfg.Sizes[pt.size], p, rep)
+		return func() {
+			for m, c := range ok {
+				if c {
+					correct[p][m]++
 				}
-				for m, c := range ok {
-					if c {
-						correct[j.p][m]++
-					}
-				}
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done, total)
-				}
-				mu.Unlock()
 			}
-		}()
-	}
-feed:
-	for p := range points {
-		for r := 0; r < cfg.Reps; r++ {
-			select {
-			case jobs <- job{p, r}:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+		}, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	var rows []QuartetRow

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
@@ -133,54 +132,19 @@ func QuartetTrees(ctx context.Context, cfg QuartetTreesConfig) ([]QuartetTreesRo
 			rf[i][s] = make([][]int, len(methods))
 		}
 	}
-	type job struct{ p, rep int }
-	jobs := make(chan job)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var firstErr error
-	done, total := 0, len(points)*cfg.Reps
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				pt := points[j.p]
-				res, err := quartetTreesRep(cfg, cfg.Betas[pt.beta], cfg.Mus[pt.mu], maxSize, j.p, j.rep)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
+	err := runParallel(ctx, len(points)*cfg.Reps, workers, cfg.Progress, func(i int) (func(), error) {
+		p, rep := i/cfg.Reps, i%cfg.Reps
+		pt := points[p]
+		res, err := quartetTreesRep(cfg, cfg.Betas[pt.beta], cfg.Mus[pt.mu], maxSize, p, rep)
+		return func() {
+			for s := range res {
+				for m, v := range res[s] {
+					rf[p][s][m] = append(rf[p][s][m], v)
 				}
-				if err == nil {
-					for s := range res {
-						for m, v := range res[s] {
-							rf[j.p][s][m] = append(rf[j.p][s][m], v)
-						}
-					}
-				}
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done, total)
-				}
-				mu.Unlock()
 			}
-		}()
-	}
-feed:
-	for p := range points {
-		for r := 0; r < cfg.Reps; r++ {
-			select {
-			case jobs <- job{p, r}:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+		}, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	var rows []QuartetTreesRow

@@ -160,19 +160,9 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			bar := e.newProgress(1, "quartet-recovery")
-			started := false
-			rows, err := experiment.QuartetRecovery(context.Background(), experiment.QuartetConfig{
-				Reps: reps, Sizes: sz, Seed: seed,
-				Progress: func(done, total int) {
-					if !started {
-						bar = e.newProgress(total, "quartet-recovery")
-						started = true
-					}
-					bar.Add(1)
-				},
-			})
-			bar.Finish()
+			progress, finish := e.lazyProgress("quartet-recovery")
+			rows, err := experiment.QuartetRecovery(context.Background(), experiment.QuartetConfig{Reps: reps, Sizes: sz, Seed: seed, Progress: progress})
+			finish()
 			if err != nil {
 				return err
 			}
@@ -221,19 +211,9 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			bar := e.newProgress(1, "quartet-trees")
-			started := false
-			rows, err := experiment.QuartetTrees(context.Background(), experiment.QuartetTreesConfig{
-				Reps: reps, Sizes: sz, Seed: seed, Candidates: candidates,
-				Progress: func(done, total int) {
-					if !started {
-						bar = e.newProgress(total, "quartet-trees")
-						started = true
-					}
-					bar.Add(1)
-				},
-			})
-			bar.Finish()
+			progress, finish := e.lazyProgress("quartet-trees")
+			rows, err := experiment.QuartetTrees(context.Background(), experiment.QuartetTreesConfig{Reps: reps, Sizes: sz, Seed: seed, Candidates: candidates, Progress: progress})
+			finish()
 			if err != nil {
 				return err
 			}

@@ -39,3 +39,22 @@ func (p *progress) Finish() {
 }
 
 var _ io.Writer = (*os.File)(nil)
+
+// lazyProgress returns a progress callback for work whose total is known
+// only once it starts (the bar is made on the first call), and a function
+// that finishes the bar.
+func (e *env) lazyProgress(desc string) (func(done, total int), func()) {
+	var bar *progress
+	update := func(done, total int) {
+		if bar == nil {
+			bar = e.newProgress(total, desc)
+		}
+		bar.Add(1)
+	}
+	finish := func() {
+		if bar != nil {
+			bar.Finish()
+		}
+	}
+	return update, finish
+}
