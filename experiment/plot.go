@@ -22,6 +22,9 @@ var palette = []color.Color{
 	color.RGBA{R: 148, G: 103, B: 189, A: 255},
 	color.RGBA{R: 255, G: 127, B: 14, A: 255},
 	color.RGBA{R: 23, G: 190, B: 207, A: 255},
+	color.RGBA{R: 140, G: 86, B: 75, A: 255},
+	color.RGBA{R: 127, G: 127, B: 127, A: 255},
+	color.RGBA{R: 227, G: 119, B: 194, A: 255},
 }
 
 // recoveryPanel draws one panel: metric against sample size (log x) for
@@ -60,7 +63,7 @@ func recoveryPanel(rows []RecoveryRow, treeName, ylabel string, metric func(Reco
 	return p, nil
 }
 
-var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{}}
 
 // PlotRecovery draws the recovery results in the layout of Figure 7 of
 // Choi et al. (2011): one column per tree, rows for the structure recovery
@@ -234,6 +237,12 @@ func PlotQuartetTrees(w io.Writer, rows []QuartetTreesRow, format string) error 
 	if len(rows) == 0 {
 		return fmt.Errorf("experiment: nothing to plot")
 	}
+	top := 1.0
+	for _, r := range rows {
+		if r.MeanRF > top {
+			top = r.MeanRF
+		}
+	}
 	plots := make([][]*plot.Plot, len(betas))
 	for i, beta := range betas {
 		plots[i] = make([]*plot.Plot, len(mus))
@@ -244,7 +253,11 @@ func PlotQuartetTrees(w io.Writer, rows []QuartetTreesRow, format string) error 
 			p.Y.Label.Text = "Robinson–Foulds error"
 			p.X.Scale = plot.LogScale{}
 			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-			p.Y.Min = 0
+			// One scale for all panels; only the first panel carries the
+			// legend, at its lower left, below the curves of β = 0.2.
+			p.Y.Min, p.Y.Max = 0, 1.1*top
+			p.Legend.Left = true
+			p.Legend.TextStyle.Font.Size = vg.Points(9)
 			for m, name := range methods {
 				var pts plotter.XYs
 				for _, r := range rows {
@@ -259,8 +272,11 @@ func PlotQuartetTrees(w io.Writer, rows []QuartetTreesRow, format string) error 
 					return err
 				}
 			}
+			if i > 0 || j > 0 {
+				p.Legend = plot.NewLegend()
+			}
 			plots[i][j] = p
 		}
 	}
-	return writeGrid(w, plots, format, 3.6*vg.Inch, 3*vg.Inch)
+	return writeGrid(w, plots, format, 3.6*vg.Inch, 3.4*vg.Inch)
 }
