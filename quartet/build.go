@@ -351,10 +351,13 @@ func insert(t *tree.Tree, xn, x int, varOf map[int]int, cands int, pick func(x i
 // centroid returns the node of the region with at least two neighbours in
 // it that minimises the size of its largest branch within the region.
 func centroid(t *tree.Tree, region map[int]bool) int {
-	var root int
+	// The smallest node as root, so that ties between centroids are
+	// broken the same way on every run.
+	root := -1
 	for v := range region {
-		root = v
-		break
+		if root < 0 || v < root {
+			root = v
+		}
 	}
 	// Iterative DFS for subtree sizes within the region.
 	parent := map[int]int{root: -1}

@@ -3,6 +3,7 @@ package quartet
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -374,6 +375,38 @@ func TestClosenessIsMutualInformation(t *testing.T) {
 	for k := range all {
 		if math.Abs(all[k]-want[k]) > 1e-12 {
 			t.Fatalf("matrix entry %d = %g, want %g", k, all[k], want[k])
+		}
+	}
+}
+
+// TestBuildIsDeterministic builds the same tree twice from sampled data:
+// same tests, same tree (ties between centroids are broken by node, not
+// by map order).
+func TestBuildIsDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	tr, _ := simulate.RandomBinary(rng, 24, 0.5)
+	mod, _ := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 4, HiddenMin: 2, HiddenMax: 4, Scheme: simulate.Perturbed, Mu: 0.5})
+	d, _ := mod.Sample(rng, 2000)
+	var first string
+	var tests int
+	for it := 0; it < 5; it++ {
+		o, err := NewDataOracle(d, TestNuclear, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(d.Names(), o, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf strings.Builder
+		if err := tree.WriteNewick(&buf, res.Tree, tree.NewickOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		nwk := buf.String()
+		if it == 0 {
+			first, tests = nwk, res.Tests
+		} else if nwk != first || res.Tests != tests {
+			t.Fatalf("run %d: %d tests, %s; first run %d tests, %s", it, res.Tests, nwk, tests, first)
 		}
 	}
 }
