@@ -3,7 +3,10 @@ package quartet
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
@@ -36,7 +39,53 @@ func (t *Table) run(test Test, k int, minMargin float64) Result {
 	if test == TestSpectral {
 		return t.Spectral(k, minMargin)
 	}
-	return t.Nuclear(minMargin)
+	return t.nuclear(minMargin, true)
+}
+
+// ResolveAll resolves many quartets of the oracle's dataset in parallel
+// on the given number of goroutines (default GOMAXPROCS), each counting
+// its quartets' 4-way tables into one reused buffer. The results are in
+// the order of quartets; the first error stops the work and is returned.
+func (o *DataOracle) ResolveAll(quartets [][4]int, workers int) ([]Result, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(quartets)))
+	out := make([]Result, len(quartets))
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			// Each worker has its own count buffer and table; with one
+			// worker the test itself may use both cores.
+			mine := &DataOracle{Data: o.Data, Test: o.Test, K: o.K, MinMargin: o.MinMargin}
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(quartets) {
+					return
+				}
+				if err := mine.fill(&mine.tab, quartets[i]); err != nil {
+					errs[w] = err
+					failed.Store(true)
+					return
+				}
+				if o.Test == TestSpectral {
+					out[i] = mine.tab.Spectral(o.K, o.MinMargin)
+				} else {
+					out[i] = mine.tab.nuclear(o.MinMargin, workers == 1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DataOracle resolves quartets of the discrete columns of a dataset from

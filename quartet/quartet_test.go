@@ -410,3 +410,41 @@ func TestBuildIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveAll checks the parallel batch against one quartet at a time,
+// for both tests, and that a repeated variable is an error.
+func TestResolveAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	tr, _ := simulate.RandomBinary(rng, 10, 0.5)
+	mod, _ := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 5, HiddenMin: 2, HiddenMax: 3, Scheme: simulate.Perturbed, Mu: 0.5})
+	d, _ := mod.Sample(rng, 3000)
+	var qs [][4]int
+	for range 60 {
+		p := rng.Perm(10)
+		qs = append(qs, [4]int{p[0], p[1], p[2], p[3]})
+	}
+	for _, test := range []Test{TestNuclear, TestSpectral} {
+		o, err := NewDataOracle(d, test, 2, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2, 3} {
+			got, err := o.ResolveAll(qs, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, q := range qs {
+				want, err := o.Resolve(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got[i] != want {
+					t.Fatalf("test %d, %d workers, quartet %v: %+v, want %+v", test, workers, q, got[i], want)
+				}
+			}
+		}
+		if _, err := o.ResolveAll([][4]int{{0, 1, 2, 3}, {0, 1, 1, 2}}, 2); err == nil {
+			t.Error("repeated variable accepted")
+		}
+	}
+}

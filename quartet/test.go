@@ -195,6 +195,12 @@ func singularValues(m *mat.Dense) []float64 {
 // the pairing whose unfolding has the smallest sum of singular values.
 // A margin below minMargin gives Unresolved.
 func (t *Table) Nuclear(minMargin float64) Result {
+	return t.nuclear(minMargin, true)
+}
+
+// nuclear is Nuclear; with concurrent false it runs on the calling
+// goroutine only (for callers that already run tests in parallel).
+func (t *Table) nuclear(minMargin float64, concurrent bool) Result {
 	j := nuclearJobs.Get().(*nuclearJob)
 	j.t = t
 	j.nextReduce.Store(0)
@@ -203,7 +209,7 @@ func (t *Table) Nuclear(minMargin float64) Result {
 		j.reduced[p].Store(false)
 	}
 	nh := 0
-	if len(t.P) >= 256 {
+	if concurrent && len(t.P) >= 256 {
 		// Large unfoldings: the steps run concurrently, on up to three
 		// cores.
 		nh = min(runtime.GOMAXPROCS(0), 3) - 1

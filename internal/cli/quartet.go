@@ -28,13 +28,18 @@ table: the nuclear-norm test of Ishteva et al. (ICML 2013) picks the pairing
 whose unfolding has the smallest sum of singular values and needs no number of
 hidden states; --test spectral uses Spectral@k (Anandkumar et al. 2011) with
 --k. It prints the chosen pairing, the three scores and the relative margin;
---min-margin reports "unresolved" below it.`,
+--min-margin reports "unresolved" below it. With more than four --vars it
+resolves every quartet among them, in parallel, one line each.`,
 		Example: `  latentree quartet data.csv --vars x1,x2,x3,x4
-  latentree quartet data.csv --vars x1,x2,x3,x4 --test spectral --k 2 --json`,
+  latentree quartet data.csv --vars x1,x2,x3,x4 --test spectral --k 2 --json
+  latentree quartet data.csv --vars x1,x2,x3,x4,x5,x6`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(vars) != 4 {
-				return usagef("--vars needs exactly four variable names, got %d", len(vars))
+			if len(vars) < 4 {
+				return usagef("--vars needs at least four variable names, got %d", len(vars))
+			}
+			if len(vars) > maxQuartetVars {
+				return usagef("--vars names %d variables; at most %d (%d quartets)", len(vars), maxQuartetVars, choose4(maxQuartetVars))
 			}
 			tst, err := quartet.ParseTest(test)
 			if err != nil {
@@ -53,6 +58,9 @@ hidden states; --test spectral uses Spectral@k (Anandkumar et al. 2011) with
 			o, err := quartet.NewDataOracle(sel, tst, k, minMargin)
 			if err != nil {
 				return err
+			}
+			if len(vars) > 4 {
+				return e.allQuartets(o, vars, asJSON)
 			}
 			r, err := o.Resolve([4]int{0, 1, 2, 3})
 			if err != nil {
@@ -94,6 +102,56 @@ hidden states; --test spectral uses Spectral@k (Anandkumar et al. 2011) with
 	c.Flags().Float64Var(&minMargin, "min-margin", 0, "report unresolved below this relative margin")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+// maxQuartetVars bounds --vars (27,405 quartets).
+const maxQuartetVars = 30
+
+func choose4(n int) int { return n * (n - 1) * (n - 2) * (n - 3) / 24 }
+
+// allQuartets resolves every quartet of the oracle's variables and prints
+// one line (or JSON object) per quartet.
+func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) error {
+	m := len(vars)
+	qs := make([][4]int, 0, choose4(m))
+	for a := 0; a < m; a++ {
+		for b := a + 1; b < m; b++ {
+			for c := b + 1; c < m; c++ {
+				for d := c + 1; d < m; d++ {
+					qs = append(qs, [4]int{a, b, c, d})
+				}
+			}
+		}
+	}
+	res, err := o.ResolveAll(qs, 0)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Vars    [4]string `json:"vars"`
+		Pairing string    `json:"pairing"`
+		Margin  float64   `json:"margin"`
+	}
+	rows := make([]row, len(qs))
+	unresolved := 0
+	for i, q := range qs {
+		r := row{Vars: [4]string{vars[q[0]], vars[q[1]], vars[q[2]], vars[q[3]]}, Pairing: "unresolved", Margin: res[i].Margin}
+		if res[i].Pairing != quartet.Unresolved {
+			a, b := res[i].Pairing.Pairs()
+			r.Pairing = fmt.Sprintf("{%s, %s | %s, %s}", r.Vars[a[0]], r.Vars[a[1]], r.Vars[b[0]], r.Vars[b[1]])
+		} else {
+			unresolved++
+		}
+		rows[i] = r
+	}
+	if asJSON {
+		return writeJSON(e.stdout, rows)
+	}
+	fmt.Fprintf(e.stdout, "%d quartets of %d variables (%d unresolved)\n", len(rows), m, unresolved)
+	for _, r := range rows {
+		fmt.Fprintf(e.stdout, "  %-40s margin %.4g\n", r.Pairing, r.Margin)
+	}
+	return nil
 }
 
 // buildQuartetTree learns a binary latent tree by quartet tests.
