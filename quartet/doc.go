@@ -12,5 +12,14 @@
 //
 // Build inserts variables one at a time into a binary latent tree,
 // descending through centroids so that each insertion costs O(log i)
-// tests (Algorithm 2 and supplement Algorithms 3–5).
+// tests (Algorithm 2 and supplement Algorithms 3–5). Beyond the paper, by
+// default it inserts the most dependent variables first and tests each
+// against the leaf of every branch most dependent on it (when the oracle
+// is a Closer), which keeps quartets tight: on exact tables this halves
+// the trees the nuclear test gets wrong, and on samples it lowers the
+// Robinson–Foulds error by a third (see results/quartet-trees.txt).
+//
+// Oracles answer quartet tests: DataOracle from the counts of a dataset
+// (ResolveAll runs many tests in parallel), ModelOracle from the exact
+// tables of a model, DistanceOracle by the four-point condition.
 package quartet
