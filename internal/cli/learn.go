@@ -260,6 +260,9 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			out["degenerate_pairs"] = degen
 		}
 		out["degenerate_count"] = len(degen)
+		if qres != nil {
+			out["quartet_tests"], out["quartet_unresolved"] = qres.Tests, qres.Unresolved
+		}
 		if ft != nil {
 			out["em"], out["em_seconds"], out["score"] = ft.em, ft.seconds, sc
 		}
