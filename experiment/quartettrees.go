@@ -105,6 +105,11 @@ func QuartetTrees(ctx context.Context, cfg QuartetTreesConfig) ([]QuartetTreesRo
 	if len(cfg.SpectralKs) == 0 {
 		cfg.SpectralKs = []int{2, 4, 8}
 	}
+	for _, k := range cfg.SpectralKs {
+		if k < 1 {
+			return nil, fmt.Errorf("experiment: Spectral@k needs k ≥ 1, got %d", k)
+		}
+	}
 	maxSize := 0
 	for _, n := range cfg.Sizes {
 		if n < 1 {
@@ -233,11 +238,14 @@ func quartetTreesRep(cfg QuartetTreesConfig, beta, mu float64, maxSize, p, rep i
 func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) ([]*tree.Tree, error) {
 	names := d.Names()
 	var trees []*tree.Tree
+	// One oracle for every quartet method: the mutual information that
+	// orders the insertions is computed once.
+	o, err := quartet.NewDataOracle(d, quartet.TestNuclear, 0, 0)
+	if err != nil {
+		return nil, err
+	}
 	build := func(test quartet.Test, k int, opt quartet.BuildOptions) error {
-		o, err := quartet.NewDataOracle(d, test, k, 0)
-		if err != nil {
-			return err
-		}
+		o.Test, o.K = test, k
 		res, err := quartet.Build(names, o, opt)
 		if err != nil {
 			return err

@@ -101,6 +101,7 @@ type DataOracle struct {
 	tab       Table
 	pairBuf   []int64
 	mi        map[[2]int]float64
+	miAll     []float64
 }
 
 // NewDataOracle checks that every column of d is discrete with at least
@@ -188,8 +189,12 @@ func (o *DataOracle) Closeness(i, j int) (float64, error) {
 }
 
 // ClosenessMatrix implements ClosenessMatrix: all pairwise mutual
-// informations from one pass of the statistics over the data (both cores).
+// informations from one pass of the statistics over the data (both cores),
+// computed once per oracle (the oracle may be reused with another Test).
 func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
+	if o.miAll != nil {
+		return o.miAll, nil
+	}
 	st, err := stats.Compute(o.Data, stats.Options{})
 	if err != nil {
 		return nil, err
@@ -207,6 +212,7 @@ func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
 			o.mi[[2]int{i, j}] = mi[i*m+j]
 		}
 	}
+	o.miAll = mi
 	return mi, nil
 }
 
