@@ -191,7 +191,7 @@ func TestBuildFromExactTables(t *testing.T) {
 	}{
 		// The paper's setting (§6.2), trees of up to 64 leaves.
 		{"paper", 4, 10, 8, 1, 64, 16, 7.0 / 8, 0},
-		{"4 states", 5, 4, 3, 0.5, 48, 20, 0.5, 1},
+		{"4 states", 5, 4, 3, 0.5, 48, 20, 0.4, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
