@@ -266,6 +266,36 @@ func symmetricDist(c []int64, ni, nj int, pseudo float64) (float64, string) {
 	return math.Max(0, -(K-1)*math.Log(x)), ""
 }
 
+// TableMutualInformation returns the mutual information (nats) of the two
+// variables of an ni×nj row-major table of counts or probabilities (it is
+// normalised here; 0 for an empty table).
+func TableMutualInformation(p []float64, ni, nj int) float64 {
+	total := 0.0
+	for _, v := range p {
+		total += v
+	}
+	if !(total > 0) {
+		return 0
+	}
+	pi, pj := make([]float64, ni), make([]float64, nj)
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			v := p[a*nj+b] / total
+			pi[a] += v
+			pj[b] += v
+		}
+	}
+	mi := 0.0
+	for a := 0; a < ni; a++ {
+		for b := 0; b < nj; b++ {
+			if v := p[a*nj+b] / total; v > 0 {
+				mi += v * math.Log(v/(pi[a]*pj[b]))
+			}
+		}
+	}
+	return max(mi, 0)
+}
+
 // MutualInformation returns the pairwise mutual information (nats) of the
 // variables of s, m×m row-major: for discrete variables from the count
 // tables (plus pseudo-counts), for continuous ones −½ log(1 − ρ²). It is
@@ -291,15 +321,8 @@ func MutualInformation(s *stats.Stats, pseudo float64) ([]float64, error) {
 				}
 				buf = s.Pair(i, j, buf)
 				ni, nj := vi.NumStates(), vj.NumStates()
-				J, pi, pj, ok := normalised(buf, ni, nj, pseudo)
-				if ok {
-					for a := 0; a < ni; a++ {
-						for b := 0; b < nj; b++ {
-							if p := J[a*nj+b]; p > 0 {
-								mi += p * math.Log(p/(pi[a]*pj[b]))
-							}
-						}
-					}
+				if J, _, _, ok := normalised(buf, ni, nj, pseudo); ok {
+					mi = TableMutualInformation(J, ni, nj)
 				}
 			default:
 				return nil, fmt.Errorf("distance: mutual information between discrete %q and continuous %q is not supported", vi.Name, vj.Name)

@@ -2,7 +2,6 @@ package quartet
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -180,7 +179,7 @@ func (o *DataOracle) Closeness(i, j int) (float64, error) {
 	for k, c := range o.pairBuf {
 		p[k] = float64(c)
 	}
-	v := mutualInformation(p, ni, nj)
+	v := distance.TableMutualInformation(p, ni, nj)
 	if o.mi == nil {
 		o.mi = map[[2]int]float64{}
 	}
@@ -216,36 +215,6 @@ func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
 	return mi, nil
 }
 
-// mutualInformation returns the mutual information (nats) of an ni×nj
-// table of counts or probabilities (0 for an empty table).
-func mutualInformation(p []float64, ni, nj int) float64 {
-	total := 0.0
-	for _, v := range p {
-		total += v
-	}
-	if !(total > 0) {
-		return 0
-	}
-	pi := make([]float64, ni)
-	pj := make([]float64, nj)
-	for a := 0; a < ni; a++ {
-		for b := 0; b < nj; b++ {
-			v := p[a*nj+b] / total
-			pi[a] += v
-			pj[b] += v
-		}
-	}
-	mi := 0.0
-	for a := 0; a < ni; a++ {
-		for b := 0; b < nj; b++ {
-			if v := p[a*nj+b] / total; v > 0 {
-				mi += v * math.Log(v/(pi[a]*pj[b]))
-			}
-		}
-	}
-	return max(mi, 0)
-}
-
 // ModelOracle resolves quartets of a model's observed nodes from their
 // exact 4-way tables.
 type ModelOracle struct {
@@ -279,7 +248,7 @@ func (o *ModelOracle) Closeness(i, j int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return mutualInformation(p, o.Model.States[a], o.Model.States[b]), nil
+	return distance.TableMutualInformation(p, o.Model.States[a], o.Model.States[b]), nil
 }
 
 // DistanceOracle resolves quartets by the four-point condition on a
