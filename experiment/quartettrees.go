@@ -238,12 +238,18 @@ func quartetTreesRep(cfg QuartetTreesConfig, beta, mu float64, maxSize, p, rep i
 func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) ([]*tree.Tree, error) {
 	names := d.Names()
 	var trees []*tree.Tree
-	// One oracle for every quartet method: the mutual information that
-	// orders the insertions is computed once.
+	// One pass of statistics for every method, and one oracle for every
+	// quartet method: the mutual information that orders the insertions
+	// is computed once.
+	st, err := stats.Compute(d, stats.Options{Workers: 1})
+	if err != nil {
+		return nil, err
+	}
 	o, err := quartet.NewDataOracle(d, quartet.TestNuclear, 0, 0)
 	if err != nil {
 		return nil, err
 	}
+	o.Stats = st
 	build := func(test quartet.Test, k int, opt quartet.BuildOptions) error {
 		o.Test, o.K = test, k
 		res, err := quartet.Build(names, o, opt)
@@ -267,10 +273,6 @@ func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) 
 			return nil, err
 		}
 	}
-	st, err := stats.Compute(d, stats.Options{Workers: 1})
-	if err != nil {
-		return nil, err
-	}
 	dm, _, err := distance.Information(st, distance.InfoOptions{Kind: distance.Discrete, Workers: 1})
 	if err != nil {
 		return nil, err
@@ -287,7 +289,7 @@ func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) 
 		}
 		trees = append(trees, t)
 	}
-	mi, err := distance.MutualInformation(st, 0)
+	mi, err := o.ClosenessMatrix() // the mutual information, already computed
 	if err != nil {
 		return nil, err
 	}

@@ -96,11 +96,15 @@ type DataOracle struct {
 	Test      Test
 	K         int
 	MinMargin float64
-	buf       []int64
-	tab       Table
-	pairBuf   []int64
-	mi        map[[2]int]float64
-	miAll     []float64
+	// Stats, if not nil, holds pairwise statistics of Data already
+	// computed (stats.Compute); ClosenessMatrix then uses them instead of
+	// passing over the data again.
+	Stats   *stats.Stats
+	buf     []int64
+	tab     Table
+	pairBuf []int64
+	mi      map[[2]int]float64
+	miAll   []float64
 }
 
 // NewDataOracle checks that every column of d is discrete with at least
@@ -194,9 +198,14 @@ func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
 	if o.miAll != nil {
 		return o.miAll, nil
 	}
-	st, err := stats.Compute(o.Data, stats.Options{})
-	if err != nil {
-		return nil, err
+	st := o.Stats
+	if st == nil {
+		var err error
+		if st, err = stats.Compute(o.Data, stats.Options{}); err != nil {
+			return nil, err
+		}
+	} else if st.NumVars() != o.Data.NumVars() {
+		return nil, fmt.Errorf("quartet: statistics of %d variables for data of %d", st.NumVars(), o.Data.NumVars())
 	}
 	mi, err := distance.MutualInformation(st, 0)
 	if err != nil {

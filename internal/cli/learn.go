@@ -186,7 +186,7 @@ func runLearn(e *env, o *learnOpts, args []string) error {
 			return usagef("the quartet method needs a data file")
 		}
 		var err error
-		if t, qres, err = buildQuartetTree(ds, o.qtest, o.qk, o.qreps, o.qorder, o.qcands, o.em.seed); err != nil {
+		if t, qres, err = buildQuartetTree(ds, st, o.qtest, o.qk, o.qreps, o.qorder, o.qcands, o.em.seed); err != nil {
 			return err
 		}
 		rep = &structure.Report{Method: "quartet", Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/quartet"
+	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -155,7 +156,7 @@ func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) err
 }
 
 // buildQuartetTree learns a binary latent tree by quartet tests.
-func buildQuartetTree(d *data.Dataset, test string, k, reps int, order string, cands int, seed uint64) (*tree.Tree, *quartet.BuildResult, error) {
+func buildQuartetTree(d *data.Dataset, st *stats.Stats, test string, k, reps int, order string, cands int, seed uint64) (*tree.Tree, *quartet.BuildResult, error) {
 	tst, err := quartet.ParseTest(test)
 	if err != nil {
 		return nil, nil, usageError{err}
@@ -172,6 +173,7 @@ func buildQuartetTree(d *data.Dataset, test string, k, reps int, order string, c
 	if err != nil {
 		return nil, nil, err
 	}
+	o.Stats = st // computed by learn already
 	res, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: reps, Order: ord, Candidates: cands, Rand: rand.New(rand.NewPCG(seed, 0x9a))})
 	if err != nil {
 		return nil, nil, err
