@@ -1,0 +1,170 @@
+package data
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// MissingPolicy says what ReadCSV does with missing cells.
+type MissingPolicy uint8
+
+const (
+	// MissingError makes any missing cell an error (the zero value).
+	MissingError MissingPolicy = iota
+	// MissingDropRows drops every row that has a missing cell.
+	MissingDropRows
+	// MissingKeep keeps missing cells, as Missing (discrete) or NaN
+	// (continuous), for methods that marginalise over them.
+	MissingKeep
+)
+
+// String returns the policy's command-line spelling: "error", "drop-rows"
+// or "keep".
+func (p MissingPolicy) String() string {
+	switch p {
+	case MissingError:
+		return "error"
+	case MissingDropRows:
+		return "drop-rows"
+	case MissingKeep:
+		return "keep"
+	}
+	return fmt.Sprintf("MissingPolicy(%d)", uint8(p))
+}
+
+// DefaultMaxDiscreteStates is the value ReadOptions.MaxDiscreteStates takes
+// when it is zero.
+const DefaultMaxDiscreteStates = 10
+
+// DefaultMissingTokens returns the cell values that ReadCSV treats as
+// missing when ReadOptions.MissingTokens is nil: "", "NA", "N/A", "NaN",
+// "nan", "?" and "null". Each call returns a new slice.
+func DefaultMissingTokens() []string {
+	return []string{"", "NA", "N/A", "NaN", "nan", "?", "null"}
+}
+
+// ReadOptions configure ReadCSV. The zero value reads a comma-separated
+// file with a header, infers column types, and fails on missing cells and
+// on constant columns.
+type ReadOptions struct {
+	// Name is the input's name in error messages; "<input>" when empty.
+	Name string
+	// Discrete and Continuous force the kind of the named columns. Naming
+	// a column that is not in the header, or naming one in both lists,
+	// is an error.
+	Discrete   []string
+	Continuous []string
+	// MaxDiscreteStates decides the kind of the other columns: a column
+	// whose non-missing values all parse as finite numbers and which has
+	// more than MaxDiscreteStates distinct values is continuous; every
+	// other column is discrete. Zero means DefaultMaxDiscreteStates;
+	// negative values are an error.
+	MaxDiscreteStates int
+	// Missing says what to do with missing cells.
+	Missing MissingPolicy
+	// MissingTokens are the cell values that mean "missing", compared
+	// after trimming white space from cell and token. Nil means
+	// DefaultMissingTokens(); with an empty non-nil slice only empty cells
+	// are missing. An empty cell is always missing.
+	MissingTokens []string
+	// DropConstant drops columns with a single distinct observed value
+	// (recording them in the report and logging a warning) instead of
+	// failing.
+	DropConstant bool
+	// KeepConstant keeps columns with a single distinct observed value
+	// without error or warning: right when the data are to be scored or
+	// completed with a model rather than learned from.
+	KeepConstant bool
+	// Comma is the field delimiter; ',' when zero. Use ';' or '\t' for
+	// semicolon- or tab-separated files.
+	Comma rune
+	// Logger, if not nil, receives warnings about dropped rows and
+	// columns.
+	Logger *slog.Logger
+}
+
+// ColumnReport describes what ReadCSV decided about one header column.
+type ColumnReport struct {
+	Name string
+	// Kind is the column's kind (for a dropped column, the kind it would
+	// have had).
+	Kind Kind
+	// Forced reports whether the kind was forced by ReadOptions.
+	Forced bool
+	// States is the number of states of a discrete column, 0 otherwise.
+	States int
+	// MissingCells counts the missing cells of the column in every data
+	// row read, including rows that were later dropped.
+	MissingCells int
+	// Dropped reports whether the column was dropped.
+	Dropped bool
+}
+
+// DroppedColumn names a column that ReadCSV dropped and why.
+type DroppedColumn struct {
+	Name   string
+	Reason string
+}
+
+// MaxReportedLines is the number of dropped rows whose line numbers a
+// ReadReport lists.
+const MaxReportedLines = 10
+
+// ReadReport summarises what ReadCSV read and dropped.
+type ReadReport struct {
+	// Rows is the number of data rows read (not counting the header),
+	// including dropped rows.
+	Rows int
+	// RowsDropped is the number of rows dropped for having a missing cell.
+	RowsDropped int
+	// DroppedLines are the line numbers (the header is line 1) of the
+	// first MaxReportedLines dropped rows.
+	DroppedLines []int
+	// Columns has one entry per header column, in header order.
+	Columns []ColumnReport
+	// ColumnsDropped lists the dropped columns.
+	ColumnsDropped []DroppedColumn
+}
+
+// ParseError is the error ReadCSV returns for bad input.
+type ParseError struct {
+	// File is the input's name.
+	File string
+	// Line is the 1-based line number (the header is line 1), or 0 when
+	// the problem is not tied to a line.
+	Line int
+	// Column is the 1-based column (field) number, or 0 when not known.
+	Column int
+	// ColumnName is the column's header name, if known.
+	ColumnName string
+	// Err describes the problem.
+	Err error
+}
+
+// Error formats the error as file:line: column "name": problem.
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":")
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	switch {
+	case e.ColumnName != "":
+		fmt.Fprintf(&b, ": column %q", e.ColumnName)
+	case e.Column > 0:
+		fmt.Fprintf(&b, ": column %d", e.Column)
+	}
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("invalid input")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
