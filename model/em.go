@@ -226,10 +226,11 @@ func normalizeInto(dst, src []float64, rows, k int, pseudo float64) {
 // EMOptions configures EM. The zero value runs 5 random restarts of 10
 // iterations, then EM from the best to convergence.
 type EMOptions struct {
-	// MaxIter bounds the iterations of the final run (default 500).
+	// MaxIter bounds the iterations of the final run (default
+	// DefaultMaxIter).
 	MaxIter int
 	// Tol stops EM when the relative change of the log-likelihood,
-	// |ΔL|/|L|, is at most Tol (default 1e-4, as Song et al. 2013 §6).
+	// |ΔL|/|L|, is at most Tol (default DefaultTol).
 	Tol float64
 	// Restarts is the number of random initialisations tried (default
 	// 5); each runs RestartIter iterations (default 10) and the best
@@ -322,11 +323,11 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	b := b0.compress()
 	maxIter := opt.MaxIter
 	if maxIter <= 0 {
-		maxIter = 500
+		maxIter = DefaultMaxIter
 	}
 	tol := opt.Tol
 	if tol <= 0 {
-		tol = 1e-4
+		tol = DefaultTol
 	}
 	restarts, rIter := opt.Restarts, opt.RestartIter
 	if restarts == 0 {

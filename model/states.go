@@ -62,6 +62,10 @@ func (m *Discrete) AddState(h int, rng *rand.Rand) error {
 	return nil
 }
 
+// trialTol stops the short EM runs that judge one more hidden state: they
+// only rank candidates, so they stop earlier than the final fit.
+const trialTol = 1e-5
+
 // StatesOptions configures ChooseHiddenStates.
 type StatesOptions struct {
 	// Max is the largest number of states tried per hidden node
@@ -82,8 +86,15 @@ type StatesOptions struct {
 // to Max. All parameters are then refined by EM. It returns the new model
 // (m is not changed) and the number of accepted splits.
 func ChooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discrete, int, error) {
+	chosen, splits, _, err := chooseHiddenStates(m, d, opt)
+	return chosen, splits, err
+}
+
+// chooseHiddenStates is ChooseHiddenStates that also returns the final EM
+// run of the chosen model.
+func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discrete, int, *EMResult, error) {
 	if d == nil || d.NumRows() == 0 {
-		return nil, 0, errors.New("model: no data")
+		return nil, 0, nil, errors.New("model: no data")
 	}
 	maxK := opt.Max
 	if maxK == 0 {
@@ -103,7 +114,7 @@ func ChooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 	cur.rooted = m.rooted
 	_, ll, err := cur.LogLikelihood(d, InferOptions{Workers: opt.EM.Workers})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	best := bic(cur, ll)
 	hidden := cur.Tree.Hidden()
@@ -119,11 +130,11 @@ func ChooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 			cand := cur.Clone()
 			cand.rooted = cur.rooted
 			if err := cand.AddState(h, rng); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
-			res, err := cand.FitEM(d, EMOptions{Restarts: -1, MaxIter: trial, Tol: 1e-5, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo})
+			res, err := cand.FitEM(d, EMOptions{Restarts: -1, MaxIter: trial, Tol: trialTol, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo})
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			if b := bic(cand, res.LogLik); b < best {
 				cur, best = cand, b
@@ -135,8 +146,9 @@ func ChooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 	}
 	final := opt.EM
 	final.Restarts, final.KeepInit = -1, true
-	if _, err := cur.FitEM(d, final); err != nil {
-		return nil, 0, err
+	res, err := cur.FitEM(d, final)
+	if err != nil {
+		return nil, 0, nil, err
 	}
-	return cur, accepted, nil
+	return cur, accepted, res, nil
 }

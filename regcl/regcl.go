@@ -26,7 +26,7 @@ type Options struct {
 	// variables, never more, even through subtrees that do not improve
 	// the BIC (0: stop when no subtree improves the BIC).
 	MaxHidden int
-	// EM configures the local and final EM runs (Tol default 1e-6).
+	// EM configures the local and final EM runs (Tol default model.DefaultTol).
 	EM model.EMOptions
 	// Rand samples the hidden variables when SampleHidden (nil: fixed
 	// seed).
@@ -84,7 +84,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	emOpt := opt.EM
 	if emOpt.Tol == 0 {
-		emOpt.Tol = 1e-6
+		emOpt.Tol = model.DefaultTol
 	}
 	emOpt.Restarts, emOpt.KeepInit = -1, true
 	n := d.NumRows()

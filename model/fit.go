@@ -1,0 +1,182 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
+)
+
+// DefaultTol is the one EM stopping tolerance of latentree: EM stops when
+// the relative change of the log-likelihood, |ΔL|/|L|, between two
+// iterations is at most DefaultTol. Every EM (discrete, Gaussian, the local
+// fits of regularized CLGrouping, Fit) uses it when its Tol is zero.
+const DefaultTol = 1e-6
+
+// DefaultMaxIter bounds EM iterations when MaxIter is zero.
+const DefaultMaxIter = 1000
+
+// Init names how Fit starts EM on discrete data.
+type Init int
+
+const (
+	// InitSurrogate (the default) starts every hidden node as a noisy copy
+	// of its surrogate, the nearest observed variable (moment-based and
+	// deterministic), and runs EM from there alone unless EM.Restarts > 0.
+	InitSurrogate Init = iota
+	// InitRandom starts from random parameters: EM.Restarts random starts
+	// (default 5) run EM.RestartIter iterations each and the best
+	// continues.
+	InitRandom
+)
+
+// FitOptions configures Fit. The zero value fits a discrete model with two
+// states per hidden variable from the surrogate start, or a Gaussian model
+// from the closed-form start, by EM to DefaultTol.
+type FitOptions struct {
+	// HiddenStates is the number of states of every hidden variable of a
+	// discrete model (0: 2). It must be 0 for continuous data: Gaussian
+	// hidden variables have no states.
+	HiddenStates int
+	// AutoStates chooses the number of states of each hidden variable by
+	// BIC, starting from HiddenStates (discrete data only).
+	AutoStates bool
+	// Init is the start of discrete EM.
+	Init Init
+	// EM configures EM. For continuous data only Tol, MaxIter and
+	// Progress apply; Restarts, RestartIter, KeepInit, Pseudo and Rand
+	// must be zero.
+	EM EMOptions
+}
+
+// Validate reports options that are out of range or do not apply to data
+// of the given kind (continuous when gaussian is true).
+func (o FitOptions) Validate(gaussian bool) error {
+	e := o.EM
+	switch {
+	case e.Tol < 0 || math.IsNaN(e.Tol) || math.IsInf(e.Tol, 0):
+		return fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", e.Tol, DefaultTol)
+	case e.MaxIter < 0:
+		return fmt.Errorf("model: EM MaxIter %d must be positive (0: %d)", e.MaxIter, DefaultMaxIter)
+	case e.Pseudo < 0 || math.IsNaN(e.Pseudo) || math.IsInf(e.Pseudo, 0):
+		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", e.Pseudo)
+	case o.HiddenStates < 0:
+		return fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
+	case o.Init != InitSurrogate && o.Init != InitRandom:
+		return fmt.Errorf("model: unknown Init %d", o.Init)
+	}
+	if !gaussian {
+		return nil
+	}
+	var bad []string
+	if o.HiddenStates != 0 {
+		bad = append(bad, "HiddenStates")
+	}
+	if o.AutoStates {
+		bad = append(bad, "AutoStates")
+	}
+	if o.Init != InitSurrogate {
+		bad = append(bad, "Init")
+	}
+	if e.Restarts != 0 || e.RestartIter != 0 || e.KeepInit {
+		bad = append(bad, "EM restarts")
+	}
+	if e.Pseudo != 0 {
+		bad = append(bad, "EM.Pseudo")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("model: %v do not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", bad)
+	}
+	return nil
+}
+
+// Fit fits a latent tree model with structure t to d: a Gaussian model
+// (FitGaussian) when every column is continuous, a discrete model
+// (ForData, InitSurrogate or random starts, FitEM, and ChooseHiddenStates
+// when AutoStates) when every column is discrete. Mixed data are an error.
+// The EMResult describes the EM run that produced the returned model, and
+// its LogLik is that model's log-likelihood of d.
+func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error) {
+	if t == nil {
+		return nil, nil, errors.New("model: no tree")
+	}
+	if d == nil || d.NumRows() == 0 {
+		return nil, nil, errors.New("model: no data rows to fit")
+	}
+	gaussian := d.AllContinuous()
+	if !gaussian && !d.AllDiscrete() {
+		var cont, disc []string
+		for j := 0; j < d.NumVars(); j++ {
+			if v := d.Var(j); v.Kind == data.Continuous {
+				cont = append(cont, v.Name)
+			} else {
+				disc = append(disc, v.Name)
+			}
+		}
+		return nil, nil, fmt.Errorf("model: parameters can be fitted to all-discrete or all-continuous data, not both (continuous: %s; discrete: %s)",
+			capList(cont, 5), capList(disc, 5))
+	}
+	if err := opt.Validate(gaussian); err != nil {
+		return nil, nil, err
+	}
+	em := opt.EM
+	if em.Tol == 0 {
+		em.Tol = DefaultTol
+	}
+	if em.MaxIter == 0 {
+		em.MaxIter = DefaultMaxIter
+	}
+	if gaussian {
+		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol})
+	}
+	k := opt.HiddenStates
+	if k == 0 {
+		k = 2
+	}
+	m, err := ForData(t, d, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if em.Rand == nil {
+		em.Rand = rand.New(rand.NewPCG(1, 2))
+	}
+	switch opt.Init {
+	case InitRandom:
+		em.KeepInit = false
+		if em.Restarts <= 0 {
+			em.Restarts = 5
+		}
+	default:
+		if err := m.InitSurrogate(d, 0); err != nil {
+			return nil, nil, err
+		}
+		em.KeepInit = true
+		if em.Restarts <= 0 {
+			em.Restarts = -1
+		}
+	}
+	res, err := m.FitEM(d, em)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !opt.AutoStates {
+		return m, res, nil
+	}
+	em.Progress = nil
+	chosen, _, final, err := chooseHiddenStates(m, d, StatesOptions{EM: em, Rand: em.Rand})
+	if err != nil {
+		return nil, nil, err
+	}
+	return chosen, final, nil
+}
+
+// capList joins at most n names, saying how many more there are.
+func capList(names []string, n int) string {
+	if len(names) <= n {
+		return fmt.Sprint(names)
+	}
+	return fmt.Sprintf("%v and %d more", names[:n], len(names)-n)
+}
