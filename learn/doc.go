@@ -1,0 +1,35 @@
+// Package learn is latentree's entry point from data to a fitted latent
+// tree model: one call runs the whole path
+//
+//	data → statistics → information distances (or quartet tests)
+//	     → structure → parameters (EM) → scores
+//
+// with any of latentree's structure learners, and returns one Result
+// holding the tree, what the learner did, the fitted model, its scores and
+// the time each stage took.
+//
+// Learn starts from a dataset, FromStats from sufficient statistics
+// (structure only: parameters need rows) and FromDistances from a distance
+// matrix (structure only). Options.Method picks the learner:
+//
+//	clnj     Chow–Liu tree, then neighbor joining on every neighbourhood (default)
+//	clrg     Chow–Liu tree, then recursive grouping on every neighbourhood
+//	nj       neighbor joining (Saitou & Nei 1987)
+//	rg       recursive grouping (Choi et al. 2011, §4)
+//	clblind  Chow–Liu tree with the blind transformation
+//	chowliu  the Chow–Liu tree (maximum mutual information; no hidden variables)
+//	mst      minimum spanning tree of the information distances
+//	quartet  binary tree from quartet tests (Ishteva, Park & Song 2013)
+//	regclnj  regularized CLNJ: subtrees kept only when they improve the BIC
+//	regclrg  regularized CLRG
+//
+// Each stage has its own options struct, whose zero value is the default;
+// Options.Validate rejects options that do not apply to the chosen method
+// (RG thresholds for CLNJ, quartet settings for RG, ...) rather than
+// ignoring them. Randomness comes only from Options.Rand (nil: a fixed
+// seed), so the same data and options give the same result.
+//
+// Parameters are fitted by model.Fit: a Gaussian latent tree for
+// continuous data, a discrete one (EM from the surrogate start) for
+// discrete data.
+package learn
