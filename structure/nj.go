@@ -10,25 +10,6 @@ import (
 // all experiments of Choi et al. (2011, §7).
 var DefaultContract = -math.Log(0.9)
 
-// NJOptions configures NeighborJoining.
-type NJOptions struct {
-	// Contract is the threshold ε′ below which an edge between an observed
-	// node and a hidden node is contracted, the hidden node merging into
-	// the observed one (Choi et al. 2011, §6.2). Zero means
-	// DefaultContract; negative disables contraction.
-	Contract float64
-}
-
-func (o NJOptions) contract() float64 {
-	switch {
-	case o.Contract == 0:
-		return DefaultContract
-	case o.Contract < 0:
-		return -1
-	}
-	return o.Contract
-}
-
 // nj runs Saitou and Nei's neighbor joining on the n×n distance matrix d
 // (row-major, finite, symmetric) over the nodes ids of t, adding hidden
 // nodes to t. It returns the number of hidden nodes added.
