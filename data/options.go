@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MissingPolicy says what ReadCSV does with missing cells.
@@ -45,15 +46,24 @@ func DefaultMissingTokens() []string {
 	return []string{"", "NA", "N/A", "NaN", "nan", "?", "null"}
 }
 
-// ReadOptions configure ReadCSV. The zero value reads a comma-separated
-// file with a header, infers column types, and fails on missing cells and
-// on constant columns.
+// ReadOptions configure ReadCSV. The zero value reads every column of a
+// comma- or tab-separated file (detected) with a header, infers column
+// types, and fails on missing cells and on constant columns.
 type ReadOptions struct {
 	// Name is the input's name in error messages; "<input>" when empty.
+	// A name ending in ".tsv" or ".tab" makes the zero Delimiter a tab.
 	Name string
+	// Columns, if not empty, selects the columns to read, by header name,
+	// in the order the dataset will have them; the other columns are
+	// skipped without being checked. Ignore names columns to skip (an ID
+	// column, a free-text note). Naming a column that is not in the
+	// header, naming one twice, or naming one in both lists is an error.
+	// Only the columns read must have unique, non-empty names.
+	Columns []string
+	Ignore  []string
 	// Discrete and Continuous force the kind of the named columns. Naming
-	// a column that is not in the header, or naming one in both lists,
-	// is an error.
+	// a column that is not read (not in the header, or not selected by
+	// Columns and Ignore), or naming one in both lists, is an error.
 	Discrete   []string
 	Continuous []string
 	// MaxDiscreteStates decides the kind of the other columns: a column
@@ -71,21 +81,24 @@ type ReadOptions struct {
 	MissingTokens []string
 	// DropConstant drops columns with a single distinct observed value
 	// (recording them in the report and logging a warning) instead of
-	// failing.
+	// failing; with MissingKeep it also drops columns whose every cell is
+	// missing.
 	DropConstant bool
 	// KeepConstant keeps columns with a single distinct observed value
 	// without error or warning: right when the data are to be scored or
 	// completed with a model rather than learned from.
 	KeepConstant bool
-	// Comma is the field delimiter; ',' when zero. Use ';' or '\t' for
-	// semicolon- or tab-separated files.
-	Comma rune
+	// Delimiter is the field delimiter, e.g. ',', ';' or '\t'. Zero
+	// detects it: a tab when Name ends in ".tsv" or ".tab" (any case), or
+	// when the header line has a tab and no comma outside quotes; a comma
+	// otherwise. ReadReport.Delimiter says which was used.
+	Delimiter rune
 	// Logger, if not nil, receives warnings about dropped rows and
 	// columns.
 	Logger *slog.Logger
 }
 
-// ColumnReport describes what ReadCSV decided about one header column.
+// ColumnReport describes what ReadCSV decided about one column it read.
 type ColumnReport struct {
 	Name string
 	// Kind is the column's kind (for a dropped column, the kind it would
@@ -122,8 +135,15 @@ type ReadReport struct {
 	// DroppedLines are the line numbers (the header is line 1) of the
 	// first MaxReportedLines dropped rows.
 	DroppedLines []int
-	// Columns has one entry per header column, in header order.
+	// Columns has one entry per column read (every header column not
+	// skipped by ReadOptions.Columns or Ignore), in the dataset's order.
 	Columns []ColumnReport
+	// Skipped names the header columns that were not read, in header
+	// order (a column without a usable name is listed as "#k", its
+	// 1-based position).
+	Skipped []string
+	// Delimiter is the field delimiter used.
+	Delimiter rune
 	// ColumnsDropped lists the dropped columns.
 	ColumnsDropped []DroppedColumn
 }
@@ -153,7 +173,7 @@ func (e *ParseError) Error() string {
 	}
 	switch {
 	case e.ColumnName != "":
-		fmt.Fprintf(&b, ": column %q", e.ColumnName)
+		fmt.Fprintf(&b, ": column %s", QuoteCell(e.ColumnName))
 	case e.Column > 0:
 		fmt.Fprintf(&b, ": column %d", e.Column)
 	}
@@ -168,3 +188,40 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// MaxQuotedCell is the number of bytes of a cell (or header name) that
+// error messages and reports quote; longer text is cut, with an ellipsis
+// and its total length.
+const MaxQuotedCell = 40
+
+// QuoteCell quotes s as Go would (strconv.Quote), cutting it to
+// MaxQuotedCell bytes at a character boundary, followed by an ellipsis and
+// the length in bytes, when it is longer: a 50 MB cell in an error message
+// reads "xxxx…" (52428800 bytes).
+func QuoteCell(s string) string {
+	if len(s) <= MaxQuotedCell {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuotedCell
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(s[:cut]+"…"), len(s))
+}
+
+// quoteNames quotes names for an error message: at most max of them, then
+// the count of the others.
+func quoteNames(names []string, max int) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i == max {
+			fmt.Fprintf(&b, ", … (%d more)", len(names)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteCell(n))
+	}
+	return b.String()
+}

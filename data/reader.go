@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,7 +126,9 @@ type reader struct {
 	tokens     []string
 	tokenStart [256]bool // first bytes of the tokens
 	cr         *csv.Reader
-	cols       []*column
+	cols       []*column // the columns read, in dataset order
+	fields     int       // fields in the header
+	skipped    []string  // header columns not read
 }
 
 func newReader(opt ReadOptions) (*reader, error) {
@@ -133,11 +136,7 @@ func newReader(opt ReadOptions) (*reader, error) {
 	if rd.name == "" {
 		rd.name = "<input>"
 	}
-	if opt.Comma == 0 {
-		rd.opt.Comma = ','
-	}
-	c := rd.opt.Comma
-	if c == '"' || c == '\r' || c == '\n' || c == utf8.RuneError || !utf8.ValidRune(c) {
+	if c := opt.Delimiter; c != 0 && (c == '"' || c == '\r' || c == '\n' || c == utf8.RuneError || !utf8.ValidRune(c)) {
 		return nil, fmt.Errorf("data: invalid field delimiter %q", c)
 	}
 	if opt.MaxDiscreteStates < 0 {
@@ -249,8 +248,11 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 			return nil, nil, rd.csvError(err)
 		}
 	}
+	if rd.opt.Delimiter == 0 {
+		rd.opt.Delimiter = detectDelimiter(rd.name, br)
+	}
 	cr := csv.NewReader(br)
-	cr.Comma = rd.opt.Comma
+	cr.Comma = rd.opt.Delimiter
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	rd.cr = cr
@@ -258,9 +260,9 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 	if err := rd.readHeader(); err != nil {
 		return nil, nil, err
 	}
-	ncol := len(rd.cols)
-	rep := &ReadReport{}
-	isMiss := make([]bool, ncol)
+	nfield := rd.fields
+	rep := &ReadReport{Delimiter: rd.opt.Delimiter, Skipped: rd.skipped}
+	isMiss := make([]bool, len(rd.cols))
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -270,29 +272,30 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 			return nil, nil, rd.csvError(err)
 		}
 		line := rd.fieldLine(0)
-		if len(rec) != ncol {
-			return nil, nil, rd.errorf(line, nil, "row has %d fields, but the header has %d", len(rec), ncol)
+		if len(rec) != nfield {
+			return nil, nil, rd.errorf(line, nil, "row has %d fields, but the header has %d", len(rec), nfield)
 		}
 		rep.Rows++
 		anyMissing := false
-		for j, f := range rec {
-			s, ok := cleanField(f)
+		for k, c := range rd.cols {
+			j := c.pos - 1
+			s, ok := cleanField(rec[j])
 			if !ok {
-				return nil, nil, rd.errorf(rd.fieldLine(j), rd.cols[j], "invalid UTF-8")
+				return nil, nil, rd.errorf(rd.fieldLine(j), c, "invalid UTF-8")
 			}
 			rec[j] = s
 			m := rd.isMissing(s)
-			isMiss[j] = m
+			isMiss[k] = m
 			if m {
 				if rd.opt.Missing == MissingError {
 					what := "empty cell"
 					if s != "" {
-						what = strconv.Quote(s)
+						what = QuoteCell(s)
 					}
-					return nil, nil, rd.errorf(rd.fieldLine(j), rd.cols[j],
+					return nil, nil, rd.errorf(rd.fieldLine(j), c,
 						"missing value (%s); use --missing drop-rows to drop rows with missing cells or --missing keep to keep them", what)
 				}
-				rd.cols[j].missing++
+				c.missing++
 				anyMissing = true
 			}
 		}
@@ -303,9 +306,10 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 			}
 			continue
 		}
-		for j, s := range rec {
-			c := rd.cols[j]
-			if isMiss[j] {
+		for k, c := range rd.cols {
+			j := c.pos - 1
+			s := rec[j]
+			if isMiss[k] {
 				if c.floats != nil {
 					c.floats = append(c.floats, math.NaN())
 				} else {
@@ -329,49 +333,139 @@ func (rd *reader) readHeader() error {
 	if err != nil {
 		return rd.csvError(err)
 	}
-	seen := make(map[string]int, len(header))
-	rd.cols = make([]*column, len(header))
+	rd.fields = len(header)
+	hline := rd.fieldLine(0)
+	// Clean every name; a bad name is an error only if its column is read.
+	names := make([]string, len(header))
+	bad := make([]error, len(header))
+	where := make(map[string][]int, len(header)) // name -> 0-based fields
 	for j, f := range header {
-		line := rd.fieldLine(j)
 		s, ok := cleanField(f)
-		if !ok {
-			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: errors.New("invalid UTF-8 in header name")}
+		switch {
+		case !ok:
+			bad[j] = errors.New("invalid UTF-8 in header name")
+		case s == "":
+			bad[j] = errors.New("empty header name")
+		default:
+			s = strings.Clone(s)
+			names[j] = s
+			where[s] = append(where[s], j)
 		}
-		if s == "" {
-			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: errors.New("empty header name")}
+	}
+	headerList := func() string {
+		var named []string
+		for _, n := range names {
+			if n != "" {
+				named = append(named, n)
+			}
 		}
+		return fmt.Sprintf("the header has %d columns: %s", len(header), quoteNames(named, 12))
+	}
+	clean := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, n := range list {
+			out[i] = strings.TrimSpace(n)
+		}
+		return out
+	}
+	// unknownError names the listed columns that are not in the header.
+	unknownError := func(what string, list []string) error {
+		var unknown []string
+		for _, n := range list {
+			if _, ok := where[n]; !ok && !slices.Contains(unknown, n) {
+				unknown = append(unknown, n)
+			}
+		}
+		if len(unknown) == 0 {
+			return nil
+		}
+		return &ParseError{File: rd.name, Line: hline,
+			Err: fmt.Errorf("%s not in the header: %s (%s)", what, quoteNames(unknown, 12), headerList())}
+	}
+	ignore := clean(rd.opt.Ignore)
+	columns := clean(rd.opt.Columns)
+	if err := unknownError("columns to ignore are", ignore); err != nil {
+		return err
+	}
+	if err := unknownError("selected columns are", columns); err != nil {
+		return err
+	}
+	var read []int // the fields read, in dataset order
+	if len(columns) > 0 {
+		for i, n := range columns {
+			if slices.Contains(columns[:i], n) {
+				return &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column selected twice")}
+			}
+			if slices.Contains(ignore, n) {
+				return &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column both selected and ignored")}
+			}
+			read = append(read, where[n]...)
+		}
+	} else {
+		for j, n := range names {
+			if bad[j] != nil || !slices.Contains(ignore, n) {
+				read = append(read, j)
+			}
+		}
+	}
+	if len(read) == 0 {
+		return &ParseError{File: rd.name, Line: hline, Err: fmt.Errorf("no columns left to read: every column is ignored (%s)", headerList())}
+	}
+	isRead := make([]bool, len(header))
+	for _, j := range read {
+		isRead[j] = true
+	}
+	for j, n := range names {
+		if !isRead[j] {
+			if n == "" {
+				n = "#" + strconv.Itoa(j+1)
+			}
+			rd.skipped = append(rd.skipped, n)
+		}
+	}
+	seen := make(map[string]int, len(read)) // name -> 1-based field
+	rd.cols = make([]*column, 0, len(read))
+	for _, j := range read {
+		line := rd.fieldLine(j)
+		if bad[j] != nil {
+			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: bad[j]}
+		}
+		s := names[j]
 		if k, dup := seen[s]; dup {
 			return &ParseError{File: rd.name, Line: line, Column: j + 1, ColumnName: s,
-				Err: fmt.Errorf("duplicate header name (columns %d and %d)", k, j+1)}
+				Err: fmt.Errorf("duplicate header name (columns %d and %d)", rd.cols[k].pos, j+1)}
 		}
-		s = strings.Clone(s)
-		seen[s] = j + 1
-		rd.cols[j] = &column{name: s, pos: j + 1}
+		seen[s] = len(rd.cols)
+		rd.cols = append(rd.cols, &column{name: s, pos: j + 1})
 	}
 	force := func(names []string, kind Kind) error {
-		var unknown []string
+		var unknown, skipped []string
 		for _, n := range names {
 			k, ok := seen[n]
 			if !ok {
-				if !slices.Contains(unknown, n) {
-					unknown = append(unknown, n)
+				list := &unknown
+				if _, inHeader := where[n]; inHeader {
+					list = &skipped
+				}
+				if !slices.Contains(*list, n) {
+					*list = append(*list, n)
 				}
 				continue
 			}
-			c := rd.cols[k-1]
+			c := rd.cols[k]
 			if c.forced && c.kind != kind {
-				return &ParseError{File: rd.name, Column: k, ColumnName: n,
+				return &ParseError{File: rd.name, Column: c.pos, ColumnName: n,
 					Err: errors.New("column is forced both discrete and continuous")}
 			}
 			c.forced, c.kind = true, kind
 		}
 		if len(unknown) > 0 {
-			q := make([]string, len(unknown))
-			for i, n := range unknown {
-				q[i] = strconv.Quote(n)
-			}
 			return &ParseError{File: rd.name,
-				Err: fmt.Errorf("columns forced %s are not in the header: %s", kind, strings.Join(q, ", "))}
+				Err: fmt.Errorf("columns forced %s are not in the header: %s (%s)", kind, quoteNames(unknown, 12), headerList())}
+		}
+		if len(skipped) > 0 {
+			return &ParseError{File: rd.name,
+				Err: fmt.Errorf("columns forced %s are not read (not selected, or ignored): %s", kind, quoteNames(skipped, 12))}
 		}
 		return nil
 	}
@@ -379,6 +473,41 @@ func (rd *reader) readHeader() error {
 		return err
 	}
 	return force(rd.opt.Continuous, Continuous)
+}
+
+// detectDelimiter returns the delimiter of a file whose options leave it
+// zero: a tab for a name ending in ".tsv" or ".tab", or when the header
+// line (as far as the buffer holds it) has a tab and no comma outside
+// quotes; a comma otherwise.
+func detectDelimiter(name string, br *bufio.Reader) rune {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".tsv", ".tab":
+		return '\t'
+	}
+	b, _ := br.Peek(br.Size())
+	tabs, commas, quoted := 0, 0, false
+	for _, c := range b {
+		if c == '"' {
+			quoted = !quoted
+			continue
+		}
+		if quoted {
+			continue
+		}
+		if c == '\n' {
+			break
+		}
+		switch c {
+		case '\t':
+			tabs++
+		case ',':
+			commas++
+		}
+	}
+	if tabs > 0 && commas == 0 {
+		return '\t'
+	}
+	return ','
 }
 
 // lookup returns the code of label s in interning mode.
@@ -457,11 +586,11 @@ func (rd *reader) numberError(c *column, line int, s string, class valueClass) *
 		if !c.forced {
 			why = fmt.Sprintf("in a numeric column with more than %d distinct values (force the column discrete, or list the value as a missing token)", c.floatStart)
 		}
-		return rd.errorf(line, c, "non-numeric value %q %s", s, why)
+		return rd.errorf(line, c, "non-numeric value %s %s", QuoteCell(s), why)
 	case classInfinite:
-		return rd.errorf(line, c, "infinite value %q in a numeric column", s)
+		return rd.errorf(line, c, "infinite value %s in a numeric column", QuoteCell(s))
 	}
-	return rd.errorf(line, c, "not-a-number value %q in a numeric column (list it as a missing token to treat it as missing)", s)
+	return rd.errorf(line, c, "not-a-number value %s in a numeric column (list it as a missing token to treat it as missing)", QuoteCell(s))
 }
 
 // toFloat switches c from interning to float mode.
@@ -542,9 +671,17 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		return nil, nil, rd.errorf(0, nil, "no data rows after the header")
 	}
 	kinds := make([]Kind, len(rd.cols))
+	allMissing := make([]bool, len(rd.cols))
 	for j, c := range rd.cols {
 		if c.missing == rep.Rows {
-			return nil, nil, rd.errorf(0, c, "all %d values are missing", rep.Rows)
+			if !rd.opt.DropConstant || rd.opt.Missing != MissingKeep {
+				return nil, nil, rd.errorf(0, c, "all %d values are missing (skip the column with --ignore, or drop it with --missing keep --drop-constant)", rep.Rows)
+			}
+			allMissing[j] = true
+			if c.forced {
+				kinds[j] = c.kind
+			}
+			continue
 		}
 		k, err := rd.decide(c)
 		if err != nil {
@@ -567,15 +704,18 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		if kinds[j] == Discrete {
 			cr.States = len(c.labels)
 		}
-		if isConst, val := c.constant(kinds[j]); isConst && !rd.opt.KeepConstant {
+		if isConst, val := c.constant(kinds[j]); allMissing[j] || isConst && !rd.opt.KeepConstant {
 			if !rd.opt.DropConstant {
-				return nil, nil, rd.errorf(0, c, "constant column: every observed value is %q (remove the column or use --drop-constant)", val)
+				return nil, nil, rd.errorf(0, c, "constant column: every observed value is %s (remove the column or use --drop-constant)", QuoteCell(val))
 			}
-			reason := fmt.Sprintf("constant: every observed value is %q", val)
+			msg, reason := "dropped constant column", fmt.Sprintf("constant: every observed value is %s", QuoteCell(val))
+			if allMissing[j] {
+				msg, reason = "dropped column without values", fmt.Sprintf("all %d values are missing", rep.Rows)
+			}
 			cr.Dropped = true
 			rep.ColumnsDropped = append(rep.ColumnsDropped, DroppedColumn{Name: c.name, Reason: reason})
 			if rd.opt.Logger != nil {
-				rd.opt.Logger.Warn("dropped constant column", "file", rd.name, "column", c.name, "value", val)
+				rd.opt.Logger.Warn(msg, "file", rd.name, "column", c.name, "reason", reason)
 			}
 			rep.Columns = append(rep.Columns, cr)
 			c.codes, c.floats = nil, nil

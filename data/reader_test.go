@@ -55,7 +55,8 @@ func TestReadCSVFixture(t *testing.T) {
 		t.Fatal(diff)
 	}
 	wantRep := &ReadReport{
-		Rows: 4,
+		Rows:      4,
+		Delimiter: ',',
 		Columns: []ColumnReport{
 			{Name: "age", Kind: Discrete, States: 3},
 			{Name: "smoker", Kind: Discrete, States: 2},
@@ -119,7 +120,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"text after float switch", many(1500, "", "1,abc\n"), ReadOptions{}, []string{`t.csv:1502: column "v": non-numeric value "abc" in a numeric column with more than 1024 distinct values`}},
 		{"inf after float switch", many(1500, "", "1,-Inf\n"), ReadOptions{}, []string{`t.csv:1502: column "v": infinite value "-Inf"`}},
 		{"forced continuous text after switch", many(1500, "", "1,abc\n"), ReadOptions{Continuous: []string{"v"}}, []string{`t.csv:1502: column "v": non-numeric value "abc" in a column forced continuous`}},
-		{"semicolon ragged", "a;b\n1;2\n1,2\n", ReadOptions{Comma: ';'}, []string{"t.csv:3: row has 1 fields, but the header has 2"}},
+		{"semicolon ragged", "a;b\n1;2\n1,2\n", ReadOptions{Delimiter: ';'}, []string{"t.csv:3: row has 1 fields, but the header has 2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,9 +173,9 @@ func TestParseErrorFields(t *testing.T) {
 
 func TestReadOptionsErrors(t *testing.T) {
 	for _, opt := range []ReadOptions{
-		{Comma: '"'},
-		{Comma: '\n'},
-		{Comma: 0xD800},
+		{Delimiter: '"'},
+		{Delimiter: '\n'},
+		{Delimiter: 0xD800},
 		{MaxDiscreteStates: -1},
 		{Missing: MissingPolicy(9)},
 	} {
@@ -384,7 +385,7 @@ func TestDropConstant(t *testing.T) {
 func TestDelimitersAndTrimming(t *testing.T) {
 	for _, comma := range []rune{';', '\t', '|'} {
 		in := strings.NewReplacer(",", string(comma)).Replace("\ufeff x ,y\n 1 , a b \n0,\"c,d\"\n")
-		d, _ := read(t, in, ReadOptions{Comma: comma})
+		d, _ := read(t, in, ReadOptions{Delimiter: comma})
 		if !slices.Equal(d.Names(), []string{"x", "y"}) {
 			t.Errorf("comma %q: names %q", comma, d.Names())
 		}
@@ -586,17 +587,35 @@ func FuzzReadCSV(f *testing.F) {
 		"k,v\n1,1\n1,2\n",
 		"x,y\n\"a\r\r\nb\",1\n\"c\",2\n",
 		"x,y\na\rb,1\n\ufeffc,2\n",
+		// Column selection, ID columns, all-missing columns, detection.
+		"id,a,b\nr1,1,x\nr2,0,y\n",
+		"id\ta\tb\nr1\t1\tx\nr2\t0\ty\n",
+		"\"i\td\",a\nr1,1\nr2,0\n",
+		"a,empty,b\n1,,x\n0,NA,y\n",
+		"x,a,x,,b\n1,1,2,3,0\n2,0,3,4,1\n",
+		"a,b\n1,1e99999\n2,3\n",
 	}
+	// cols lists names for Columns or Ignore; delim 3 detects the delimiter.
+	cols := []string{"", "a", "b,a", "id", "x", "a,a", "empty", "b", "zz"}
 	for i, s := range seeds {
-		f.Add([]byte(s), uint8(i%3), uint8(i), i%2 == 0, uint8(i%3))
+		f.Add([]byte(s), uint8(i%3), uint8(i), i%2 == 0, uint8(i%4), cols[i%len(cols)], i%3 == 0)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, policy, maxStates uint8, dropConstant bool, comma uint8) {
+	f.Fuzz(func(t *testing.T, in []byte, policy, maxStates uint8, dropConstant bool, delim uint8, names string, ignore bool) {
 		opt := ReadOptions{
 			Name:              "fuzz.csv",
 			Missing:           MissingPolicy(policy % 3),
 			MaxDiscreteStates: int(maxStates % 16),
 			DropConstant:      dropConstant,
-			Comma:             []rune{',', ';', '\t'}[comma%3],
+			Delimiter:         []rune{',', ';', '\t', 0}[delim%4],
+		}
+		var list []string
+		if names != "" {
+			list = strings.Split(names, ",")
+		}
+		if ignore {
+			opt.Ignore = list
+		} else {
+			opt.Columns = list
 		}
 		d, rep, err := ReadCSV(bytes.NewReader(in), opt)
 		if err != nil {
@@ -614,6 +633,24 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		if opt.Missing != MissingKeep && d.HasMissing() {
 			t.Fatal("missing cells kept")
+		}
+		for _, n := range opt.Ignore {
+			if _, ok := d.Index(strings.TrimSpace(n)); ok {
+				t.Fatalf("ignored column %q read", n)
+			}
+		}
+		if len(opt.Columns) > 0 && !opt.DropConstant {
+			for i, n := range opt.Columns {
+				if d.Var(i).Name != strings.TrimSpace(n) {
+					t.Fatalf("columns %q, dataset %q", opt.Columns, d.Names())
+				}
+			}
+			if d.NumVars() != len(opt.Columns) {
+				t.Fatalf("columns %q, dataset %q", opt.Columns, d.Names())
+			}
+		}
+		if len(rep.Columns)+len(rep.Skipped) < d.NumVars() {
+			t.Fatalf("report: %d columns, %d skipped; %d variables", len(rep.Columns), len(rep.Skipped), d.NumVars())
 		}
 		roundTrip(t, d)
 	})

@@ -94,7 +94,7 @@ func appendField(buf []byte, s string, single bool) []byte {
 		}
 		return buf
 	}
-	quote := strings.ContainsAny(s, ",\"\r\n") || strings.HasPrefix(s, "\ufeff")
+	quote := strings.ContainsAny(s, ",\"\r\n\t") || strings.HasPrefix(s, "\ufeff")
 	if !quote {
 		r0, _ := utf8.DecodeRuneInString(s)
 		r1, _ := utf8.DecodeLastRuneInString(s)
