@@ -1,0 +1,229 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/structure"
+	"github.com/latentree/latentree/tree"
+)
+
+// PruneOptions configures ContractByBIC.
+type PruneOptions struct {
+	// QuickIter is the number of EM iterations that score a candidate
+	// contraction, warm-started from the current model (0:
+	// DefaultQuickIter).
+	QuickIter int
+	// Passes, MaxEvals, Workers and HiddenOnly are those of
+	// structure.ContractOptions.
+	Passes, MaxEvals, Workers int
+	HiddenOnly               bool
+}
+
+// DefaultQuickIter is the default number of EM iterations per candidate
+// contraction.
+const DefaultQuickIter = 20
+
+// PruneResult is what ContractByBIC returns.
+type PruneResult struct {
+	// Tree is the chosen tree and Model its fitted model (fitted to Tree
+	// itself: node identifiers are not compacted; Model.Tree == Tree).
+	Tree  *tree.Tree
+	Model model.Model
+	// BIC is Model's BIC on the data (−2 log L + κ log n, smaller is
+	// better); InitialBIC that of the input tree fitted by model.Fit.
+	BIC, InitialBIC float64
+	// Contracted counts the contractions kept, Evaluated the candidates
+	// scored.
+	Contracted, Evaluated int
+	// Baseline is the index of the baseline tree chosen instead of the
+	// contracted tree because its BIC was lower, or −1.
+	Baseline int
+}
+
+// pruneState is a model fitted to a tree during the search.
+type pruneState struct {
+	m  model.Model
+	ll float64
+}
+
+// ContractByBIC contracts edges of t at hidden nodes while the BIC of the
+// fitted model improves (structure.ContractByScore with the score −BIC =
+// 2 log L − κ log n, higher is better). The input tree is fitted by
+// model.Fit with fit; each candidate is scored by QuickIter EM iterations
+// warm-started from the current model (a Gaussian candidate starts from
+// the current correlations, since contracted edge lengths −log|ρ| are
+// summed; a discrete one from the current model's pairwise marginals on
+// the new edges), and a kept contraction is then fitted by EM to
+// convergence from there. Because EM never lowers the likelihood, each
+// kept contraction lowers the BIC, and the result's BIC is at most that
+// of model.Fit on t.
+//
+// Each baseline tree (for example the Chow–Liu tree, which every latent
+// tree learned by CLGrouping reduces to when all its hidden nodes are
+// merged into observed ones) is also fitted by model.Fit; when one has a
+// lower BIC than the contracted tree it is returned instead. So the
+// result is never worse in BIC than t or any baseline, each fitted by
+// model.Fit with the same options. AutoStates applies to the first fit
+// only: contraction keeps the numbers of states it chose.
+func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, baselines ...*tree.Tree) (*PruneResult, error) {
+	if t == nil {
+		return nil, errors.New("learn: no tree to prune")
+	}
+	if d == nil || d.NumRows() == 0 {
+		return nil, errors.New("learn: no data rows to prune with")
+	}
+	if opt.QuickIter < 0 {
+		return nil, fmt.Errorf("learn: QuickIter %d must be positive (0: %d)", opt.QuickIter, DefaultQuickIter)
+	}
+	quickIter := opt.QuickIter
+	if quickIter == 0 {
+		quickIter = DefaultQuickIter
+	}
+	logN := math.Log(float64(d.NumRows()))
+	negBIC := func(ll float64, m model.Model) float64 { return 2*ll - float64(m.NumParams())*logN }
+	tol := fit.EM.Tol
+	if tol == 0 {
+		tol = model.DefaultTol
+	}
+	maxIter := fit.EM.MaxIter
+	if maxIter == 0 {
+		maxIter = model.DefaultMaxIter
+	}
+	score := func(ct *tree.Tree, warm *pruneState, quick bool) (float64, *pruneState, error) {
+		var (
+			m   model.Model
+			res *model.EMResult
+			err error
+		)
+		iters := maxIter
+		if quick {
+			iters = quickIter
+		}
+		switch w := pruneKind(warm); {
+		case warm == nil:
+			m, res, err = model.Fit(ct, d, fit)
+		case w.g != nil:
+			// Edge lengths are −log|ρ| of the warm model, summed by the
+			// contraction: FitGaussian starts from the same correlations.
+			m, res, err = model.FitGaussian(ct, d, model.GaussianFitOptions{MaxIter: iters, Tol: tol})
+		default:
+			var dm *model.Discrete
+			if dm, err = warmDiscrete(w.m, ct); err == nil {
+				em := fit.EM
+				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Rand, em.Progress = iters, tol, -1, true, nil, nil
+				res, err = dm.FitEM(d, em)
+				m = dm
+			}
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		setFittedLengths(ct, m)
+		return negBIC(res.LogLik, m), &pruneState{m: m, ll: res.LogLik}, nil
+	}
+	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly})
+	if err != nil {
+		return nil, err
+	}
+	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, BIC: -cr.Score, InitialBIC: -cr.Initial,
+		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1}
+	for i, b := range baselines {
+		if b == nil {
+			continue
+		}
+		bt := b.Clone()
+		m, res, err := model.Fit(bt, d, fit)
+		if err != nil {
+			return nil, fmt.Errorf("learn: baseline tree %d: %w", i, err)
+		}
+		if bic := -negBIC(res.LogLik, m); bic < out.BIC {
+			out.Tree, out.Model, out.BIC, out.Baseline = bt, m, bic, i
+		}
+	}
+	return out, nil
+}
+
+// pruneKinds unpacks a model of either kind.
+type pruneKinds struct {
+	g *model.Gaussian
+	m *model.Discrete
+}
+
+func pruneKind(s *pruneState) pruneKinds {
+	if s == nil {
+		return pruneKinds{}
+	}
+	switch m := s.m.(type) {
+	case *model.Gaussian:
+		return pruneKinds{g: m}
+	case *model.Discrete:
+		return pruneKinds{m: m}
+	}
+	return pruneKinds{}
+}
+
+// setFittedLengths sets every edge length of t to the information distance of
+// the fitted model m: −log|ρ| for a Gaussian model, the discrete
+// information distance (when defined) for a discrete one.
+func setFittedLengths(t *tree.Tree, m model.Model) {
+	switch m := m.(type) {
+	case *model.Gaussian:
+		r := m.Rooted()
+		for _, v := range r.Order {
+			if p := r.Parent[v]; p >= 0 {
+				_ = t.SetEdgeLength(v, p, -math.Log(math.Max(math.Abs(m.Rho[v]), 1e-300)))
+			}
+		}
+	case *model.Discrete:
+		for _, e := range t.Edges() {
+			if l, err := m.InformationDistance(e.U, e.V); err == nil && !math.IsNaN(l) {
+				_ = t.SetEdgeLength(e.U, e.V, l)
+			}
+		}
+	}
+}
+
+// warmDiscrete returns a model on ct, a contraction of old's tree with the
+// same node identifiers and numbers of states, whose prior is the root's
+// marginal under old and whose CPT on every edge p → v is P(v | p) under
+// old: the contracted model agrees with old on the pairwise marginals of
+// its edges.
+func warmDiscrete(old *model.Discrete, ct *tree.Tree) (*model.Discrete, error) {
+	states := make([]int, ct.MaxID())
+	copy(states, old.States)
+	m, err := model.NewDiscrete(ct, model.DefaultRoot(ct), states)
+	if err != nil {
+		return nil, err
+	}
+	copy(m.Labels, old.Labels)
+	marg := old.Marginals()
+	copy(m.Prior, marg[m.Root])
+	r := m.Rooted()
+	for _, v := range r.Order {
+		p := r.Parent[v]
+		if p < 0 {
+			continue
+		}
+		j := old.PairMarginal(p, v)
+		kv := states[v]
+		cpt := m.CPT[v]
+		for a := 0; a < states[p]; a++ {
+			s := 0.0
+			for b := 0; b < kv; b++ {
+				s += j[a*kv+b]
+			}
+			for b := 0; b < kv; b++ {
+				if s > 0 {
+					cpt[a*kv+b] = j[a*kv+b] / s
+				} else {
+					cpt[a*kv+b] = 1 / float64(kv)
+				}
+			}
+		}
+	}
+	return m, nil
+}
