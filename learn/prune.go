@@ -20,7 +20,7 @@ type PruneOptions struct {
 	// Passes, MaxEvals, Workers and HiddenOnly are those of
 	// structure.ContractOptions.
 	Passes, MaxEvals, Workers int
-	HiddenOnly               bool
+	HiddenOnly                bool
 }
 
 // DefaultQuickIter is the default number of EM iterations per candidate
