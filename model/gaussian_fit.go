@@ -232,26 +232,53 @@ func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float
 	return mean, sd, nil
 }
 
-// GaussianFitOptions configures FitGaussian.
+// GaussianFitOptions configures FitGaussian. The zero value runs EM to
+// DefaultTol for at most DefaultMaxIter iterations.
 type GaussianFitOptions struct {
-	// MaxIter bounds the EM iterations (default 500; negative: none, the
-	// closed-form start only).
+	// MaxIter bounds the EM iterations (0: DefaultMaxIter; negative:
+	// none, the closed-form start only).
 	MaxIter int
-	// Tol is the relative change of the log-likelihood at which EM stops
-	// (default 1e-8).
+	// Tol is the relative change of the log-likelihood, |ΔL|/|L|, at
+	// which EM stops (0: DefaultTol; negative is an error).
 	Tol float64
+	// Progress, if not nil, is called after every EM iteration with the
+	// iteration number and the log-likelihood.
+	Progress func(iter int, loglik float64)
 }
 
 // FitGaussian fits a Gaussian latent tree model on t to the continuous data
-// d. Observed means and variances are the sample ones. Edge correlations
-// start in closed form from the tree's edge lengths, |ρ| = e^{−length}
-// (Choi et al. 2011, eq. 5: exact when the lengths are the information
-// distances of a Gaussian latent tree), with signs from the sample
+// d by maximum likelihood.
+//
+// The start is in closed form: observed means and variances are the
+// sample ones (over each column's observed cells), and edge correlations
+// come from the tree's edge lengths, |ρ| = e^{−length} (Choi et al. 2011,
+// eq. 5: exact when the lengths are the information distances of a
+// Gaussian latent tree), with signs from the pairwise-complete sample
 // correlations of surrogates (every hidden variable positively correlated
 // with its nearest observed variable, which fixes its sign); unknown
-// lengths start at ρ = 0.5. EM on the sample covariance then maximises the
-// likelihood. Rows with missing cells are left out.
+// lengths start at ρ = 0.5.
+//
+// EM then maximises the likelihood of all rows. Missing cells (NaN) are
+// marginalised: rows are grouped by their pattern of observed cells, and
+// the E-step takes the expected sufficient statistics of the hidden
+// variables and of the missing cells given the observed ones, the
+// conditional means and covariances of the joint Gaussian. A pattern
+// shared by many rows is handled once from its rows' sample moments; the
+// rows of rare patterns by exact belief propagation on the tree, one row
+// at a time. The M-step sets every observed mean and variance and every
+// edge correlation to its expected complete-data estimate (hidden
+// variables keep mean 0 and variance 1, which fixes their scale).
+//
+// The EMResult counts in Rows all the rows of d and in DistinctRows the
+// missingness patterns; its Trace starts with the log-likelihood of the
+// closed-form start.
 func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussian, *EMResult, error) {
+	if opt.Tol < 0 || math.IsNaN(opt.Tol) || math.IsInf(opt.Tol, 0) {
+		return nil, nil, fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", opt.Tol, DefaultTol)
+	}
+	if t == nil {
+		return nil, nil, errors.New("model: no tree")
+	}
 	root := DefaultRoot(t)
 	g, err := NewGaussian(t, root, 0.5)
 	if err != nil {
@@ -261,141 +288,42 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 	if err != nil {
 		return nil, nil, err
 	}
-	// Complete rows; sample moments.
-	p := len(b.obs)
-	var rows []int
-	for r := 0; r < b.rows; r++ {
-		ok := true
-		for j := 0; j < p; j++ {
-			if math.IsNaN(b.cols[j][r]) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			rows = append(rows, r)
-		}
+	if err := g.startGaussian(b); err != nil {
+		return nil, nil, err
 	}
-	n := len(rows)
-	if n < 2 {
-		return nil, nil, errors.New("model: fewer than 2 complete rows")
-	}
-	mean := make([]float64, p)
-	for j := 0; j < p; j++ {
-		for _, r := range rows {
-			mean[j] += b.cols[j][r]
-		}
-		mean[j] /= float64(n)
-	}
-	S := make([]float64, p*p) // ML covariance
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			s := 0.0
-			for _, r := range rows {
-				s += (b.cols[i][r] - mean[i]) * (b.cols[j][r] - mean[j])
-			}
-			S[i*p+j], S[j*p+i] = s/float64(n), s/float64(n)
-		}
-	}
-	pos := make([]int, t.MaxID()) // node → column, −1 hidden
-	for i := range pos {
-		pos[i] = -1
-	}
-	for j, v := range b.obs {
-		pos[v] = j
-		g.Mean[v] = mean[j]
-		if !(S[j*p+j] > 0) {
-			return nil, nil, fmt.Errorf("model: variable %q has zero variance", t.Name(v))
-		}
-		g.Var[v] = S[j*p+j]
-	}
-	// Closed-form start.
-	dm := &Discrete{Tree: t, Root: root}
-	sur := dm.Surrogates()
-	corr := func(u, v int) float64 {
-		i, j := pos[sur[u]], pos[sur[v]]
-		if i == j {
-			return 1
-		}
-		return S[i*p+j] / math.Sqrt(S[i*p+i]*S[j*p+j])
-	}
-	r := g.Rooted()
-	for _, v := range r.Order {
-		if v == root {
-			continue
-		}
-		u := r.Parent[v]
-		l, _ := t.EdgeLength(u, v)
-		rho := 0.5
-		if !math.IsNaN(l) {
-			rho = math.Min(math.Exp(-l), 0.999)
-		}
-		if corr(u, v) < 0 {
-			rho = -rho
-		}
-		g.Rho[v] = rho
-	}
-	res := &EMResult{Rows: b.rows, DistinctRows: n}
 	maxIter := opt.MaxIter
 	if maxIter == 0 {
-		maxIter = 500
+		maxIter = DefaultMaxIter
 	}
 	tol := opt.Tol
-	if tol <= 0 {
-		tol = 1e-8
+	if tol == 0 {
+		tol = DefaultTol
 	}
-	ll := gaussLL(g, b.obs, S, n)
+	em := newGaussEM(g, b)
+	res := &EMResult{Rows: b.rows, DistinctRows: len(em.pats)}
+	st, err := em.estep()
+	if err != nil {
+		return nil, nil, err
+	}
+	ll := st.ll
 	res.Trace = append(res.Trace, ll)
-	nodes := t.Nodes()
 	for it := 1; it <= maxIter; it++ {
-		// E-step: E[z zᵀ] over all nodes from the sample covariance:
-		// with A = Σ_zx Σ_xx⁻¹, E = A S Aᵀ + Σ_zz − A Σ_xz.
-		sxx := mat.NewSymDense(p, g.covariance(b.obs, b.obs))
-		var ch mat.Cholesky
-		if !ch.Factorize(sxx) {
-			return nil, nil, errors.New("model: EM reached a singular covariance")
-		}
-		zx := mat.NewDense(len(nodes), p, g.covariance(nodes, b.obs))
-		var at mat.Dense
-		if err := ch.SolveTo(&at, zx.T()); err != nil {
+		em.mstep(st)
+		st, err = em.estep()
+		if err != nil {
 			return nil, nil, err
 		}
-		A := mat.DenseCopyOf(at.T())
-		Sm := mat.NewDense(p, p, S)
-		var t1, E mat.Dense
-		t1.Mul(A, Sm)
-		E.Mul(&t1, A.T())
-		var t2 mat.Dense
-		t2.Mul(A, zx.T())
-		zz := mat.NewDense(len(nodes), len(nodes), g.covariance(nodes, nodes))
-		E.Add(&E, zz)
-		E.Sub(&E, &t2)
-		idx := make(map[int]int, len(nodes))
-		for x, v := range nodes {
-			idx[v] = x
-		}
-		// M-step: correlations from expected second moments; hidden
-		// variables rescaled to unit variance.
-		for _, v := range r.Order {
-			if v == root {
-				continue
-			}
-			u := r.Parent[v]
-			a, c := idx[u], idx[v]
-			den := math.Sqrt(E.At(a, a) * E.At(c, c))
-			if den > 0 {
-				g.Rho[v] = math.Max(-0.999999, math.Min(0.999999, E.At(a, c)/den))
-			}
-		}
-		newLL := gaussLL(g, b.obs, S, n)
-		res.Trace = append(res.Trace, newLL)
+		res.Trace = append(res.Trace, st.ll)
 		res.Iterations = it
-		if math.Abs(newLL-ll) <= tol*math.Abs(ll) {
+		if opt.Progress != nil {
+			opt.Progress(it, st.ll)
+		}
+		done := math.Abs(st.ll-ll) <= tol*math.Abs(ll)
+		ll = st.ll
+		if done {
 			res.Converged = true
-			ll = newLL
 			break
 		}
-		ll = newLL
 	}
 	if maxIter < 0 {
 		res.Converged = true
@@ -404,18 +332,291 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 	return g, res, nil
 }
 
-// gaussLL is the log-likelihood of n rows with ML covariance S (means at
-// their MLE) under the model: −n/2 (p log 2π + log|Σ| + tr(Σ⁻¹S)).
-func gaussLL(g *Gaussian, obs []int, S []float64, n int) float64 {
-	p := len(obs)
-	sig := mat.NewSymDense(p, g.covariance(obs, obs))
+// startGaussian sets the closed-form start: observed means and variances
+// from each column's observed cells, correlations from the edge lengths
+// with signs from pairwise-complete correlations of surrogates.
+func (g *Gaussian) startGaussian(b *gbinding) error {
+	t := g.Tree
+	pos := make([]int, t.MaxID()) // node → column, −1 hidden
+	for i := range pos {
+		pos[i] = -1
+	}
+	for j, v := range b.obs {
+		pos[v] = j
+		n, s := 0, 0.0
+		for _, x := range b.cols[j] {
+			if !math.IsNaN(x) {
+				n++
+				s += x
+			}
+		}
+		if n < 2 {
+			return fmt.Errorf("model: variable %q has %d observed values; at least 2 are needed", t.Name(v), n)
+		}
+		mean := s / float64(n)
+		ss := 0.0
+		for _, x := range b.cols[j] {
+			if !math.IsNaN(x) {
+				ss += (x - mean) * (x - mean)
+			}
+		}
+		if !(ss > 0) || math.IsInf(ss, 0) {
+			return fmt.Errorf("model: variable %q has zero or infinite variance", t.Name(v))
+		}
+		g.Mean[v], g.Var[v] = mean, ss/float64(n)
+	}
+	// sign of the pairwise-complete covariance of columns i and j.
+	sign := func(i, j int) float64 {
+		if i == j {
+			return 1
+		}
+		ci, cj := b.cols[i], b.cols[j]
+		mi, mj := g.Mean[b.obs[i]], g.Mean[b.obs[j]]
+		s := 0.0
+		for r := range ci {
+			if !math.IsNaN(ci[r]) && !math.IsNaN(cj[r]) {
+				s += (ci[r] - mi) * (cj[r] - mj)
+			}
+		}
+		if s < 0 {
+			return -1
+		}
+		return 1
+	}
+	dm := &Discrete{Tree: t, Root: g.Root}
+	sur := dm.Surrogates()
+	r := g.Rooted()
+	for _, v := range r.Order {
+		if v == g.Root {
+			continue
+		}
+		u := r.Parent[v]
+		l, _ := t.EdgeLength(u, v)
+		rho := 0.5
+		if !math.IsNaN(l) {
+			rho = math.Min(math.Exp(-l), 0.999)
+		}
+		g.Rho[v] = rho * sign(pos[sur[u]], pos[sur[v]])
+	}
+	g.Refresh()
+	return nil
+}
+
+// gaussEM holds what Gaussian EM reuses between iterations: the
+// missingness patterns of the data, with the sample moments of the
+// patterns handled as a whole.
+type gaussEM struct {
+	g     *Gaussian
+	b     *gbinding
+	nodes []int
+	pats  []gaussPattern
+	bp    *gaussBP
+}
+
+// gaussPattern is a pattern of observed cells. When dense, its rows enter
+// the E-step through their count, mean and scatter matrix (about the
+// mean) over the observed columns idx.
+type gaussPattern struct {
+	pattern
+	dense   bool
+	mean    []float64
+	scatter []float64 // len(idx)² row-major
+}
+
+// rowCost is the cost of belief propagation for one row, per node, in the
+// units of the dense E-step's flop count.
+const rowCost = 30
+
+func newGaussEM(g *Gaussian, b *gbinding) *gaussEM {
+	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes()}
+	nn := float64(len(em.nodes))
+	for _, pt := range b.patterns() {
+		gp := gaussPattern{pattern: pt}
+		q := float64(len(pt.idx))
+		if q > 0 && float64(len(pt.rows))*rowCost*nn > q*q*q/3+2*nn*q*q {
+			gp.dense = true
+			k := len(pt.idx)
+			gp.mean = make([]float64, k)
+			gp.scatter = make([]float64, k*k)
+			for a, i := range pt.idx {
+				s := 0.0
+				for _, r := range pt.rows {
+					s += b.cols[i][r]
+				}
+				gp.mean[a] = s / float64(len(pt.rows))
+			}
+			for a, i := range pt.idx {
+				for c := a; c < k; c++ {
+					j := pt.idx[c]
+					s := 0.0
+					for _, r := range pt.rows {
+						s += (b.cols[i][r] - gp.mean[a]) * (b.cols[j][r] - gp.mean[c])
+					}
+					gp.scatter[a*k+c], gp.scatter[c*k+a] = s, s
+				}
+			}
+		}
+		em.pats = append(em.pats, gp)
+	}
+	return em
+}
+
+// gaussStats are expected sufficient statistics, indexed by node: sums over
+// rows of E[x_v], E[x_v²] and E[x_v x_parent(v)].
+type gaussStats struct {
+	s1, s2, sp []float64
+	ll         float64
+}
+
+// estep computes the expected sufficient statistics under the current
+// parameters and the log-likelihood of the data.
+func (em *gaussEM) estep() (*gaussStats, error) {
+	g, b := em.g, em.b
+	n := g.Tree.MaxID()
+	st := &gaussStats{s1: make([]float64, n), s2: make([]float64, n), sp: make([]float64, n)}
+	r := g.Rooted()
+	if em.bp == nil {
+		em.bp = newGaussBP(g, b.obs)
+	}
+	bp := em.bp
+	bp.refresh()
+	if !bp.usable() {
+		return nil, errors.New("model: EM reached an edge correlation of ±1")
+	}
+	var zo []float64 // covariance of every node with every observed column
+	for _, pt := range em.pats {
+		if !pt.dense {
+			for _, row := range pt.rows {
+				st.ll += bp.row(b.cols, row)
+				for _, v := range em.nodes {
+					ex := bp.mu[v] + bp.sd[v]*bp.m[v]
+					st.s1[v] += ex
+					st.s2[v] += ex*ex + bp.sd[v]*bp.sd[v]*bp.v[v]
+					if p := r.Parent[v]; p >= 0 {
+						ep := bp.mu[p] + bp.sd[p]*bp.m[p]
+						st.sp[v] += ex*ep + bp.sd[v]*bp.sd[p]*bp.cp[v]
+					}
+				}
+			}
+			continue
+		}
+		if zo == nil {
+			zo = g.covariance(em.nodes, b.obs)
+		}
+		if err := em.densePattern(pt, zo, st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// densePattern adds to st the expected statistics of the rows of a dense
+// pattern. With o its observed columns, δ the difference of their sample
+// and model means, D = scatter + n δδᵀ, and A = Σ_zo Σ_oo⁻¹ for all nodes
+// z: Σ E[x_z] = n μ_z + n A_z δ and
+// Σ E[x_u x_v] = n μ_u μ_v + n μ_u A_v δ + n μ_v A_u δ + A_u D A_vᵀ + n (Σ_uv − A_u Σ_ov).
+func (em *gaussEM) densePattern(pt gaussPattern, zo []float64, st *gaussStats) error {
+	g, b := em.g, em.b
+	p := len(b.obs)
+	idx := pt.idx
+	q := len(idx)
+	nn := len(em.nodes)
+	cnt := float64(len(pt.rows))
+	sub := mat.NewSymDense(q, nil)
+	for a, i := range idx {
+		v := b.obs[i]
+		for c, j := range idx {
+			// The row of node v in zo.
+			sub.SetSym(a, c, zo[em.nodeIndex(v)*p+j])
+		}
+	}
 	var ch mat.Cholesky
-	if !ch.Factorize(sig) {
-		return math.Inf(-1)
+	if !ch.Factorize(sub) {
+		return errors.New("model: EM reached a singular covariance of the observed variables")
 	}
-	var x mat.Dense
-	if err := ch.SolveTo(&x, mat.NewDense(p, p, S)); err != nil {
-		return math.Inf(-1)
+	zx := mat.NewDense(nn, q, nil)
+	for x := range em.nodes {
+		for a, i := range idx {
+			zx.Set(x, a, zo[x*p+i])
+		}
 	}
-	return -0.5 * float64(n) * (float64(p)*math.Log(2*math.Pi) + ch.LogDet() + mat.Trace(&x))
+	var at mat.Dense
+	if err := ch.SolveTo(&at, zx.T()); err != nil {
+		return err
+	}
+	A := mat.DenseCopyOf(at.T()) // nn×q
+	delta := mat.NewVecDense(q, nil)
+	for a, i := range idx {
+		delta.SetVec(a, pt.mean[a]-g.Mean[b.obs[i]])
+	}
+	D := mat.NewDense(q, q, append([]float64(nil), pt.scatter...))
+	D.RankOne(D, cnt, delta, delta)
+	var B mat.Dense
+	B.Mul(A, D) // nn×q
+	var Ad mat.VecDense
+	Ad.MulVec(A, delta) // nn
+	// Log-likelihood: −½ [n (q log 2π + log|Σ_oo|) + tr(Σ_oo⁻¹ D)].
+	var sol mat.Dense
+	if err := ch.SolveTo(&sol, D); err != nil {
+		return err
+	}
+	st.ll += -0.5 * (cnt*(float64(q)*math.Log(2*math.Pi)+ch.LogDet()) + mat.Trace(&sol))
+	r := g.Rooted()
+	pair := func(x, y int, u, v int, cov float64) float64 {
+		s := cnt * g.Mean[u] * g.Mean[v]
+		s += cnt * (g.Mean[u]*Ad.AtVec(y) + g.Mean[v]*Ad.AtVec(x))
+		s += mat.Dot(B.RowView(x), A.RowView(y))
+		c := cov
+		for a := range idx {
+			c -= A.At(x, a) * zx.At(y, a)
+		}
+		return s + cnt*c
+	}
+	for x, v := range em.nodes {
+		st.s1[v] += cnt*g.Mean[v] + cnt*Ad.AtVec(x)
+		st.s2[v] += pair(x, x, v, v, g.Var[v])
+		if pp := r.Parent[v]; pp >= 0 {
+			y := em.nodeIndex(pp)
+			st.sp[v] += pair(x, y, v, pp, g.Rho[v]*math.Sqrt(g.Var[v]*g.Var[pp]))
+		}
+	}
+	return nil
+}
+
+// nodeIndex returns the position of node v in em.nodes (which is sorted).
+func (em *gaussEM) nodeIndex(v int) int {
+	lo, hi := 0, len(em.nodes)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if em.nodes[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// mstep sets the parameters to the complete-data estimates from st.
+func (em *gaussEM) mstep(st *gaussStats) {
+	g := em.g
+	n := float64(em.b.rows)
+	r := g.Rooted()
+	mean := make([]float64, g.Tree.MaxID())
+	vr := make([]float64, g.Tree.MaxID())
+	for _, v := range em.nodes {
+		mean[v] = st.s1[v] / n
+		vr[v] = st.s2[v]/n - mean[v]*mean[v]
+	}
+	for _, v := range em.nodes {
+		if p := r.Parent[v]; p >= 0 {
+			c := st.sp[v]/n - mean[v]*mean[p]
+			if den := math.Sqrt(vr[v] * vr[p]); den > 0 {
+				g.Rho[v] = math.Max(-0.999999, math.Min(0.999999, c/den))
+			}
+		}
+		if !g.Tree.IsHidden(v) && vr[v] > 0 && !math.IsInf(vr[v], 0) {
+			g.Mean[v], g.Var[v] = mean[v], vr[v]
+		}
+	}
 }

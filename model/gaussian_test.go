@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -186,5 +188,263 @@ func TestGaussianJSON(t *testing.T) {
 	bad := bytes.Replace(buf.Bytes(), []byte(`"rho"`), []byte(`"rh0"`), 1)
 	if _, _, err := Read(bytes.NewReader(bad)); err == nil {
 		t.Error("model without a correlation accepted")
+	}
+}
+
+// structuralCov computes the covariance of every pair of nodes of g
+// independently of Corr and covariance: from the structural equations
+// s_v = ρ_v s_parent + e_v in standardised units, Cov(s_v, s_u) =
+// ρ_v Cov(s_parent, s_u) for every u before v in a root-first order.
+func structuralCov(g *Gaussian) [][]float64 {
+	r := g.Rooted()
+	n := g.Tree.MaxID()
+	c := make([][]float64, n)
+	for i := range c {
+		c[i] = make([]float64, n)
+	}
+	var seen []int
+	for _, v := range r.Order {
+		c[v][v] = 1
+		if p := r.Parent[v]; p >= 0 {
+			for _, u := range seen {
+				c[v][u] = g.Rho[v] * c[p][u]
+				c[u][v] = c[v][u]
+			}
+		}
+		seen = append(seen, v)
+	}
+	for _, u := range r.Order {
+		for _, v := range r.Order {
+			c[u][v] *= math.Sqrt(g.Var[u] * g.Var[v])
+		}
+	}
+	return c
+}
+
+// mvnLogDensity is the multivariate normal log-density of the observed
+// cells of row r, with a Cholesky factorisation written out here (not
+// gonum's): log N(x; μ, Σ) = −½ (k log 2π + 2 Σ log L_ii + |L⁻¹(x−μ)|²).
+func mvnLogDensity(t *testing.T, g *Gaussian, cov [][]float64, obs []int, d *data.Dataset, r int) float64 {
+	t.Helper()
+	var nodes []int
+	var x []float64
+	for j, v := range obs {
+		if c := d.Continuous(j)[r]; !math.IsNaN(c) {
+			nodes = append(nodes, v)
+			x = append(x, c-g.Mean[v])
+		}
+	}
+	k := len(nodes)
+	if k == 0 {
+		return 0
+	}
+	l := make([][]float64, k)
+	for i := range l {
+		l[i] = make([]float64, k)
+		for j := 0; j <= i; j++ {
+			s := cov[nodes[i]][nodes[j]]
+			for m := 0; m < j; m++ {
+				s -= l[i][m] * l[j][m]
+			}
+			if i == j {
+				if !(s > 0) {
+					t.Fatalf("row %d: covariance not positive definite", r)
+				}
+				l[i][i] = math.Sqrt(s)
+			} else {
+				l[i][j] = s / l[j][j]
+			}
+		}
+	}
+	// Forward substitution z = L⁻¹x.
+	quad, logdet := 0.0, 0.0
+	z := make([]float64, k)
+	for i := 0; i < k; i++ {
+		s := x[i]
+		for m := 0; m < i; m++ {
+			s -= l[i][m] * z[m]
+		}
+		z[i] = s / l[i][i]
+		quad += z[i] * z[i]
+		logdet += 2 * math.Log(l[i][i])
+	}
+	return -0.5 * (float64(k)*math.Log(2*math.Pi) + logdet + quad)
+}
+
+// TestGaussianMissingLogLikelihoodExact checks the log-likelihood of rows
+// with missing cells (LogLikelihood, and the belief propagation EM uses)
+// against the exact multivariate normal marginal density.
+func TestGaussianMissingLogLikelihoodExact(t *testing.T) {
+	tr, g := gaussTree(t) // x4 is an observed internal node
+	rng := rand.New(rand.NewPCG(5, 5))
+	d, err := g.Sample(rng, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < d.NumVars(); j++ {
+		col := d.Continuous(j)
+		for r := range col {
+			if rng.Float64() < 0.3 {
+				col[r] = math.NaN()
+			}
+		}
+	}
+	for j := 0; j < d.NumVars(); j++ { // a row with every cell missing
+		d.Continuous(j)[0] = math.NaN()
+	}
+	obs := tr.Observed()
+	cov := structuralCov(g)
+	ll, total, err := g.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.bind(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := newGaussBP(g, b.obs)
+	sum := 0.0
+	for r := 0; r < d.NumRows(); r++ {
+		want := mvnLogDensity(t, g, cov, obs, d, r)
+		sum += want
+		if math.Abs(ll[r]-want) > 1e-9 {
+			t.Fatalf("row %d: LogLikelihood %.12g, multivariate normal %.12g", r, ll[r], want)
+		}
+		if got := bp.row(b.cols, r); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("row %d: belief propagation %.12g, multivariate normal %.12g", r, got, want)
+		}
+	}
+	if math.Abs(total-sum) > 1e-8 {
+		t.Fatalf("total %g, multivariate normal %g", total, sum)
+	}
+	if ll[0] != 0 {
+		t.Errorf("a row with no observed cell has log-likelihood %g, want 0", ll[0])
+	}
+}
+
+// TestGaussianEStepPaths checks that the two E-step paths (a pattern's
+// sample moments, and belief propagation row by row) give the same
+// expected statistics and log-likelihood, and that the log-likelihood is
+// LogLikelihood's.
+func TestGaussianEStepPaths(t *testing.T) {
+	_, g := gaussTree(t)
+	rng := rand.New(rand.NewPCG(6, 6))
+	d, err := g.Sample(rng, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two columns missing in blocks of rows: few patterns with many rows.
+	for r := 0; r < 100; r++ {
+		d.Continuous(1)[r] = math.NaN()
+	}
+	for r := 50; r < 200; r++ {
+		d.Continuous(3)[r] = math.NaN()
+	}
+	d.Continuous(0)[399] = math.NaN()
+	b, err := g.bind(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := newGaussEM(g, b)
+	ndense := 0
+	for _, p := range em.pats {
+		if p.dense {
+			ndense++
+		}
+	}
+	if ndense == 0 || ndense == len(em.pats) {
+		t.Fatalf("%d of %d patterns dense: the test needs both kinds", ndense, len(em.pats))
+	}
+	mixed, err := em.estep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range em.pats {
+		em.pats[i].dense = false
+	}
+	rows, err := em.estep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := g.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(mixed.ll-want) > 1e-8 || math.Abs(rows.ll-want) > 1e-8 {
+		t.Errorf("E-step log-likelihood %.10g (mixed) %.10g (rows), LogLikelihood %.10g", mixed.ll, rows.ll, want)
+	}
+	for _, v := range em.nodes {
+		for _, c := range []struct {
+			name string
+			a, b float64
+		}{{"E[x]", mixed.s1[v], rows.s1[v]}, {"E[x²]", mixed.s2[v], rows.s2[v]}, {"E[x x_parent]", mixed.sp[v], rows.sp[v]}} {
+			if math.Abs(c.a-c.b) > 1e-8*math.Max(1, math.Abs(c.b)) {
+				t.Errorf("node %s: Σ %s %.10g (moments) vs %.10g (rows)", g.Tree.Name(v), c.name, c.a, c.b)
+			}
+		}
+	}
+}
+
+// TestFitGaussianMissingMonotone checks that EM with missing cells never
+// decreases the log-likelihood and uses every row.
+func TestFitGaussianMissingMonotone(t *testing.T) {
+	tr, g := gaussTree(t)
+	rng := rand.New(rand.NewPCG(8, 8))
+	d, err := g.Sample(rng, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < d.NumVars(); j++ {
+		col := d.Continuous(j)
+		for r := range col {
+			if rng.Float64() < 0.2 {
+				col[r] = math.NaN()
+			}
+		}
+	}
+	start := tr.Clone()
+	for _, e := range start.Edges() {
+		_ = start.SetEdgeLength(e.U, e.V, 0.1)
+	}
+	fit, res, err := FitGaussian(start, d, GaussianFitOptions{Tol: 1e-12, MaxIter: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 500 {
+		t.Errorf("EM used %d rows, want 500", res.Rows)
+	}
+	if len(res.Trace) < 10 {
+		t.Fatalf("only %d iterations", len(res.Trace))
+	}
+	for i := 1; i < len(res.Trace); i++ {
+		if res.Trace[i] < res.Trace[i-1]-1e-10*math.Abs(res.Trace[i-1]) {
+			t.Fatalf("EM decreased the log-likelihood at iteration %d: %.12g → %.12g", i, res.Trace[i-1], res.Trace[i])
+		}
+	}
+	_, ll, err := fit.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ll-res.LogLik) > 1e-8*math.Abs(ll) {
+		t.Errorf("EM reports %.10g, LogLikelihood of the fitted model %.10g", res.LogLik, ll)
+	}
+	if res.Trace[len(res.Trace)-1] <= res.Trace[0] {
+		t.Errorf("EM did not improve on its start: %g → %g", res.Trace[0], res.Trace[len(res.Trace)-1])
+	}
+}
+
+func TestFitGaussianOptionErrors(t *testing.T) {
+	tr, g := gaussTree(t)
+	d, _ := g.Sample(rand.New(rand.NewPCG(9, 9)), 50)
+	if _, _, err := FitGaussian(tr, d, GaussianFitOptions{Tol: -1}); err == nil {
+		t.Error("negative tolerance accepted")
+	}
+	col := d.Continuous(2)
+	for r := 1; r < len(col); r++ {
+		col[r] = math.NaN()
+	}
+	_, _, err := FitGaussian(tr, d, GaussianFitOptions{})
+	if err == nil || !strings.Contains(err.Error(), `"x3"`) {
+		t.Errorf("a column with one observed value: %v", err)
 	}
 }

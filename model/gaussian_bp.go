@@ -1,0 +1,133 @@
+package model
+
+import "math"
+
+// gaussBP runs exact belief propagation on one row of a Gaussian latent
+// tree model at a time, in standardised coordinates s_v = (x_v − μ_v)/σ_v
+// (every node has mean 0 and variance 1 and s_v = ρ_v s_parent + noise of
+// variance w_v = 1 − ρ_v²). Observed cells clamp their nodes; messages are
+// Gaussian factors exp(c − ½ J s² + h s) in the parent's value. The cost
+// is O(nodes) per row whatever cells are missing, which is what EM and
+// imputation need when nearly every row has its own missingness pattern.
+//
+// It needs every edge to have |ρ| < 1 (w > 0); usable reports whether it
+// does.
+type gaussBP struct {
+	g        *Gaussian
+	order    []int // parents before children
+	parent   []int
+	rho, w   []float64
+	mu, sd   []float64
+	col      []int // node → column of the binding, −1 for hidden nodes
+	j, h, c  []float64
+	m, v, cp []float64 // posterior mean, variance, covariance with the parent (standardised)
+	y        []float64 // standardised observed value (NaN: unobserved)
+}
+
+// minNoise is the smallest 1 − ρ² that belief propagation accepts.
+const minNoise = 1e-12
+
+func newGaussBP(g *Gaussian, obs []int) *gaussBP {
+	r := g.Rooted()
+	n := g.Tree.MaxID()
+	e := &gaussBP{g: g, order: r.Order, parent: r.Parent,
+		rho: make([]float64, n), w: make([]float64, n), mu: make([]float64, n), sd: make([]float64, n), col: make([]int, n),
+		j: make([]float64, n), h: make([]float64, n), c: make([]float64, n),
+		m: make([]float64, n), v: make([]float64, n), cp: make([]float64, n), y: make([]float64, n)}
+	for i := range e.col {
+		e.col[i] = -1
+	}
+	for j, v := range obs {
+		e.col[v] = j
+	}
+	e.refresh()
+	return e
+}
+
+// refresh reads the model's current parameters.
+func (e *gaussBP) refresh() {
+	g := e.g
+	for _, v := range e.order {
+		e.mu[v], e.sd[v] = g.Mean[v], math.Sqrt(g.Var[v])
+		if v != g.Root {
+			e.rho[v] = g.Rho[v]
+			e.w[v] = 1 - g.Rho[v]*g.Rho[v]
+		}
+	}
+}
+
+// usable reports whether every edge has 1 − ρ² ≥ minNoise.
+func (e *gaussBP) usable() bool {
+	for _, v := range e.order {
+		if v != e.g.Root && !(e.w[v] >= minNoise) {
+			return false
+		}
+	}
+	return true
+}
+
+// row runs belief propagation on row r of cols (columns in the order of
+// the binding's observed nodes; NaN is missing). It returns the row's
+// log-density of its observed cells and leaves in e.m, e.v and e.cp the
+// standardised posterior mean and variance of every node and its
+// posterior covariance with its parent.
+func (e *gaussBP) row(cols [][]float64, r int) float64 {
+	ll := 0.0
+	for _, v := range e.order {
+		e.j[v], e.h[v], e.c[v] = 0, 0, 0
+		e.y[v] = math.NaN()
+		if j := e.col[v]; j >= 0 {
+			if x := cols[j][r]; !math.IsNaN(x) {
+				e.y[v] = (x - e.mu[v]) / e.sd[v]
+				ll -= math.Log(e.sd[v])
+			}
+		}
+	}
+	const halfLog2Pi = 0.9189385332046728 // ½ log 2π
+	for k := len(e.order) - 1; k >= 0; k-- {
+		v := e.order[k]
+		p := e.parent[v]
+		if y := e.y[v]; !math.IsNaN(y) {
+			// Clamped: the children's messages are numbers now.
+			ll += e.c[v] - 0.5*e.j[v]*y*y + e.h[v]*y
+			if p < 0 {
+				ll += -halfLog2Pi - 0.5*y*y
+				continue
+			}
+			rho, w := e.rho[v], e.w[v]
+			e.j[p] += rho * rho / w
+			e.h[p] += rho * y / w
+			e.c[p] += -halfLog2Pi - 0.5*math.Log(w) - 0.5*y*y/w
+			continue
+		}
+		if p < 0 {
+			prec := 1 + e.j[v]
+			ll += e.c[v] - 0.5*math.Log(prec) + 0.5*e.h[v]*e.h[v]/prec
+			continue
+		}
+		rho, w := e.rho[v], e.w[v]
+		den := 1 + w*e.j[v]
+		e.j[p] += rho * rho * e.j[v] / den
+		e.h[p] += rho * e.h[v] / den
+		e.c[p] += e.c[v] - 0.5*math.Log(den) + 0.5*w*e.h[v]*e.h[v]/den
+	}
+	for _, v := range e.order {
+		p := e.parent[v]
+		if y := e.y[v]; !math.IsNaN(y) {
+			e.m[v], e.v[v], e.cp[v] = y, 0, 0
+			continue
+		}
+		if p < 0 {
+			prec := 1 + e.j[v]
+			e.m[v], e.v[v], e.cp[v] = e.h[v]/prec, 1/prec, 0
+			continue
+		}
+		rho, w := e.rho[v], e.w[v]
+		den := 1 + w*e.j[v]
+		beta := rho / den
+		e.m[v] = beta*e.m[p] + w*e.h[v]/den
+		e.v[v] = beta*beta*e.v[p] + w/den
+		e.cp[v] = beta * e.v[p]
+	}
+	return ll
+}
