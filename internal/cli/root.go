@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/latentree/latentree/tree"
 )
 
 // Exit codes.
@@ -101,79 +98,4 @@ func (e *env) openInput(path string) (io.ReadCloser, string, error) {
 		return nil, path, err
 	}
 	return f, path, nil
-}
-
-// output returns the writer for a result: the file named by path (created
-// or truncated), or standard output when path is "" or "-". The returned
-// close function must be called and its error checked.
-func (e *env) output(path string) (io.Writer, func() error, error) {
-	if path == "" || path == "-" {
-		return e.stdout, func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, f.Close, nil
-}
-
-// writeTo writes a result with fn to path (or stdout).
-func (e *env) writeTo(path string, fn func(io.Writer) error) error {
-	w, closeFn, err := e.output(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(w); err != nil {
-		closeFn()
-		return err
-	}
-	return closeFn()
-}
-
-// writeResults writes experiment results next to a path prefix: for every
-// extension ext, prefix+"."+ext is written by its function. The prefix's
-// directory is created if needed. An empty prefix writes nothing.
-func (e *env) writeResults(prefix string, files []output) error {
-	if prefix == "" {
-		return nil
-	}
-	if dir := filepath.Dir(prefix); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	for _, f := range files {
-		if err := e.writeTo(prefix+"."+f.path, f.fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// output is a destination (a path, or an extension for writeResults) and
-// the function that writes it.
-type output struct {
-	path string
-	fn   func(io.Writer) error
-}
-
-// writeOutputs writes every output whose path is set.
-func (e *env) writeOutputs(outs []output) error {
-	for _, o := range outs {
-		if o.path != "" {
-			if err := e.writeTo(o.path, o.fn); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// treeOutputs are the --newick, --tree-json and --dot outputs of a tree.
-func treeOutputs(t *tree.Tree, newick, treeJSON, dot string) []output {
-	return []output{
-		{newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
-		{treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
-		{dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
-	}
 }

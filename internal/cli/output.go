@@ -1,0 +1,355 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/latentree/latentree/tree"
+)
+
+// Output safety. Every command follows two rules:
+//
+//  1. Before any work it calls checkPaths with every input and output path
+//     it was given: an output that is an input or another output, two
+//     outputs on standard output, or an output whose directory is missing
+//     or not writable is a usage error naming the flags, found before the
+//     data are read or a model is fitted.
+//  2. It writes its files with writeOutputs (or writeTo, writeResults): each
+//     file goes to a temporary file in the destination's directory, and only
+//     when every file of the command has been written completely are they
+//     renamed over their destinations. A failure leaves no partial file and
+//     keeps the old contents of every destination.
+//
+// A command's summary goes to standard output unless one of its outputs
+// does ("-"); then it goes to standard error (see summaryWriter).
+
+// pathFlag is a path given on the command line and how it was given: a
+// flag ("--out") or an argument ("DATA"). An empty path was not given;
+// "-" is standard input or output.
+type pathFlag struct {
+	flag, path string
+}
+
+// checkPaths checks the paths of a command before it does any work. It
+// returns a usage error (exit 2) naming the flags when
+//   - an output is one of the inputs (the same cleaned absolute path, or
+//     the same file by os.SameFile when both exist),
+//   - two outputs name the same file,
+//   - more than one output is "-" (standard output), or more than one
+//     input is "-" (standard input),
+//   - an output's directory does not exist, is not a directory or is not
+//     writable, or the output is an existing directory.
+//
+// Outputs that exist and are not regular files (/dev/null, a named pipe)
+// are written in place and not checked for a writable directory. Empty
+// paths are skipped.
+func (e *env) checkPaths(inputs, outputs []pathFlag) error {
+	type resolved struct {
+		pathFlag
+		abs  string
+		info fs.FileInfo // nil if the file does not exist
+	}
+	resolve := func(list []pathFlag, what string) ([]resolved, error) {
+		var out []resolved
+		var stdio []string
+		for _, p := range list {
+			if p.path == "" {
+				continue
+			}
+			if p.path == "-" {
+				stdio = append(stdio, p.flag)
+				continue
+			}
+			abs, err := filepath.Abs(p.path)
+			if err != nil {
+				return nil, usagef("%s %s: %v", p.flag, p.path, err)
+			}
+			r := resolved{pathFlag: p, abs: abs}
+			if info, err := os.Stat(abs); err == nil {
+				r.info = info
+			}
+			out = append(out, r)
+		}
+		if len(stdio) > 1 {
+			return nil, usagef("%s all read or write %s (\"-\"); give all but one of them a file", joinFlags(stdio), what)
+		}
+		return out, nil
+	}
+	ins, err := resolve(inputs, "standard input")
+	if err != nil {
+		return err
+	}
+	outs, err := resolve(outputs, "standard output")
+	if err != nil {
+		return err
+	}
+	same := func(a, b resolved) bool {
+		if a.abs == b.abs {
+			return true
+		}
+		return a.info != nil && b.info != nil && os.SameFile(a.info, b.info)
+	}
+	for i, o := range outs {
+		for _, in := range ins {
+			if same(o, in) {
+				return usagef("%s %s is also the input %s: writing it would destroy the input; choose another output file", o.flag, o.path, in.flag)
+			}
+		}
+		for _, p := range outs[:i] {
+			if same(o, p) {
+				return usagef("%s and %s both write %s; choose different files", p.flag, o.flag, o.path)
+			}
+		}
+	}
+	for _, o := range outs {
+		if o.info != nil && o.info.IsDir() {
+			return usagef("%s %s is a directory, not a file", o.flag, o.path)
+		}
+		if o.info != nil && !o.info.Mode().IsRegular() {
+			continue // a device or pipe, written in place
+		}
+		if err := checkWritableDir(filepath.Dir(o.abs)); err != nil {
+			return usagef("%s %s: %v", o.flag, o.path, err)
+		}
+	}
+	return nil
+}
+
+// joinFlags joins flag names as "a, b and c".
+func joinFlags(f []string) string {
+	if len(f) < 2 {
+		return strings.Join(f, "")
+	}
+	return strings.Join(f[:len(f)-1], ", ") + " and " + f[len(f)-1]
+}
+
+// checkWritableDir checks that dir is an existing directory in which a
+// file can be created, by creating and removing one.
+func checkWritableDir(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("directory %s does not exist", dir)
+		}
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".latentree-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in directory %s", dir)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// summaryWriter returns where a command prints its summary (text or
+// --json): standard output, unless an output is "-", in which case
+// standard output carries that output alone and the summary goes to
+// standard error.
+func (e *env) summaryWriter(outputs []pathFlag) io.Writer {
+	for _, o := range outputs {
+		if o.path == "-" {
+			return e.stderr
+		}
+	}
+	return e.stdout
+}
+
+// output is a destination (a path, or an extension for writeResults) and
+// the function that writes it.
+type output struct {
+	path string
+	fn   func(io.Writer) error
+}
+
+// writeTo writes a result with fn to path, or to standard output when path
+// is "" or "-", as writeOutputs does.
+func (e *env) writeTo(path string, fn func(io.Writer) error) error {
+	if path == "" {
+		path = "-"
+	}
+	return e.writeOutputs([]output{{path, fn}})
+}
+
+// writeOutputs writes every output whose path is set ("-" is standard
+// output). Files are written to temporary files next to their
+// destinations; only when all of them, and the standard output, have been
+// written are they renamed over their destinations. On error no
+// destination is changed and the temporary files are removed.
+func (e *env) writeOutputs(outs []output) error {
+	var staged []*stagedFile
+	abort := func() {
+		for _, s := range staged {
+			s.abort()
+		}
+	}
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		s, err := stageFile(o.path, o.fn)
+		if err != nil {
+			abort()
+			return err
+		}
+		staged = append(staged, s)
+	}
+	for _, o := range outs {
+		if o.path == "-" {
+			if err := o.fn(e.stdout); err != nil {
+				abort()
+				return err
+			}
+		}
+	}
+	for i, s := range staged {
+		if err := s.commit(); err != nil {
+			for _, r := range staged[i:] {
+				r.abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stagedFile is an output written to a temporary file, waiting to be
+// renamed over its destination.
+type stagedFile struct {
+	dest, tmp string
+}
+
+// stageFile writes fn's output for path. A path that exists and is not a
+// regular file (/dev/null, a named pipe) is written in place, since it
+// cannot be replaced; a symbolic link is followed, so the file it points to
+// is replaced and the link kept.
+func stageFile(path string, fn func(io.Writer) error) (*stagedFile, error) {
+	dest := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		dest = real
+	}
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(dest); err == nil {
+		if info.IsDir() {
+			return nil, fmt.Errorf("%s is a directory", path)
+		}
+		if !info.Mode().IsRegular() {
+			return &stagedFile{}, writeInPlace(path, fn)
+		}
+		mode = info.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	s := &stagedFile{dest: dest, tmp: f.Name()}
+	err = fn(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(s.tmp, mode)
+	}
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func writeInPlace(path string, fn func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = fn(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func (s *stagedFile) commit() error {
+	if s.tmp == "" {
+		return nil
+	}
+	if err := os.Rename(s.tmp, s.dest); err != nil {
+		s.abort()
+		return fmt.Errorf("cannot replace %s: %w", s.dest, err)
+	}
+	s.tmp = ""
+	return nil
+}
+
+func (s *stagedFile) abort() {
+	if s.tmp != "" {
+		os.Remove(s.tmp)
+		s.tmp = ""
+	}
+}
+
+// resultPaths returns the files writeResults writes for a path prefix, as
+// outputs for checkPaths ("--out (.csv)" → prefix.csv), after creating the
+// prefix's directory (so that checkPaths can check it is writable). An
+// empty prefix gives none.
+func resultPaths(flag, prefix string, exts ...string) ([]pathFlag, error) {
+	if prefix == "" {
+		return nil, nil
+	}
+	if prefix == "-" {
+		return nil, usagef("%s is a path prefix for files; standard output (\"-\") cannot be used", flag)
+	}
+	if dir := filepath.Dir(prefix); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, usagef("%s %s: %v", flag, prefix, err)
+		}
+	}
+	out := make([]pathFlag, len(exts))
+	for i, x := range exts {
+		out[i] = pathFlag{fmt.Sprintf("%s (.%s)", flag, x), prefix + "." + x}
+	}
+	return out, nil
+}
+
+// writeResults writes experiment results next to a path prefix: for every
+// output, prefix+"."+path is written by its function, all or none (see
+// writeOutputs). The prefix's directory is created if needed. An empty
+// prefix writes nothing.
+func (e *env) writeResults(prefix string, files []output) error {
+	if prefix == "" {
+		return nil
+	}
+	if dir := filepath.Dir(prefix); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	outs := make([]output, len(files))
+	for i, f := range files {
+		outs[i] = output{prefix + "." + f.path, f.fn}
+	}
+	return e.writeOutputs(outs)
+}
+
+// treeOutputs are the --newick, --tree-json and --dot outputs of a tree.
+func treeOutputs(t *tree.Tree, newick, treeJSON, dot string) []output {
+	return []output{
+		{newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
+		{treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
+		{dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
+	}
+}
