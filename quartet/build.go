@@ -165,6 +165,12 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 		if err != nil {
 			return r, err
 		}
+		if r.Err != nil {
+			return r, fmt.Errorf("quartet test of %q, %q, %q, %q: %w", names[q[0]], names[q[1]], names[q[2]], names[q[3]], r.Err)
+		}
+		if r.Best < P01 || r.Best > P03 {
+			return r, fmt.Errorf("quartet: the oracle gave no best pairing for %q, %q, %q, %q", names[q[0]], names[q[1]], names[q[2]], names[q[3]])
+		}
 		res.Tests++
 		if r.Pairing == Unresolved {
 			res.Unresolved++
@@ -179,11 +185,11 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 	}
 	a, b := r.Best.Pairs()
 	h1, h2 := t.AddHidden(), t.AddHidden()
-	must(t.AddEdge(h1, h2, math.NaN()))
-	must(t.AddEdge(h1, node[q[a[0]]], math.NaN()))
-	must(t.AddEdge(h1, node[q[a[1]]], math.NaN()))
-	must(t.AddEdge(h2, node[q[b[0]]], math.NaN()))
-	must(t.AddEdge(h2, node[q[b[1]]], math.NaN()))
+	for _, e := range [][2]int{{h1, h2}, {h1, node[q[a[0]]]}, {h1, node[q[a[1]]]}, {h2, node[q[b[0]]]}, {h2, node[q[b[1]]]}} {
+		if err := t.AddEdge(e[0], e[1], math.NaN()); err != nil {
+			return nil, internalError(err) // new, distinct nodes
+		}
+	}
 	for _, x := range order[4:] {
 		if err := insert(t, node[x], x, varOf, cands, pick, resolve); err != nil {
 			return nil, err
@@ -255,10 +261,10 @@ func closestOrder(d int, c Closer) ([]int, error) {
 	return order, nil
 }
 
-func must(err error) {
-	if err != nil {
-		panic(err) // the builder only joins existing, distinct nodes
-	}
+// internalError reports a broken invariant of the builder (see
+// tree.ErrInternal), such as a failed edit of nodes it has just checked.
+func internalError(err error) error {
+	return fmt.Errorf("quartet: %w: %w", tree.ErrInternal, err)
 }
 
 // insert attaches leaf xn (variable x) to the tree.
@@ -284,22 +290,28 @@ func insert(t *tree.Tree, xn, x int, varOf map[int]int, cands int, pick func(x i
 				k++
 			}
 			if !t.HasEdge(u, v) {
-				return errors.New("quartet: internal error: region is not an edge")
+				return internalError(errors.New("region is not an edge"))
 			}
+			// u–v is an edge and h, xn are not joined yet: the edits
+			// cannot fail.
 			h := t.AddHidden()
-			must(t.RemoveEdge(u, v))
-			must(t.AddEdge(u, h, math.NaN()))
-			must(t.AddEdge(h, v, math.NaN()))
-			must(t.AddEdge(h, xn, math.NaN()))
+			if err := t.RemoveEdge(u, v); err != nil {
+				return internalError(err)
+			}
+			for _, e := range [][2]int{{u, h}, {h, v}, {h, xn}} {
+				if err := t.AddEdge(e[0], e[1], math.NaN()); err != nil {
+					return internalError(err)
+				}
+			}
 			return nil
 		}
 		c := centroid(t, region)
 		if c < 0 {
-			return errors.New("quartet: internal error: no centroid")
+			return internalError(errors.New("no centroid"))
 		}
 		nb := t.Neighbors(c)
 		if len(nb) != 3 {
-			return fmt.Errorf("quartet: internal error: centroid of degree %d", len(nb))
+			return internalError(fmt.Errorf("centroid of degree %d", len(nb)))
 		}
 		var repsOf [3][]int
 		for i, w := range nb {

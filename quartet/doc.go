@@ -21,5 +21,25 @@
 //
 // Oracles answer quartet tests: DataOracle from the counts of a dataset
 // (ResolveAll runs many tests in parallel), ModelOracle from the exact
-// tables of a model, DistanceOracle by the four-point condition.
+// tables of a model, DistanceOracle by the four-point condition. The data
+// must be discrete: NewDataOracle rejects continuous columns, naming them
+// (the tests need 4-way tables; bin the columns first if that is meant).
+//
+// # Numerical failures
+//
+// A test that cannot compute a score — a singular value decomposition
+// that does not converge (after dqds fails, the general SVD is tried), a
+// NaN or infinite table cell, a NaN distance — never picks a pairing. The
+// Table methods and FourPoint return a failed Result: Err wraps
+// ErrNumerical and says which step failed, Pairing and Best are
+// Unresolved, and each score that could not be computed is NaN (a
+// non-converged SVD used to score 0, which won the nuclear test). The
+// oracles' Resolve and ResolveAll return such a failure as an error naming
+// the four variables, and Build stops with it: a tree built on a guessed
+// quartet would hide the failure. (A quartet whose margin is merely below
+// MinMargin is not a failure: it is Unresolved with a Best pairing, and
+// Build counts it in BuildResult.Unresolved.)
+//
+// Broken internal invariants of the builder are returned as errors
+// wrapping tree.ErrInternal, never as panics.
 package quartet

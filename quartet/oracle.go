@@ -1,9 +1,12 @@
 package quartet
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,7 +47,8 @@ func (t *Table) run(test Test, k int, minMargin float64) Result {
 // ResolveAll resolves many quartets of the oracle's dataset in parallel
 // on the given number of goroutines (default GOMAXPROCS), each counting
 // its quartets' 4-way tables into one reused buffer. The results are in
-// the order of quartets; the first error stops the work and is returned.
+// the order of quartets; the first error, a numerical failure of a test
+// included, stops the work and is returned.
 func (o *DataOracle) ResolveAll(quartets [][4]int, workers int) ([]Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -75,6 +79,11 @@ func (o *DataOracle) ResolveAll(quartets [][4]int, workers int) ([]Result, error
 				} else {
 					out[i] = mine.tab.nuclear(o.MinMargin, workers == 1)
 				}
+				if out[i].Err != nil {
+					errs[w] = o.testError(quartets[i], out[i].Err)
+					failed.Store(true)
+					return
+				}
 			}
 		})
 	}
@@ -86,6 +95,9 @@ func (o *DataOracle) ResolveAll(quartets [][4]int, workers int) ([]Result, error
 	}
 	return out, nil
 }
+
+// maxNamed bounds the variables an error message lists.
+const maxNamed = 10
 
 // DataOracle resolves quartets of the discrete columns of a dataset from
 // their 4-way counts (rows missing any of the four are left out).
@@ -108,17 +120,38 @@ type DataOracle struct {
 }
 
 // NewDataOracle checks that every column of d is discrete with at least
-// two states.
+// two states; the error names every continuous variable (the tests need
+// the 4-way tables of discrete variables; a continuous column is not
+// binned).
 func NewDataOracle(d *data.Dataset, test Test, k int, minMargin float64) (*DataOracle, error) {
+	if d == nil {
+		return nil, errors.New("quartet: no dataset")
+	}
 	if d.NumVars() < 4 {
 		return nil, fmt.Errorf("quartet: need at least 4 variables, got %d", d.NumVars())
 	}
+	var continuous []string
 	for j := 0; j < d.NumVars(); j++ {
-		v := d.Var(j)
-		if v.Kind != data.Discrete {
-			return nil, fmt.Errorf("quartet: variable %q is continuous; quartet tests need discrete variables", v.Name)
+		if v := d.Var(j); v.Kind != data.Discrete {
+			continuous = append(continuous, strconv.Quote(v.Name))
 		}
-		if v.NumStates() < 2 {
+	}
+	if n := len(continuous); n > 0 {
+		what := "variable " + continuous[0] + " is"
+		if n > 1 {
+			what = fmt.Sprintf("%d variables are", n)
+			if n > maxNamed {
+				what += fmt.Sprintf(" continuous (%s, ...);", strings.Join(continuous[:maxNamed], ", "))
+			} else {
+				what += fmt.Sprintf(" continuous (%s);", strings.Join(continuous, ", "))
+			}
+		} else {
+			what += " continuous;"
+		}
+		return nil, fmt.Errorf("quartet: %s quartet tests need discrete variables", what)
+	}
+	for j := 0; j < d.NumVars(); j++ {
+		if v := d.Var(j); v.NumStates() < 2 {
 			return nil, fmt.Errorf("quartet: variable %q has a single state", v.Name)
 		}
 	}
@@ -156,7 +189,17 @@ func (o *DataOracle) Resolve(q [4]int) (Result, error) {
 	if err := o.fill(&o.tab, q); err != nil {
 		return Result{}, err
 	}
-	return o.tab.run(o.Test, o.K, o.MinMargin), nil
+	r := o.tab.run(o.Test, o.K, o.MinMargin)
+	if r.Err != nil {
+		return r, o.testError(q, r.Err)
+	}
+	return r, nil
+}
+
+// testError names the variables of a failed test.
+func (o *DataOracle) testError(q [4]int, err error) error {
+	d := o.Data
+	return fmt.Errorf("quartet test of %q, %q, %q, %q: %w", d.Var(q[0]).Name, d.Var(q[1]).Name, d.Var(q[2]).Name, d.Var(q[3]).Name, err)
 }
 
 // Closeness implements Closer: the mutual information (nats) of columns i
@@ -247,7 +290,12 @@ func (o *ModelOracle) Resolve(q [4]int) (Result, error) {
 		n[i] = o.Model.States[v]
 	}
 	t := &Table{N: n, P: p}
-	return t.run(o.Test, o.K, o.MinMargin), nil
+	r := t.run(o.Test, o.K, o.MinMargin)
+	if r.Err != nil {
+		tr := o.Model.Tree
+		return r, fmt.Errorf("quartet test of %q, %q, %q, %q: %w", tr.Name(nodes[0]), tr.Name(nodes[1]), tr.Name(nodes[2]), tr.Name(nodes[3]), r.Err)
+	}
+	return r, nil
 }
 
 // Closeness implements Closer with the exact mutual information.
@@ -269,7 +317,11 @@ type DistanceOracle struct {
 
 // Resolve implements Oracle.
 func (o *DistanceOracle) Resolve(q [4]int) (Result, error) {
-	return FourPoint(func(i, j int) float64 { return o.D.At(q[i], q[j]) }, o.MinMargin), nil
+	r := FourPoint(func(i, j int) float64 { return o.D.At(q[i], q[j]) }, o.MinMargin)
+	if r.Err != nil {
+		return r, fmt.Errorf("quartet test of %q, %q, %q, %q: %w", o.D.Names[q[0]], o.D.Names[q[1]], o.D.Names[q[2]], o.D.Names[q[3]], r.Err)
+	}
+	return r, nil
 }
 
 // Closeness implements Closer: the negated distance.

@@ -1,9 +1,16 @@
 package quartet
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
+
+// ErrNumerical is wrapped by Result.Err, and by the errors of the oracles
+// and Build, when a quartet test could not compute its scores: a singular
+// value decomposition did not converge, the table holds a NaN or infinite
+// cell, or a score came out NaN. Such a test picks no pairing.
+var ErrNumerical = errors.New("quartet: numerical failure")
 
 // Pairing identifies one of the three ways of splitting four variables
 // (indexed 0..3) into two pairs.
@@ -55,11 +62,17 @@ type Result struct {
 	// Margin is the gap between the best and the second-best score,
 	// relative to the best score's magnitude.
 	Margin float64
+	// Err is not nil when the test failed numerically (it wraps
+	// ErrNumerical and says which step failed). Pairing and Best are then
+	// Unresolved, Margin is 0, and the score of each pairing that could not
+	// be computed is NaN: a failed score never wins.
+	Err error
 }
 
 // FourPoint resolves a quartet from distances: the pairing {i,j|k,l}
 // minimising d_ij + d_kl (the four-point condition). d(i,j) gives the
-// distance between quartet members i and j.
+// distance between quartet members i and j. A NaN distance makes the
+// result a failure (Result.Err).
 func FourPoint(d func(i, j int) float64, minMargin float64) Result {
 	var r Result
 	for p := P01; p <= P03; p++ {
@@ -69,21 +82,31 @@ func FourPoint(d func(i, j int) float64, minMargin float64) Result {
 	return decide(r, false, minMargin)
 }
 
-// decide picks the best score and computes the margin.
+// decide picks the best score and computes the margin. A result whose Err
+// is already set, or with a NaN score, is a failure: it picks no pairing.
 func decide(r Result, larger bool, minMargin float64) Result {
-	best, second := -1, -1
-	better := func(a, b float64) bool {
-		if math.IsNaN(b) {
-			return !math.IsNaN(a)
+	if r.Err == nil {
+		for p, s := range r.Scores {
+			if math.IsNaN(s) {
+				r.Err = fmt.Errorf("%w: the score of pairing %v is NaN", ErrNumerical, Pairing(p))
+				break
+			}
 		}
+	}
+	if r.Err != nil {
+		r.Pairing, r.Best, r.Margin = Unresolved, Unresolved, 0
+		return r
+	}
+	better := func(a, b float64) bool {
 		if larger {
 			return a > b
 		}
 		return a < b
 	}
-	for p := 0; p < 3; p++ {
+	best, second := 0, -1
+	for p := 1; p < 3; p++ {
 		switch {
-		case best < 0 || better(r.Scores[p], r.Scores[best]):
+		case better(r.Scores[p], r.Scores[best]):
 			second, best = best, p
 		case second < 0 || better(r.Scores[p], r.Scores[second]):
 			second = p

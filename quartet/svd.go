@@ -1,6 +1,7 @@
 package quartet
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -10,22 +11,43 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func singularValues(m *mat.Dense) []float64 {
+// failSVD, when not nil, is asked before each decomposition whether it
+// should fail as if LAPACK had not converged: with dqds true for the dqds
+// step on a bidiagonal (dlasq1), false for the general SVD (dgesvd). Only
+// tests set it, to check that failures are reported; it is nil otherwise.
+var failSVD func(rows, cols int, dqds bool) bool
+
+// singularValues returns the singular values of m in decreasing order. It
+// reports false if the decomposition did not converge. The elements of m
+// must be finite (gonum panics on NaN).
+func singularValues(m *mat.Dense) ([]float64, bool) {
+	if failSVD != nil {
+		if r, c := m.Dims(); failSVD(r, c, false) {
+			return nil, false
+		}
+	}
 	var svd mat.SVD
 	if !svd.Factorize(m, mat.SVDNone) {
-		return nil
+		return nil, false
 	}
-	return svd.Values(nil)
+	return svd.Values(nil), true
 }
 
 // nuclearNorm returns Σ σ_i(m). (Singular values, not square roots of
-// Gram eigenvalues: near-ties between pairings need the accuracy.)
-func nuclearNorm(m *mat.Dense) float64 {
+// Gram eigenvalues: near-ties between pairings need the accuracy.) It
+// reports false if the decomposition did not converge.
+func nuclearNorm(m *mat.Dense) (float64, bool) {
+	sv, ok := singularValues(m)
 	s := 0.0
-	for _, v := range singularValues(m) {
+	for _, v := range sv {
 		s += v
 	}
-	return s
+	return s, ok
+}
+
+// svdError is the failure of the decomposition of p's rows×cols unfolding.
+func svdError(p Pairing, rows, cols int) error {
+	return fmt.Errorf("%w: the singular value decomposition of the %d×%d unfolding of %v did not converge", ErrNumerical, rows, cols, p)
 }
 
 // A nuclearJob computes the nuclear norms of the three unfoldings of a
@@ -38,6 +60,9 @@ type nuclearJob struct {
 	t      *Table
 	ws     [3]svdWork
 	scores [3]float64
+	// errs[p] is set when p's score could not be computed (its score is
+	// then NaN).
+	errs [3]error
 	// direct[p] is set when the reduction step computed p's score by
 	// nuclearNorm (an unfolding dgesvd would scale).
 	direct     [3]bool
@@ -79,12 +104,27 @@ func (j *nuclearJob) reduce(p Pairing) {
 	m, n := j.t.unfoldingShape(p)
 	w.reserve(m, n)
 	j.t.unfoldInto(p, w.a)
-	j.direct[p] = !safeForSVD(w.a)
-	if j.direct[p] {
-		j.scores[p] = nuclearNorm(mat.NewDense(m, n, w.a))
-		return
+	finite, safe := checkForSVD(w.a)
+	j.direct[p] = !safe
+	switch {
+	case !finite:
+		j.fail(p, j.t.nonFinite())
+	case !safe:
+		s, ok := nuclearNorm(mat.NewDense(m, n, w.a))
+		if !ok {
+			j.fail(p, svdError(p, m, n))
+			return
+		}
+		j.scores[p] = s
+	default:
+		w.bidiagonalize()
 	}
-	w.bidiagonalize()
+}
+
+// fail records that p's score could not be computed.
+func (j *nuclearJob) fail(p Pairing, err error) {
+	j.scores[p] = math.NaN()
+	j.errs[p] = err
 }
 
 // solve sums the singular values of p's bidiagonal.
@@ -95,7 +135,13 @@ func (j *nuclearJob) solve(p Pairing) {
 	sv, ok := j.ws[p].bidiagonalValues()
 	if !ok {
 		// dqds did not converge: leave it to the general SVD.
-		j.scores[p] = nuclearNorm(j.t.Unfolding(p))
+		s, ok := nuclearNorm(j.t.Unfolding(p))
+		if !ok {
+			m, n := j.t.unfoldingShape(p)
+			j.fail(p, svdError(p, m, n))
+			return
+		}
+		j.scores[p] = s
 		return
 	}
 	s := 0.0
@@ -145,12 +191,14 @@ var (
 	svdBig   = 1 / svdSmall
 )
 
-// safeForSVD reports whether a matrix of the elements a can go to
-// svdWork without the scaling dgesvd would apply: its elements are finite
-// and the largest magnitude is zero or within [svdSmall, svdBig].
-func safeForSVD(a []float64) bool {
+// checkForSVD reports whether the elements a are finite, and whether a
+// matrix of them can go to svdWork without the scaling dgesvd would apply:
+// its elements are finite and the largest magnitude is zero or within
+// [svdSmall, svdBig].
+func checkForSVD(a []float64) (finite, safe bool) {
 	// NaN and ±Inf show in the sums (four, to run in parallel); a sum
 	// overflowing to +Inf means an element above svdBig anyway.
+	a0 := a
 	var mx, s0, s1, s2, s3 float64
 	for ; len(a) >= 4; a = a[4:] {
 		v0, v1, v2, v3 := math.Abs(a[0]), math.Abs(a[1]), math.Abs(a[2]), math.Abs(a[3])
@@ -179,9 +227,21 @@ func safeForSVD(a []float64) bool {
 		}
 	}
 	if s := s0 + s1 + s2 + s3; math.IsNaN(s) || math.IsInf(s, 0) {
-		return false
+		// A NaN or an infinite element, or a sum that overflows (then an
+		// element exceeds svdBig, and the matrix needs scaling).
+		return !hasNonFinite(a0), false
 	}
-	return mx == 0 || (mx >= svdSmall && mx <= svdBig)
+	return true, mx == 0 || (mx >= svdSmall && mx <= svdBig)
+}
+
+// hasNonFinite reports whether a holds a NaN or an infinite element.
+func hasNonFinite(a []float64) bool {
+	for _, x := range a {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // bidiagonalize reduces w.a, overwritten, to the bidiagonal d, e (upper
@@ -199,6 +259,9 @@ func (w *svdWork) bidiagonalValues() ([]float64, bool) {
 	k := min(w.m, w.n)
 	if k == 0 {
 		return w.d[:0], true
+	}
+	if failSVD != nil && failSVD(w.m, w.n, true) {
+		return nil, false
 	}
 	if lapackImpl.Dlasq1(k, w.d, w.e, w.work) != 0 {
 		return nil, false

@@ -195,25 +195,26 @@ func TestUnfoldIntoMatchesFormula(t *testing.T) {
 	}
 }
 
-func TestSafeForSVD(t *testing.T) {
+func TestCheckForSVD(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, c := range []struct {
-		a    []float64
-		want bool
+		a            []float64
+		finite, safe bool
 	}{
-		{nil, true},
-		{[]float64{0, 0, 0, 0, 0}, true},
-		{[]float64{0.5, -0.25, 1e-3}, true},
-		{[]float64{1, 2, 3, 4, -1e100}, true},
-		{[]float64{1e-300, 0, 0, 0}, false},
-		{[]float64{1, 1, 1, 1, 1e300}, false},
-		{[]float64{1, 1, 1, 1, nan}, false},
-		{[]float64{nan, 1, 1, 1}, false},
-		{[]float64{1, -inf, 1, 1}, false},
-		{[]float64{1, 1, 1, 1, inf}, false},
+		{nil, true, true},
+		{[]float64{0, 0, 0, 0, 0}, true, true},
+		{[]float64{0.5, -0.25, 1e-3}, true, true},
+		{[]float64{1, 2, 3, 4, -1e100}, true, true},
+		{[]float64{1e-300, 0, 0, 0}, true, false},
+		{[]float64{1, 1, 1, 1, 1e300}, true, false},
+		{[]float64{1e308, 1e308, 1e308, 1e308, 1e308}, true, false},
+		{[]float64{1, 1, 1, 1, nan}, false, false},
+		{[]float64{nan, 1, 1, 1}, false, false},
+		{[]float64{1, -inf, 1, 1}, false, false},
+		{[]float64{1, 1, 1, 1, inf}, false, false},
 	} {
-		if got := safeForSVD(c.a); got != c.want {
-			t.Errorf("safeForSVD(%v) = %v, want %v", c.a, got, c.want)
+		if finite, safe := checkForSVD(c.a); finite != c.finite || safe != c.safe {
+			t.Errorf("checkForSVD(%v) = %v, %v, want %v, %v", c.a, finite, safe, c.finite, c.safe)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package quartet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -131,16 +132,54 @@ func (t *Table) Pair(i, j int) *mat.Dense {
 
 // Nuclear resolves the quartet by the nuclear-norm test (Algorithm 1):
 // the pairing whose unfolding has the smallest sum of singular values.
-// A margin below minMargin gives Unresolved.
+// A margin below minMargin gives Unresolved. A table that is not 4-way
+// or holds a NaN or infinite cell, or a decomposition that does not
+// converge, gives a failed result (Result.Err).
 func (t *Table) Nuclear(minMargin float64) Result {
 	return t.nuclear(minMargin, true)
+}
+
+// check reports a table whose shape does not match its cells.
+func (t *Table) check() error {
+	size := 1
+	for _, n := range t.N {
+		if n < 1 {
+			return fmt.Errorf("quartet: table of %d×%d×%d×%d states", t.N[0], t.N[1], t.N[2], t.N[3])
+		}
+		size *= n
+	}
+	if len(t.P) != size {
+		return fmt.Errorf("quartet: %d cells for a %d×%d×%d×%d table", len(t.P), t.N[0], t.N[1], t.N[2], t.N[3])
+	}
+	return nil
+}
+
+// nonFinite returns the error naming the first NaN or infinite cell of the
+// table, or nil.
+func (t *Table) nonFinite() error {
+	for idx, p := range t.P {
+		if !math.IsNaN(p) && !math.IsInf(p, 0) {
+			continue
+		}
+		var x [4]int
+		for v := 3; v >= 0; v-- {
+			x[v] = idx % t.N[v]
+			idx /= t.N[v]
+		}
+		return fmt.Errorf("%w: table cell (%d,%d,%d,%d) is %v", ErrNumerical, x[0], x[1], x[2], x[3], p)
+	}
+	return nil
 }
 
 // nuclear is Nuclear; with concurrent false it runs on the calling
 // goroutine only (for callers that already run tests in parallel).
 func (t *Table) nuclear(minMargin float64, concurrent bool) Result {
+	if err := t.check(); err != nil {
+		return decide(Result{Err: err}, false, minMargin)
+	}
 	j := nuclearJobs.Get().(*nuclearJob)
 	j.t = t
+	j.errs = [3]error{}
 	j.nextReduce.Store(0)
 	j.nextSolve.Store(0)
 	for p := range j.reduced {
@@ -160,30 +199,53 @@ func (t *Table) nuclear(minMargin float64, concurrent bool) Result {
 	wg.Wait()
 	var r Result
 	r.Scores = j.scores
+	for _, err := range j.errs {
+		if err != nil {
+			r.Err = err
+			break
+		}
+	}
 	j.t = nil
+	j.errs = [3]error{}
 	nuclearJobs.Put(j)
 	return decide(r, false, minMargin)
 }
 
 // Spectral resolves the quartet by Spectral@k (Anandkumar et al. 2011):
 // the pairing {i,j|k,l} maximising Π_{s≤k} σ_s(P_ij) σ_s(P_kl), computed
-// in log space.
+// in log space. Failures are reported as by Nuclear.
 func (t *Table) Spectral(k int, minMargin float64) Result {
-	logprod := func(i, j int) float64 {
-		sv := singularValues(t.Pair(i, j))
+	var r Result
+	if r.Err = t.check(); r.Err == nil {
+		r.Err = t.nonFinite()
+	}
+	if r.Err != nil {
+		return decide(r, true, minMargin)
+	}
+	logprod := func(i, j int) (float64, error) {
+		m := t.Pair(i, j)
+		sv, ok := singularValues(m)
+		if !ok {
+			rows, cols := m.Dims()
+			return math.NaN(), fmt.Errorf("%w: the singular value decomposition of the %d×%d table of variables %d and %d did not converge", ErrNumerical, rows, cols, i, j)
+		}
 		s := 0.0
 		for x := 0; x < k && x < len(sv); x++ {
 			if !(sv[x] > 0) {
-				return math.Inf(-1)
+				return math.Inf(-1), nil
 			}
 			s += math.Log(sv[x])
 		}
-		return s
+		return s, nil
 	}
-	var r Result
 	for p := P01; p <= P03; p++ {
 		a, b := p.Pairs()
-		r.Scores[p] = logprod(a[0], a[1]) + logprod(b[0], b[1])
+		la, errA := logprod(a[0], a[1])
+		lb, errB := logprod(b[0], b[1])
+		r.Scores[p] = la + lb
+		if err := cmp.Or(errA, errB); err != nil && r.Err == nil {
+			r.Err = err
+		}
 	}
 	return decide(r, true, minMargin)
 }
