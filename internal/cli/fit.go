@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -13,39 +14,72 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
-	"github.com/latentree/latentree/tree"
 )
 
-// emFlags are the parameter-learning options shared by learn and fit.
+// emFlags are the parameter-learning flags shared by learn and fit.
 type emFlags struct {
-	hiddenSpec   string
-	hiddenStates int
-	auto         bool
-	restarts     int
-	tol          float64
-	maxIter      int
-	pseudo       float64
-	seed         uint64
-	random       bool
+	hiddenSpec string
+	restarts   int
+	tol        float64
+	maxIter    int
+	pseudo     float64
+	seed       uint64
+	random     bool
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `states of every hidden variable, or "auto": chosen per hidden variable by BIC`)
-	fs.IntVar(&f.restarts, "restarts", 0, "extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
-	fs.Float64Var(&f.tol, "tol", 1e-5, "stop EM when the relative change of the log-likelihood is at most this")
-	fs.IntVar(&f.maxIter, "max-iter", 1000, "maximum EM iterations")
-	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "pseudo-count added to expected counts in the M-step")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed for EM restarts")
-	fs.BoolVar(&f.random, "random-init", false, "start EM from random parameters instead of the surrogate (moment-based) start")
+	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
+	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
+	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "stop EM when the relative change of the log-likelihood is at most this (> 0)")
+	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations (≥ 1)")
+	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data: pseudo-count added to the expected counts in the M-step (≥ 0)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed: drives EM restarts and random starts, --order random of the quartet method and regularized CLGrouping")
+	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
 }
 
-// fitted is the outcome of fitting parameters.
-type fitted struct {
-	m       model.Model
-	em      *model.EMResult
-	seconds float64
+// fitOptions turns the flags into model.FitOptions, rejecting values out
+// of range and flags that do not apply to continuous data.
+func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOptions, error) {
+	changed := cmd.Flags().Changed
+	var opt model.FitOptions
+	if continuous {
+		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init"} {
+			if changed(name) {
+				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", name)
+			}
+		}
+	}
+	switch {
+	case !(f.tol > 0) || math.IsInf(f.tol, 0):
+		return opt, usagef("--tol %g: want a positive number (default %g)", f.tol, model.DefaultTol)
+	case f.maxIter < 1:
+		return opt, usagef("--max-iter %d: want at least 1", f.maxIter)
+	case f.restarts < 0:
+		return opt, usagef("--restarts %d: want 0 or more", f.restarts)
+	case f.pseudo < 0 || math.IsNaN(f.pseudo) || math.IsInf(f.pseudo, 0):
+		return opt, usagef("--em-pseudo %g: want a finite value ≥ 0", f.pseudo)
+	}
+	opt.EM = model.EMOptions{Tol: f.tol, MaxIter: f.maxIter}
+	if continuous {
+		return opt, nil
+	}
+	switch f.hiddenSpec {
+	case "auto":
+		opt.AutoStates, opt.HiddenStates = true, 2
+	default:
+		k, err := strconv.Atoi(f.hiddenSpec)
+		if err != nil || k < 1 {
+			return opt, usagef("--hidden-states %q: want a positive number or auto", f.hiddenSpec)
+		}
+		opt.HiddenStates = k
+	}
+	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
+	opt.EM.Rand = rand.New(rand.NewPCG(f.seed, 0xe3))
+	if f.random {
+		opt.Init = model.InitRandom
+	}
+	return opt, nil
 }
 
 // writeModel writes a fitted model as JSON.
@@ -57,63 +91,6 @@ func writeModel(w io.Writer, m model.Model, prov *model.Provenance) error {
 		return m.WriteJSON(w, prov)
 	}
 	return fmt.Errorf("cannot write a %T", m)
-}
-
-func (e *env) fitParams(t *tree.Tree, d *data.Dataset, f *emFlags) (*fitted, error) {
-	if d.AllContinuous() {
-		start := time.Now()
-		g, res, err := model.FitGaussian(t, d, model.GaussianFitOptions{MaxIter: f.maxIter, Tol: 1e-8})
-		if err != nil {
-			return nil, err
-		}
-		return &fitted{m: g, em: res, seconds: time.Since(start).Seconds()}, nil
-	}
-	if !d.AllDiscrete() {
-		return nil, fmt.Errorf("parameter learning needs all columns discrete or all continuous; use --structure-only")
-	}
-	if err := f.parseHidden(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m, err := model.ForData(t, d, f.hiddenStates)
-	if err != nil {
-		return nil, err
-	}
-	opt := model.EMOptions{MaxIter: f.maxIter, Tol: f.tol, Pseudo: f.pseudo, Rand: rand.New(rand.NewPCG(f.seed, 0xe3)), Restarts: f.restarts, KeepInit: true}
-	if f.random {
-		opt.KeepInit = false
-		if opt.Restarts <= 0 {
-			opt.Restarts = 5
-		}
-	} else {
-		if err := m.InitSurrogate(d, 0); err != nil {
-			return nil, err
-		}
-		if f.restarts <= 0 {
-			opt.Restarts = -1
-		}
-	}
-	bar := e.newProgress(f.maxIter, "EM")
-	last := 0
-	opt.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
-	res, err := m.FitEM(d, opt)
-	bar.Finish()
-	if err != nil {
-		return nil, err
-	}
-	if f.auto {
-		opt.Progress = nil
-		chosen, splits, err := model.ChooseHiddenStates(m, d, model.StatesOptions{EM: opt, Rand: opt.Rand})
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(e.stderr, "hidden states chosen by BIC: %d splits accepted\n", splits)
-		if _, ll, err := chosen.LogLikelihood(d, model.InferOptions{}); err == nil {
-			res.LogLik = ll
-		}
-		m = chosen
-	}
-	return &fitted{m: m, em: res, seconds: time.Since(start).Seconds()}, nil
 }
 
 func fileDigest(path string) string {
@@ -132,16 +109,23 @@ func fileDigest(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func provenance(method, dataPath string, rows int, f *emFlags, ft *fitted, sc *model.Score) *model.Provenance {
+// provenance records how a model was made: the method, every flag the user
+// set, the data file and its digest, the scores and the EM run.
+func provenance(method, dataPath string, rows int, cmd *cobra.Command, em *model.EMResult, sc *model.Score) *model.Provenance {
+	opts := map[string]any{}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name != "out" && f.Name != "newick" && f.Name != "tree-json" && f.Name != "dot" && f.Name != "json" {
+			opts[f.Name] = f.Value.String()
+		}
+	})
 	return &model.Provenance{
 		Created:  time.Now().UTC().Format(time.RFC3339),
 		Software: "latentree",
 		Method:   method,
-		Options: map[string]any{"hidden_states": f.hiddenSpec, "tol": f.tol, "max_iter": f.maxIter,
-			"restarts": f.restarts, "em_pseudo": f.pseudo, "seed": f.seed, "random_init": f.random},
-		Data:   &model.DataInfo{File: dataPath, Rows: rows, SHA256: fileDigest(dataPath)},
-		Scores: sc,
-		EM:     ft.em,
+		Options:  opts,
+		Data:     &model.DataInfo{File: dataPath, Rows: rows, SHA256: fileDigest(dataPath)},
+		Scores:   sc,
+		EM:       em,
 	}
 }
 
@@ -153,18 +137,28 @@ func newFitCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fit TREE DATA.csv",
 		Short: "Fit the parameters of a latent tree model to data by EM",
-		Long: `fit reads a tree (Newick or latentree JSON) whose observed nodes are columns of
-DATA.csv. For discrete data it gives every hidden node --hidden-states
-states and fits all conditional probability tables by EM, starting from the
-surrogate (moment-based) start: every hidden node a noisy copy of its nearest
-observed variable. For continuous data it fits a Gaussian latent tree: edge
-correlations in closed form from the tree's edge lengths (information
-distances) where it has them, then EM. Missing cells (with --missing keep) are marginalised. The model is
-written as JSON with --out.`,
+		Long: `fit reads a tree (Newick, latentree tree JSON, or a model file written by
+learn --out or fit --out, whose tree it takes) whose observed nodes are
+columns of DATA.csv, and fits a model on it by EM.
+
+For discrete data it gives every hidden node --hidden-states states and fits
+all conditional probability tables, starting from the surrogate (moment-based)
+start: every hidden node a noisy copy of its nearest observed variable. For
+continuous data it fits a Gaussian latent tree: edge correlations in closed
+form from the tree's edge lengths (information distances) where it has them,
+then EM. Missing cells (with --missing keep) are marginalised in both.
+The model is written as JSON with --out.`,
 		Example: `  latentree fit tree.nwk train.csv --out model.json
-  latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json`,
+  latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json
+  latentree fit old-model.json new-data.csv --out refitted.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}, {"DATA", args[1]}}, []pathFlag{{"--out", out}}); err != nil {
+				return err
+			}
+			if _, err := ef.fitOptions(cmd, false); err != nil {
+				return err
+			}
 			t, err := e.readTree(args[0])
 			if err != nil {
 				return err
@@ -173,62 +167,60 @@ written as JSON with --out.`,
 			if err != nil {
 				return err
 			}
-			ft, err := e.fitParams(t, d, ef)
+			opt, err := ef.fitOptions(cmd, d.AllContinuous())
 			if err != nil {
 				return err
 			}
-			sc, err := ft.m.Score(d, model.InferOptions{})
+			bar := e.newProgress(opt.EM.MaxIter, "EM")
+			last := 0
+			opt.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+			start := time.Now()
+			m, em, err := model.Fit(t, d, opt)
+			bar.Finish()
 			if err != nil {
 				return err
 			}
+			sc, err := m.Score(d, model.InferOptions{})
+			if err != nil {
+				return err
+			}
+			sec := time.Since(start).Seconds()
 			if out != "" {
 				if err := e.writeTo(out, func(w io.Writer) error {
-					return writeModel(w, ft.m, provenance("fit", args[1], d.NumRows(), ef, ft, sc))
+					return writeModel(w, m, provenance("fit", args[1], d.NumRows(), cmd, em, sc))
 				}); err != nil {
 					return err
 				}
 			}
-			return e.printFit(args[1], ft, sc, asJSON)
+			if asJSON {
+				return writeJSON(e.stdout, map[string]any{"data": args[1], "em": em, "em_seconds": sec, "score": sc})
+			}
+			printFitSummary(e.stdout, m, em, sc, sec)
+			return nil
 		},
 	}
-	df.register(c.Flags())
-	ef.register(c.Flags())
-	c.Flags().StringVarP(&out, "out", "o", "", "write the model (JSON) to this file")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f := c.Flags()
+	flagGroup(f, "Input", func(f *pflag.FlagSet) { df.register(f) })
+	flagGroup(f, "Parameters (EM)", func(f *pflag.FlagSet) { ef.register(f) })
+	flagGroup(f, "Output", func(f *pflag.FlagSet) {
+		f.StringVarP(&out, "out", "o", "", "write the model (JSON) to this file")
+		f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	})
+	useGroupedHelp(c)
 	return c
 }
 
-func (e *env) printFit(src string, ft *fitted, sc *model.Score, asJSON bool) error {
-	if asJSON {
-		return writeJSON(e.stdout, map[string]any{"data": src, "em": ft.em, "em_seconds": ft.seconds, "score": sc})
-	}
+// printFitSummary prints what EM did and the model's scores.
+func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.Score, seconds float64) {
 	conv := "converged"
-	if !ft.em.Converged {
+	if !em.Converged {
 		conv = "stopped at --max-iter"
 	}
-	if _, ok := ft.m.(*model.Gaussian); ok {
-		fmt.Fprintf(e.stdout, "Gaussian model: closed-form start, EM %d iterations (%s) on %d complete rows, %.2fs\n", ft.em.Iterations, conv, ft.em.DistinctRows, ft.seconds)
+	if _, ok := m.(*model.Gaussian); ok {
+		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows, %.2fs\n", em.Iterations, conv, em.Rows, seconds)
 	} else {
-		fmt.Fprintf(e.stdout, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", ft.em.Iterations, conv, ft.em.DistinctRows, ft.em.Rows, ft.seconds)
+		fmt.Fprintf(w, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
 	}
-	fmt.Fprintf(e.stdout, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
+	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
-	return nil
-}
-
-// parseHidden reads --hidden-states: a positive number or "auto".
-func (f *emFlags) parseHidden() error {
-	if f.hiddenSpec == "" {
-		f.hiddenSpec = "2"
-	}
-	if f.hiddenSpec == "auto" {
-		f.auto, f.hiddenStates = true, 2
-		return nil
-	}
-	k, err := strconv.Atoi(f.hiddenSpec)
-	if err != nil || k < 1 {
-		return usagef("--hidden-states %q: want a positive number or auto", f.hiddenSpec)
-	}
-	f.hiddenStates = k
-	return nil
 }

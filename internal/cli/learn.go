@@ -3,300 +3,428 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/quartet"
-	"github.com/latentree/latentree/regcl"
-	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
-	"github.com/latentree/latentree/tree"
 )
 
 type learnOpts struct {
 	df         dataFlags
 	method     string
-	distances  string
+	matrix     string
+	samples    int
 	distKind   string
 	rank       int
 	pseudo     float64
-	samples    int
 	contract   float64
+	keepHidden bool
 	tau, eps   float64
 	grouping   string
 	rangeStat  bool
+	qtest      string
+	qk, qreps  int
+	qorder     string
+	qcands     int
+	maxHidden  int
+	em         emFlags
+	structOnly bool
+	out        string
 	newick     string
 	treeJSON   string
 	dot        string
 	json       bool
 	verbose    bool
-	em         emFlags
-	structOnly bool
-	out        string
-	keepHidden bool
-	maxHidden  int
-	qtest      string
-	qk, qreps  int
-	qorder     string
-	qcands     int
+}
+
+func methodList() string {
+	var b strings.Builder
+	for _, m := range learn.Methods {
+		fmt.Fprintf(&b, "  %-9s %s\n", m, m.Description())
+	}
+	return b.String()
 }
 
 func newLearnCmd(e *env) *cobra.Command {
 	o := &learnOpts{}
 	c := &cobra.Command{
 		Use:   "learn [DATA.csv]",
-		Short: "Learn a latent tree structure from data or from a distance matrix",
+		Short: "Learn a latent tree from data or from a distance matrix, and fit its parameters",
 		Long: `learn estimates information distances between the observed variables of a
 dataset (Gaussian −log|ρ| for continuous columns, the determinant distance of
-Lake 1994 for discrete ones, or its rank-k form with --rank) and learns a
-latent tree over them with one of the methods of Choi et al. (JMLR 2011):
+Lake 1994 for discrete ones, or its rank-k form with --rank), learns a latent
+tree over them with one of these methods (--method):
 
-  clnj      Chow–Liu tree, then neighbor joining on every neighbourhood (default)
-  clrg      Chow–Liu tree, then recursive grouping on every neighbourhood
-  nj        neighbor joining (Saitou & Nei 1987), observed variables at leaves
-  rg        recursive grouping
-  clblind   Chow–Liu tree with the blind transformation
-  chowliu   the Chow–Liu tree itself (no hidden variables)
-  regclnj   regularized CLNJ (§6.4): neighbourhood subtrees kept only when they
-            improve the BIC, so the data choose the number of hidden variables
-  regclrg   regularized CLRG
-  quartet   divide-and-conquer binary tree from quartet tests (Ishteva et al.
-            2013): --test nuclear (no number of hidden states needed) or
-            spectral --k K
+` + methodList() + `
+then fits the model's parameters by EM (unless --structure-only) and reports
+its log-likelihood, BIC and AIC. Continuous data give a Gaussian latent tree,
+discrete data a discrete one with --hidden-states states per hidden variable.
 
-With --distances it reads a distance matrix (CSV with a header row of names, or
-PHYLIP) instead of data; pass --samples to set the thresholds of RG as for
-distances estimated from that many samples.
+With --distance-matrix it reads a distance matrix (CSV with a header row of
+names, or PHYLIP) instead of data and learns the structure only; --samples
+sets RG's thresholds as for distances estimated from that many samples.
 
-The tree is written with --newick, --tree-json and --dot (hidden nodes named
-h1, h2, ...); the summary goes to standard output (--json for machines).`,
+Flags that do not apply to the chosen method or data are rejected, not
+ignored. The tree is written with --newick, --tree-json and --dot (hidden
+nodes named h1, h2, ...), the fitted model with --out; the summary goes to
+standard output (to standard error when a tree is written to standard
+output), as JSON with --json.`,
 		Example: `  latentree simulate --topology hmm --hidden 78 -n 10000 --seed 1 --out hmm.csv --newick true.nwk
-  latentree learn hmm.csv --method clrg --newick learned.nwk
+  latentree learn hmm.csv --method clrg --newick learned.nwk --out model.json
   latentree compare true.nwk learned.nwk
 
-  latentree learn --distances d.csv --method nj --contract -1 --newick nj.nwk`,
+  latentree learn votes.csv --method regclnj --hidden-states 3 --out model.json
+  latentree learn --distance-matrix d.csv --method nj --contract -1 --newick nj.nwk`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runLearn(e, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runLearn(e, cmd, o, args) },
 	}
 	f := c.Flags()
-	o.df.register(f)
-	f.StringVarP(&o.method, "method", "m", "clnj", "clnj, clrg, nj, rg, clblind, chowliu, regclnj or regclrg")
-	f.StringVar(&o.qtest, "test", "nuclear", "quartet method: nuclear or spectral test")
-	f.IntVar(&o.qk, "k", 2, "quartet method: k for Spectral@k")
-	f.IntVar(&o.qreps, "reps", 1, "quartet method: representatives per branch (majority over reps³ tests)")
-	f.StringVar(&o.qorder, "order", "closest", "quartet method: insertion order: closest (most dependent first), random (--seed) or given")
-	f.IntVar(&o.qcands, "candidates", 8, "quartet method: leaves per branch among which representatives are picked by mutual information (-1: nearest by hops)")
-	f.IntVar(&o.maxHidden, "max-hidden", 0, "regclnj/regclrg: stop at this many hidden variables (0: when the BIC stops improving)")
-	f.StringVar(&o.distances, "distances", "", "learn from this distance matrix instead of data")
-	f.StringVar(&o.distKind, "distance", "auto", "auto, gaussian, discrete or symmetric")
-	f.IntVar(&o.rank, "rank", 0, "rank-k discrete distance (product of the top k singular values)")
-	f.Float64Var(&o.pseudo, "pseudo", 0, "pseudo-count added to every cell of the pairwise tables")
-	f.IntVar(&o.samples, "samples", 0, "sample size behind --distances (sets RG thresholds)")
-	f.Float64Var(&o.contract, "contract", 0, "contract edges shorter than this (default −log 0.9; negative: never)")
-	f.Float64Var(&o.tau, "tau", 0, "RG threshold τ on distances (default from the sample size)")
-	f.Float64Var(&o.eps, "eps", 0, "RG threshold ε on the sibling statistic (default from the sample size)")
-	f.StringVar(&o.grouping, "grouping", "silhouette", "RG family detection: silhouette (k-medoids, as the paper's experiments) or threshold")
-	f.BoolVar(&o.rangeStat, "range-statistic", false, "use the paper's range statistic Λ (eq. 25) instead of the weighted deviation")
-	f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
-	f.StringVar(&o.treeJSON, "tree-json", "", "write the tree as JSON to this file")
-	f.StringVar(&o.dot, "dot", "", "write the tree in Graphviz DOT format to this file")
-	f.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list degenerate pairs")
-	f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only (no EM)")
-	f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
-	f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "do not contract short edges between hidden nodes (the paper's behaviour)")
-	o.em.register(f)
+	flagGroup(f, "Input", func(f *pflag.FlagSet) {
+		o.df.register(f)
+		f.StringVar(&o.matrix, "distance-matrix", "", "learn the structure from this distance matrix (CSV or PHYLIP) instead of data")
+		f.IntVar(&o.samples, "samples", 0, "with --distance-matrix: the sample size the distances were estimated from (sets RG's thresholds)")
+	})
+	flagGroup(f, "Method", func(f *pflag.FlagSet) {
+		f.StringVarP(&o.method, "method", "m", "clnj", "structure learner: "+learn.MethodNames())
+	})
+	flagGroup(f, "Distances (clnj, clrg, nj, rg, clblind, mst)", func(f *pflag.FlagSet) {
+		f.StringVar(&o.distKind, "distance", "auto", "information distance: auto, gaussian, discrete or symmetric")
+		f.IntVar(&o.rank, "rank", 0, "rank-k discrete distance: product of the top k singular values (k ≥ 1)")
+		f.Float64Var(&o.pseudo, "table-pseudo", 0, "pseudo-count added to every cell of the pairwise count tables (also chowliu)")
+	})
+	flagGroup(f, "Contraction (clnj, clrg, nj, rg)", func(f *pflag.FlagSet) {
+		f.Float64Var(&o.contract, "contract", 0, "contract edges shorter than this (default −log 0.9; negative: never)")
+		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "never contract edges between two hidden nodes (the paper's behaviour)")
+	})
+	flagGroup(f, "Recursive grouping (rg, clrg)", func(f *pflag.FlagSet) {
+		f.Float64Var(&o.tau, "tau", 0, "threshold τ on distances (default from the sample size)")
+		f.Float64Var(&o.eps, "eps", 0, "threshold ε on the sibling statistic (default from the sample size)")
+		f.StringVar(&o.grouping, "grouping", "silhouette", "family detection: silhouette (k-medoids, as the paper's experiments) or threshold")
+		f.BoolVar(&o.rangeStat, "range-statistic", false, "use the paper's range statistic Λ (eq. 25) instead of the weighted deviation")
+	})
+	flagGroup(f, "Quartet tests (quartet)", func(f *pflag.FlagSet) {
+		f.StringVar(&o.qtest, "test", "nuclear", "quartet test: nuclear (no number of hidden states needed) or spectral")
+		f.IntVar(&o.qk, "k", 2, "k of Spectral@k (--test spectral)")
+		f.IntVar(&o.qreps, "representatives", 1, "representative leaves per branch (a quartet is decided by majority over representatives³ tests)")
+		f.StringVar(&o.qorder, "order", "closest", "insertion order: closest (most dependent first), random (drawn with --seed) or given")
+		f.IntVar(&o.qcands, "candidates", 8, "leaves per branch among which representatives are picked by mutual information (-1: nearest by hops, as the paper)")
+	})
+	flagGroup(f, "Regularized CLGrouping (regclnj, regclrg)", func(f *pflag.FlagSet) {
+		f.IntVar(&o.maxHidden, "max-hidden", 0, "grow up to this many hidden variables (0: until the BIC stops improving)")
+	})
+	flagGroup(f, "Parameters (EM)", func(f *pflag.FlagSet) {
+		f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only; fit no parameters")
+		o.em.register(f)
+	})
+	flagGroup(f, "Output", func(f *pflag.FlagSet) {
+		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
+		f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
+		f.StringVar(&o.treeJSON, "tree-json", "", "write the tree as JSON to this file (- for standard output)")
+		f.StringVar(&o.dot, "dot", "", "write the tree in Graphviz DOT format to this file (- for standard output)")
+		f.BoolVar(&o.json, "json", false, "print the summary as JSON")
+		f.BoolVarP(&o.verbose, "verbose", "v", false, "also list every pair at infinite distance")
+	})
+	useGroupedHelp(c)
 	return c
 }
 
-func runLearn(e *env, o *learnOpts, args []string) error {
-	start := time.Now()
-	if (len(args) == 1) == (o.distances != "") {
-		return usagef("give either a data file or --distances, not both or neither")
+// flagRule says for which methods (and inputs) a flag applies.
+type flagRule struct {
+	flags   []string
+	applies func(m learn.Method) bool
+	what    string
+}
+
+// learnOptions turns the flags into learn.Options, rejecting flags that do
+// not apply and values out of range. continuous says whether the data are
+// all continuous; fromMatrix whether the input is a distance matrix.
+func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix, continuous bool) (learn.Options, error) {
+	fs := cmd.Flags()
+	changed := fs.Changed
+	opt := learn.Options{Method: m, StructureOnly: o.structOnly || fromMatrix}
+	rules := []flagRule{
+		{[]string{"distance", "rank"}, learn.Method.UsesDistances, "the distance-based methods (clnj, clrg, nj, rg, clblind, mst)"},
+		{[]string{"table-pseudo"}, func(m learn.Method) bool { return m.UsesDistances() || m == learn.ChowLiu }, "methods that estimate distances or mutual information from tables"},
+		{[]string{"contract", "keep-hidden-edges"}, learn.Method.Contracts, "clnj, clrg, nj and rg"},
+		{[]string{"tau", "eps", "grouping", "range-statistic"}, learn.Method.UsesRG, "rg and clrg"},
+		{[]string{"test", "k", "representatives", "order", "candidates"}, func(m learn.Method) bool { return m == learn.Quartet }, "quartet"},
+		{[]string{"max-hidden"}, learn.Method.Regularized, "regclnj and regclrg"},
+		{[]string{"restarts", "random-init"}, func(m learn.Method) bool { return !m.Regularized() }, "EM on a given tree (regclnj and regclrg run their own local EM from moment starts)"},
 	}
-	var (
-		dm        *distance.Matrix
-		degen     []distance.Degenerate
-		samples   = o.samples
-		source    string
-		rows      int
-		st        *stats.Stats
-		statsTime time.Duration
-		ds        *data.Dataset
-	)
-	method := strings.ToLower(o.method)
-	if o.distances != "" {
-		source = o.distances
-		r, name, err := e.openInput(o.distances)
-		if err != nil {
-			return err
-		}
-		dm, err = distance.ReadMatrix(r, distance.ReadOptions{Name: name, AllowInf: true})
-		r.Close()
-		if err != nil {
-			return err
-		}
-		if method == "chowliu" {
-			return usagef("chowliu needs data (mutual information); give a data file")
-		}
-	} else {
-		source = args[0]
-		d, _, err := e.readData(args[0], &o.df)
-		if err != nil {
-			return err
-		}
-		ds = d
-		rows = d.NumRows()
-		samples = rows
-		t0 := time.Now()
-		st, err = stats.Compute(d, stats.Options{})
-		if err != nil {
-			return err
-		}
-		statsTime = time.Since(t0)
-		if method != "chowliu" && method != "quartet" {
-			kind := map[string]distance.Kind{"auto": distance.Auto, "gaussian": distance.Gaussian, "discrete": distance.Discrete, "symmetric": distance.Symmetric}
-			k, ok := kind[o.distKind]
-			if !ok {
-				return usagef("unknown --distance %q (want auto, gaussian, discrete or symmetric)", o.distKind)
-			}
-			dm, degen, err = distance.Information(st, distance.InfoOptions{Kind: k, Rank: o.rank, Pseudo: o.pseudo})
-			if err != nil {
-				return err
+	for _, r := range rules {
+		for _, name := range r.flags {
+			if changed(name) && !r.applies(m) {
+				return opt, usagef("--%s does not apply to --method %s (it applies to %s)", name, m, r.what)
 			}
 		}
 	}
-	var (
-		t   *tree.Tree
-		rep *structure.Report
-	)
-	t1 := time.Now()
-	if method == "regclnj" || method == "regclrg" {
-		return e.runRegCL(o, method, ds, source, start, statsTime)
+	if fromMatrix {
+		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "discrete", "continuous", "missing", "drop-constant", "max-states"} {
+			if fs.Lookup(name) != nil && changed(name) {
+				return opt, usagef("--%s does not apply to --distance-matrix (a distance matrix gives the structure only)", name)
+			}
+		}
+	} else if changed("samples") {
+		return opt, usagef("--samples applies to --distance-matrix only (with data, the sample size is the number of rows)")
 	}
-	var qres *quartet.BuildResult
-	if method == "quartet" {
-		if ds == nil {
-			return usagef("the quartet method needs a data file")
+	if o.structOnly {
+		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init"} {
+			if changed(name) {
+				return opt, usagef("--%s sets parameter learning, which --structure-only skips", name)
+			}
 		}
-		var err error
-		if t, qres, err = buildQuartetTree(ds, st, o.qtest, o.qk, o.qreps, o.qorder, o.qcands, o.em.seed); err != nil {
-			return err
+	}
+	if continuous {
+		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init"} {
+			if changed(name) {
+				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", name)
+			}
 		}
-		rep = &structure.Report{Method: "quartet", Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()}
-	} else if method == "chowliu" {
-		mi, err := distance.MutualInformation(st, o.pseudo)
-		if err != nil {
-			return err
-		}
-		if t, err = structure.ChowLiu(st.Names(), mi); err != nil {
-			return err
-		}
-		rep = &structure.Report{Method: "chowliu", Observed: t.NumObserved()}
-	} else {
-		m, err := structure.ParseMethod(method)
-		if err != nil {
-			return usageError{err}
-		}
-		opt := structure.Options{Method: m, Samples: samples, Contract: o.contract, KeepHiddenEdges: o.keepHidden,
-			RG: structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}}
+	}
+	if changed("k") && o.qtest != "spectral" {
+		return opt, usagef("--k applies to --test spectral only")
+	}
+	// Values.
+	switch {
+	case changed("samples") && o.samples < 1:
+		return opt, usagef("--samples %d: want at least 1", o.samples)
+	case changed("rank") && o.rank < 1:
+		return opt, usagef("--rank %d: want at least 1", o.rank)
+	case o.pseudo < 0 || math.IsNaN(o.pseudo) || math.IsInf(o.pseudo, 0):
+		return opt, usagef("--table-pseudo %g: want a finite value ≥ 0", o.pseudo)
+	case math.IsNaN(o.contract) || math.IsInf(o.contract, 0):
+		return opt, usagef("--contract %g: want a finite number", o.contract)
+	case changed("tau") && !(o.tau > 0):
+		return opt, usagef("--tau %g: want a positive distance", o.tau)
+	case changed("eps") && !(o.eps > 0) || math.IsInf(o.eps, 0):
+		return opt, usagef("--eps %g: want a positive finite value", o.eps)
+	case o.qk < 1:
+		return opt, usagef("--k %d: want at least 1", o.qk)
+	case o.qreps < 1:
+		return opt, usagef("--representatives %d: want at least 1", o.qreps)
+	case o.qcands == 0 || o.qcands < -1:
+		return opt, usagef("--candidates %d: want a positive number, or -1 for the nearest leaves by hops", o.qcands)
+	case o.maxHidden < 0:
+		return opt, usagef("--max-hidden %d: want 0 (until the BIC stops improving) or more", o.maxHidden)
+	}
+	kinds := map[string]distance.Kind{"auto": distance.Auto, "gaussian": distance.Gaussian, "discrete": distance.Discrete, "symmetric": distance.Symmetric}
+	kind, ok := kinds[o.distKind]
+	if !ok {
+		return opt, usagef("unknown --distance %q (want auto, gaussian, discrete or symmetric)", o.distKind)
+	}
+	if m.UsesDistances() && !fromMatrix {
+		opt.Distance = learn.DistanceOptions{Kind: kind, Rank: o.rank, Pseudo: o.pseudo}
+	}
+	if m == learn.ChowLiu {
+		opt.Distance.Pseudo = o.pseudo
+	}
+	if fromMatrix {
+		opt.Samples = o.samples
+	}
+	if m.Contracts() {
+		opt.Contract = learn.ContractOptions{Threshold: o.contract, KeepHiddenEdges: o.keepHidden}
+	}
+	if m.UsesRG() {
+		opt.RG = structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}
 		switch o.grouping {
 		case "silhouette":
 			opt.RG.Grouping = structure.GroupSilhouette
 		case "threshold":
 			opt.RG.Grouping = structure.GroupThreshold
 		default:
-			return usagef("unknown --grouping %q (want silhouette or threshold)", o.grouping)
-		}
-		if t, rep, err = structure.Learn(dm, opt); err != nil {
-			return err
+			return opt, usagef("unknown --grouping %q (want silhouette or threshold)", o.grouping)
 		}
 	}
-	learnTime := time.Since(t1)
-	t.AutoNameHidden("h")
-	var (
-		ft *fitted
-		sc *model.Score
-	)
-	if ds != nil && !o.structOnly {
-		{
-			var err error
-			if ft, err = e.fitParams(t, ds, &o.em); err != nil {
-				return err
-			}
-			if sc, err = ft.m.Score(ds, model.InferOptions{}); err != nil {
-				return err
-			}
-			if o.out != "" {
-				if err := e.writeTo(o.out, func(w io.Writer) error {
-					return writeModel(w, ft.m, provenance(method, args[0], ds.NumRows(), &o.em, ft, sc))
-				}); err != nil {
-					return err
-				}
-			}
+	if m == learn.Quartet {
+		tst, err := quartet.ParseTest(o.qtest)
+		if err != nil {
+			return opt, usageError{err}
 		}
-	} else if o.out != "" {
-		return usagef("--out writes a fitted model: it needs a data file and no --structure-only")
+		orders := map[string]quartet.Order{"closest": quartet.OrderClosest, "random": quartet.OrderRandom, "given": quartet.OrderGiven}
+		ord, ok := orders[o.qorder]
+		if !ok {
+			return opt, usagef("unknown --order %q (want closest, random or given)", o.qorder)
+		}
+		opt.Quartet = learn.QuartetOptions{Test: tst, Reps: o.qreps, Order: ord, Candidates: o.qcands}
+		if tst == quartet.TestSpectral {
+			opt.Quartet.K = o.qk
+		}
 	}
-	if err := e.writeOutputs(treeOutputs(t, o.newick, o.treeJSON, o.dot)); err != nil {
+	if m.Regularized() {
+		opt.Reg.MaxHidden = o.maxHidden
+	}
+	if !opt.StructureOnly {
+		fo, err := o.em.fitOptions(cmd, continuous)
+		if err != nil {
+			return opt, err
+		}
+		if m.Regularized() {
+			if fo.AutoStates {
+				return opt, usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", m)
+			}
+			fo.Init, fo.EM.Restarts, fo.EM.KeepInit = model.InitSurrogate, 0, false
+		}
+		opt.Fit = fo
+	}
+	opt.Rand = rand.New(rand.NewPCG(o.em.seed, 0x1ea7))
+	if err := opt.Validate(); err != nil {
+		return opt, usageError{err}
+	}
+	return opt, nil
+}
+
+func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
+	start := time.Now()
+	fromMatrix := o.matrix != ""
+	if (len(args) == 1) == fromMatrix {
+		return usagef("give either a data file or --distance-matrix, not both or neither")
+	}
+	m, err := learn.ParseMethod(o.method)
+	if err != nil {
+		return usageError{err}
+	}
+	source := o.matrix
+	if !fromMatrix {
+		source = args[0]
+	}
+	if fromMatrix && !m.UsesDistances() {
+		return usagef("--method %s needs a data file (it does not learn from distances)", m)
+	}
+	// Every check that does not need the data runs before it is read.
+	if _, err := o.learnOptions(cmd, m, fromMatrix, false); err != nil {
 		return err
 	}
-	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
-		return nil
+	if fromMatrix && o.out != "" {
+		return usagef("--out writes a fitted model, which needs a data file")
 	}
-	if o.json {
-		out := map[string]any{
-			"source": source, "method": method, "rows": rows, "observed": t.NumObserved(), "hidden": t.NumHidden(),
-			"edges": t.NumEdges(), "report": rep, "stats_seconds": statsTime.Seconds(),
-			"structure_seconds": learnTime.Seconds(), "total_seconds": time.Since(start).Seconds(),
-		}
-		if o.verbose || len(degen) <= 50 {
-			out["degenerate_pairs"] = degen
-		}
-		out["degenerate_count"] = len(degen)
-		if qres != nil {
-			out["quartet_tests"], out["quartet_unresolved"] = qres.Tests, qres.Unresolved
-		}
-		if ft != nil {
-			out["em"], out["em_seconds"], out["score"] = ft.em, ft.seconds, sc
-		}
-		return writeJSON(e.stdout, out)
+	in := pathFlag{"DATA", source}
+	if fromMatrix {
+		in.flag = "--distance-matrix"
 	}
-	fmt.Fprintf(e.stdout, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
-		source, method, t.NumObserved(), t.NumHidden(), t.NumEdges())
-	if rep.Contracted > 0 || rep.Suppressed > 0 {
-		fmt.Fprintf(e.stdout, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
+	outs := []pathFlag{{"--out", o.out}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--dot", o.dot}}
+	if err := e.checkPaths([]pathFlag{in}, outs); err != nil {
+		return err
 	}
-	if qres != nil {
-		fmt.Fprintf(e.stdout, "%d quartet tests\n", qres.Tests)
-	}
-	if rep.Tau > 0 {
-		fmt.Fprintf(e.stdout, "RG thresholds: τ = %.3g, ε = %.3g\n", rep.Tau, rep.Eps)
-	}
-	if len(degen) > 0 {
-		fmt.Fprintf(e.stdout, "%d pairs have infinite distance (independent or singular)", len(degen))
-		if !o.verbose {
-			fmt.Fprint(e.stdout, "; -v lists them")
+	summary := e.summaryWriter(outs)
+	var res *learn.Result
+	rows := 0
+	if fromMatrix {
+		r, name, err := e.openInput(o.matrix)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintln(e.stdout)
-		if o.verbose {
-			for _, p := range degen {
-				fmt.Fprintf(e.stdout, "  %s – %s: %s\n", p.A, p.B, p.Reason)
-			}
+		dm, err := distance.ReadMatrix(r, distance.ReadOptions{Name: name, AllowInf: true})
+		r.Close()
+		if err != nil {
+			return err
 		}
-	}
-	if ft != nil {
-		if err := e.printFit(source, ft, sc, false); err != nil {
+		opt, err := o.learnOptions(cmd, m, true, false)
+		if err != nil {
+			return err
+		}
+		if res, err = learn.FromDistances(dm, opt); err != nil {
+			return err
+		}
+	} else {
+		d, _, err := e.readData(args[0], &o.df)
+		if err != nil {
+			return err
+		}
+		rows = d.NumRows()
+		opt, err := o.learnOptions(cmd, m, false, d.AllContinuous())
+		if err != nil {
+			return err
+		}
+		if !opt.StructureOnly && !d.AllContinuous() && !d.AllDiscrete() {
+			return fmt.Errorf("%s mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables", source)
+		}
+		if !opt.StructureOnly {
+			bar := e.newProgress(max(opt.Fit.EM.MaxIter, 1), "EM")
+			last := 0
+			opt.Fit.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+			res, err = learn.Learn(d, opt)
+			bar.Finish()
+		} else {
+			res, err = learn.Learn(d, opt)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stdout, "time: statistics %s, structure %s, total %s\n", round(statsTime), round(learnTime), round(time.Since(start)))
+	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot)
+	if res.Model != nil && o.out != "" {
+		prov := provenance(string(m), source, rows, cmd, res.EM, res.Score)
+		written = append(written, output{o.out, func(w io.Writer) error { return writeModel(w, res.Model, prov) }})
+	}
+	if err := e.writeOutputs(written); err != nil {
+		return err
+	}
+	return printLearn(summary, source, rows, res, o, time.Since(start))
+}
+
+func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *learnOpts, total time.Duration) error {
+	t, rep := res.Tree, res.Report
+	if o.json {
+		out := map[string]any{
+			"source": source, "method": res.Method, "rows": rows, "observed": t.NumObserved(), "hidden": t.NumHidden(),
+			"edges": t.NumEdges(), "report": rep, "stats_seconds": res.Timings.Stats.Seconds(),
+			"structure_seconds": res.Timings.Structure.Seconds(), "total_seconds": total.Seconds(),
+		}
+		if o.verbose || len(res.Degenerate) <= 50 {
+			out["degenerate_pairs"] = res.Degenerate
+		}
+		out["degenerate_count"] = len(res.Degenerate)
+		if q := res.Quartet; q != nil {
+			out["quartet_tests"], out["quartet_unresolved"] = q.Tests, q.Unresolved
+		}
+		if r := res.Reg; r != nil {
+			out["steps"], out["candidates_evaluated"] = r.Steps, r.Evaluated
+		}
+		if res.Model != nil {
+			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
+		}
+		return writeJSON(w, out)
+	}
+	fmt.Fprintf(w, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
+		source, res.Method, t.NumObserved(), t.NumHidden(), t.NumEdges())
+	if rep.Contracted > 0 || rep.Suppressed > 0 {
+		fmt.Fprintf(w, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
+	}
+	if q := res.Quartet; q != nil {
+		fmt.Fprintf(w, "%d quartet tests (%d unresolved)\n", q.Tests, q.Unresolved)
+	}
+	if r := res.Reg; r != nil {
+		fmt.Fprintf(w, "%d subtrees incorporated of %d evaluated\n", len(r.Steps), r.Evaluated)
+	}
+	if rep.Tau > 0 {
+		fmt.Fprintf(w, "RG thresholds: τ = %.3g, ε = %.3g\n", rep.Tau, rep.Eps)
+	}
+	if n := len(res.Degenerate); n > 0 {
+		fmt.Fprintf(w, "%d pairs have infinite distance (independent or singular)", n)
+		if !o.verbose {
+			fmt.Fprint(w, "; -v lists them")
+		}
+		fmt.Fprintln(w)
+		if o.verbose {
+			for _, p := range res.Degenerate {
+				fmt.Fprintf(w, "  %s – %s: %s\n", p.A, p.B, p.Reason)
+			}
+		}
+	}
+	if res.Model != nil {
+		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds())
+	}
+	fmt.Fprintf(w, "time: statistics %s, structure %s, parameters %s, total %s\n",
+		round(res.Timings.Stats), round(res.Timings.Structure), round(res.Timings.Fit), round(total))
 	return nil
 }
 
@@ -308,58 +436,4 @@ func round(d time.Duration) time.Duration {
 		return d.Round(time.Microsecond)
 	}
 	return d
-}
-
-func (e *env) runRegCL(o *learnOpts, method string, ds *data.Dataset, source string, start time.Time, statsTime time.Duration) error {
-	if ds == nil {
-		return usagef("%s needs a data file (it fits parameters while it learns the structure)", method)
-	}
-	if err := o.em.parseHidden(); err != nil {
-		return err
-	}
-	if o.em.auto {
-		return usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", method)
-	}
-	inner := structure.MethodNJ
-	if method == "regclrg" {
-		inner = structure.MethodRG
-	}
-	t1 := time.Now()
-	res, err := regcl.Learn(ds, regcl.Options{Inner: inner, HiddenStates: o.em.hiddenStates, MaxHidden: o.maxHidden,
-		EM:   model.EMOptions{Tol: o.em.tol, MaxIter: o.em.maxIter, Pseudo: o.em.pseudo},
-		Rand: rand.New(rand.NewPCG(o.em.seed, 0x4e6))})
-	if err != nil {
-		return err
-	}
-	sec := time.Since(t1).Seconds()
-	t := res.Tree
-	sc, err := res.Model.Score(ds, model.InferOptions{})
-	if err != nil {
-		return err
-	}
-	ft := &fitted{m: res.Model, em: res.EM, seconds: sec}
-	outs := append(treeOutputs(t, o.newick, o.treeJSON, o.dot), output{o.out, func(w io.Writer) error {
-		return res.Model.WriteJSON(w, provenance(method, source, ds.NumRows(), &o.em, ft, sc))
-	}})
-	if err := e.writeOutputs(outs); err != nil {
-		return err
-	}
-	if o.newick == "-" || o.treeJSON == "-" || o.dot == "-" {
-		return nil
-	}
-	if o.json {
-		return writeJSON(e.stdout, map[string]any{
-			"source": source, "method": method, "rows": ds.NumRows(), "observed": t.NumObserved(), "hidden": t.NumHidden(),
-			"edges": t.NumEdges(), "steps": res.Steps, "candidates_evaluated": res.Evaluated, "em": res.EM, "score": sc,
-			"stats_seconds": statsTime.Seconds(), "structure_seconds": sec, "total_seconds": time.Since(start).Seconds(),
-		})
-	}
-	fmt.Fprintf(e.stdout, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
-		source, method, t.NumObserved(), t.NumHidden(), t.NumEdges())
-	fmt.Fprintf(e.stdout, "%d subtrees incorporated of %d evaluated\n", len(res.Steps), res.Evaluated)
-	if err := e.printFit(source, ft, sc, false); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "time: total %s\n", round(time.Since(start)))
-	return nil
 }

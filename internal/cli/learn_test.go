@@ -39,8 +39,8 @@ func TestLearnRecoversSimulatedTree(t *testing.T) {
 	tr2 := filepath.Join(dir, "t2.nwk")
 	run(t, "", "simulate", "--topology", "minimal", "--leaves", "30", "-n", "0", "--seed", "9", "--distances", dist, "--newick", tr2)
 	learned := filepath.Join(dir, "fromd.nwk")
-	if code, _, errs := run(t, "", "learn", "--distances", dist, "--method", "clrg", "--contract", "1e-9", "--newick", learned); code != ExitOK {
-		t.Fatalf("learn --distances: %s", errs)
+	if code, _, errs := run(t, "", "learn", "--distance-matrix", dist, "--method", "clrg", "--contract", "1e-9", "--newick", learned); code != ExitOK {
+		t.Fatalf("learn --distance-matrix: %s", errs)
 	}
 	if _, out, _ := run(t, "", "compare", "--json", tr2, learned); !strings.Contains(out, `"rf": 0`) {
 		t.Errorf("CLRG from exact distances: %s", out)
