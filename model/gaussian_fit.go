@@ -25,23 +25,16 @@ func (g *Gaussian) bind(d *data.Dataset) (*gbinding, error) {
 	}
 	t := g.Tree
 	b := &gbinding{rows: d.NumRows()}
-	used := make([]bool, d.NumVars())
+	if err := matchColumns(t, d); err != nil {
+		return nil, err
+	}
 	for _, v := range t.Observed() {
-		j, ok := d.Index(t.Name(v))
-		if !ok {
-			return nil, fmt.Errorf("model: the data has no column %q (a variable of the model)", t.Name(v))
-		}
+		j, _ := d.Index(t.Name(v))
 		if d.Var(j).Kind != data.Continuous {
 			return nil, fmt.Errorf("model: column %q is discrete but the model's variable is continuous", t.Name(v))
 		}
-		used[j] = true
 		b.obs = append(b.obs, v)
 		b.cols = append(b.cols, d.Continuous(j))
-	}
-	for j, u := range used {
-		if !u {
-			return nil, fmt.Errorf("model: column %q of the data is not a variable of the model", d.Var(j).Name)
-		}
 	}
 	return b, nil
 }
@@ -166,16 +159,48 @@ func (g *Gaussian) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 
 // Conditional returns, for each of the given nodes and every row, the mean
 // and standard deviation of the node given the row's observed cells:
-// posterior of hidden variables, and prediction of missing cells.
+// posterior of hidden variables, and prediction of missing cells (an
+// observed cell is its own mean, with standard deviation 0). It runs
+// exact belief propagation on the tree, one row at a time, or, when an
+// edge has a correlation of ±1, conditions the joint covariance of each
+// missingness pattern.
 func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float64, err error) {
 	if err := g.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := checkNodes(g.Tree, nodes); err != nil {
 		return nil, nil, err
 	}
 	b, err := g.bind(d)
 	if err != nil {
 		return nil, nil, err
 	}
+	bp := newGaussBP(g, b.obs)
+	if !bp.usable() {
+		return g.conditionalDense(b, nodes)
+	}
+	mean, sd = make([][]float64, len(nodes)), make([][]float64, len(nodes))
+	for x := range nodes {
+		mean[x], sd[x] = make([]float64, b.rows), make([]float64, b.rows)
+	}
+	for r := 0; r < b.rows; r++ {
+		bp.row(b.cols, r)
+		for x, v := range nodes {
+			mean[x][r] = bp.mu[v] + bp.sd[v]*bp.m[v]
+			sd[x][r] = bp.sd[v] * math.Sqrt(math.Max(0, bp.v[v]))
+		}
+	}
+	return mean, sd, nil
+}
+
+// conditionalDense is Conditional by conditioning the covariance of each
+// missingness pattern.
+func (g *Gaussian) conditionalDense(b *gbinding, nodes []int) (mean, sd [][]float64, err error) {
 	p := len(b.obs)
+	col := make(map[int]int, p)
+	for j, v := range b.obs {
+		col[v] = j
+	}
 	mean, sd = make([][]float64, len(nodes)), make([][]float64, len(nodes))
 	for x := range nodes {
 		mean[x], sd[x] = make([]float64, b.rows), make([]float64, b.rows)
@@ -226,6 +251,9 @@ func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float
 					}
 				}
 				mean[x][r], sd[x][r] = m, s
+				if j, ok := col[v]; ok && !math.IsNaN(b.cols[j][r]) {
+					mean[x][r], sd[x][r] = b.cols[j][r], 0
+				}
 			}
 		}
 	}

@@ -448,3 +448,65 @@ func TestFitGaussianOptionErrors(t *testing.T) {
 		t.Errorf("a column with one observed value: %v", err)
 	}
 }
+
+// TestGaussianConditionalPaths checks belief propagation (Conditional)
+// against conditioning each pattern's covariance (conditionalDense), and
+// that a correlation of 1 falls back to the latter.
+func TestGaussianConditionalPaths(t *testing.T) {
+	tr, g := gaussTree(t)
+	rng := rand.New(rand.NewPCG(10, 10))
+	d, err := g.Sample(rng, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < d.NumVars(); j++ {
+		col := d.Continuous(j)
+		for r := range col {
+			if rng.Float64() < 0.25 {
+				col[r] = math.NaN()
+			}
+		}
+	}
+	nodes := tr.Nodes()
+	check := func(g *Gaussian) {
+		t.Helper()
+		mean, sd, err := g.Conditional(d, nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := g.bind(d)
+		dm, dsd, err := g.conditionalDense(b, nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for x, v := range nodes {
+			for r := 0; r < d.NumRows(); r++ {
+				if math.Abs(mean[x][r]-dm[x][r]) > 1e-9 || math.Abs(sd[x][r]-dsd[x][r]) > 1e-7 {
+					t.Fatalf("node %s row %d: mean %g sd %g, dense %g %g", tr.Name(v), r, mean[x][r], sd[x][r], dm[x][r], dsd[x][r])
+				}
+				if j, ok := d.Index(tr.Name(v)); ok && !math.IsNaN(d.Continuous(j)[r]) && (mean[x][r] != d.Continuous(j)[r] || sd[x][r] != 0) {
+					t.Fatalf("observed cell %s row %d: mean %g sd %g, value %g", tr.Name(v), r, mean[x][r], sd[x][r], d.Continuous(j)[r])
+				}
+			}
+		}
+	}
+	check(g)
+	// ρ = 1 between the two hidden nodes: belief propagation cannot run.
+	h2 := tr.Hidden()[1]
+	g.Rho[h2] = 1
+	b, _ := g.bind(d)
+	if newGaussBP(g, b.obs).usable() {
+		t.Fatal("belief propagation accepted ρ = 1")
+	}
+	mean, _, err := g.Conditional(d, []int{h2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, _, _ := g.conditionalDense(b, []int{h2})
+	if math.Abs(mean[0][5]-dm[0][5]) > 1e-12 {
+		t.Errorf("ρ = 1: mean %g, dense %g", mean[0][5], dm[0][5])
+	}
+	if _, _, err := g.Conditional(d, []int{99}); err == nil {
+		t.Error("a node not in the tree accepted")
+	}
+}

@@ -28,7 +28,8 @@ type binding struct {
 // bind matches the model's observed variables with the dataset's columns
 // by name, and state labels by label. Every observed variable of the model
 // must be a discrete column of d, every column must be a variable of the
-// model, and every state label in the data must be a state of the model.
+// model (a *MismatchError names those that are not), and every state label
+// in the data must be a state of the model.
 func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
@@ -38,18 +39,16 @@ func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 	for i := range b.col {
 		b.col[i] = -1
 	}
-	used := make([]bool, d.NumVars())
+	if err := matchColumns(t, d); err != nil {
+		return nil, err
+	}
 	for _, v := range t.Observed() {
 		name := t.Name(v)
-		j, ok := d.Index(name)
-		if !ok {
-			return nil, fmt.Errorf("model: the data has no column %q (a variable of the model)", name)
-		}
+		j, _ := d.Index(name)
 		dv := d.Var(j)
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous but the model's variable is discrete", name)
 		}
-		used[j] = true
 		labels := m.StateLabels(v)
 		remap := make([]uint16, len(dv.States))
 		for c, l := range dv.States {
@@ -68,11 +67,6 @@ func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 		b.col[v] = j
 		b.remap[v] = remap
 		b.codes[v] = d.Discrete(j)
-	}
-	for j, u := range used {
-		if !u {
-			return nil, fmt.Errorf("model: column %q of the data is not a variable of the model", d.Var(j).Name)
-		}
 	}
 	return b, nil
 }

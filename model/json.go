@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 
-	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -259,14 +258,8 @@ func (g *Gaussian) WriteJSON(w io.Writer, prov *Provenance) error {
 	return enc.Encode(doc)
 }
 
-// Model is what every latent tree model offers: scores on data.
-type Model interface {
-	Score(d *data.Dataset, opt InferOptions) (*Score, error)
-	NumParams() int
-}
-
-// Read reads a model file of either type and returns a *Discrete or a
-// *Gaussian.
+// Read reads a model file of either type (written by WriteJSON) and
+// returns a *Discrete or a *Gaussian.
 func Read(in io.Reader) (Model, *Provenance, error) {
 	raw, err := io.ReadAll(in)
 	if err != nil {

@@ -1,0 +1,210 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/latentree/latentree/data"
+)
+
+// ImputeOptions configures Impute.
+type ImputeOptions struct {
+	InferOptions
+}
+
+// Imputation is a completed dataset with the distribution of every cell
+// that was filled in.
+type Imputation struct {
+	// Data is a copy of the input with every missing cell filled: a
+	// discrete cell with its most likely state (the first of ties), a
+	// continuous cell with its conditional mean. Discrete columns use the
+	// model's state labels, so that a state absent from the input can be
+	// imputed.
+	Data *data.Dataset `json:"-"`
+	// Cells are the filled cells, by column and then by row.
+	Cells []ImputedCell `json:"cells"`
+}
+
+// ImputedCell is one filled cell and its distribution given the observed
+// cells of its row.
+type ImputedCell struct {
+	// Row is the row (0-based) and Column the column index in the
+	// dataset; Name is the column's name.
+	Row    int
+	Column int
+	Name   string
+	// Discrete cells: Value is the most likely state, Prob its
+	// probability, and States and Probs the whole posterior distribution
+	// over the model's states.
+	Value  string
+	Prob   float64
+	States []string
+	Probs  []float64
+	// Continuous cells: the conditional mean (the imputed value) and
+	// standard deviation.
+	Mean float64
+	SD   float64
+}
+
+// MarshalJSON writes a discrete cell as {"row","column","value","prob",
+// "probs":{state: probability}} and a continuous one as {"row","column",
+// "mean","sd"}; rows are 0-based.
+func (c ImputedCell) MarshalJSON() ([]byte, error) {
+	if c.States == nil {
+		return json.Marshal(struct {
+			Row  int     `json:"row"`
+			Name string  `json:"column"`
+			Mean float64 `json:"mean"`
+			SD   float64 `json:"sd"`
+		}{c.Row, c.Name, c.Mean, c.SD})
+	}
+	probs := make([]stateProb, len(c.States))
+	for s, l := range c.States {
+		probs[s] = stateProb{l, c.Probs[s]}
+	}
+	return json.Marshal(struct {
+		Row   int         `json:"row"`
+		Name  string      `json:"column"`
+		Value string      `json:"value"`
+		Prob  float64     `json:"prob"`
+		Probs []stateProb `json:"probs"`
+	}{c.Row, c.Name, c.Value, c.Prob, probs})
+}
+
+type stateProb struct {
+	State string  `json:"state"`
+	Prob  float64 `json:"prob"`
+}
+
+// missingColumns returns the nodes of the columns of d that have missing
+// cells, with their column indices.
+func missingColumns(names func(string) (int, bool), d *data.Dataset) (cols, nodes []int, err error) {
+	for j := 0; j < d.NumVars(); j++ {
+		if d.MissingCount(j) == 0 {
+			continue
+		}
+		v, ok := names(d.Var(j).Name)
+		if !ok {
+			return nil, nil, fmt.Errorf("model: column %q of the data is not a variable of the model", d.Var(j).Name)
+		}
+		cols, nodes = append(cols, j), append(nodes, v)
+	}
+	return cols, nodes, nil
+}
+
+// Impute fills every missing cell of d with its most likely state given
+// the observed cells of its row, and records each filled cell's posterior
+// distribution. On sparse data the most likely state is nearly always the
+// common one: the probabilities say how sure each filled value is.
+func (m *Discrete) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
+	if d == nil {
+		return nil, errors.New("model: no data")
+	}
+	if err := matchColumns(m.Tree, d); err != nil {
+		return nil, err
+	}
+	cols, nodes, err := missingColumns(m.Tree.Lookup, d)
+	if err != nil {
+		return nil, err
+	}
+	post, err := m.Conditionals(d, nodes, opt.InferOptions)
+	if err != nil {
+		return nil, err
+	}
+	vars := make([]data.Variable, d.NumVars())
+	out := make([][]uint16, d.NumVars())
+	for j := range vars {
+		v, _ := m.Tree.Lookup(d.Var(j).Name)
+		labels := m.StateLabels(v)
+		dv := d.Var(j)
+		vars[j] = data.Variable{Name: dv.Name, Kind: data.Discrete, States: labels}
+		code := make([]uint16, len(dv.States))
+		for c, l := range dv.States {
+			code[c] = data.Missing
+			for s, ml := range labels {
+				if ml == l {
+					code[c] = uint16(s)
+					break
+				}
+			}
+			if code[c] == data.Missing {
+				return nil, fmt.Errorf("model: column %q has state %q, which the model's variable does not have (states %v)", dv.Name, l, labels)
+			}
+		}
+		col := make([]uint16, d.NumRows())
+		for r, c := range d.Discrete(j) {
+			col[r] = data.Missing
+			if c != data.Missing {
+				col[r] = code[c]
+			}
+		}
+		out[j] = col
+	}
+	imp := &Imputation{}
+	for x, j := range cols {
+		c := &post[x]
+		for r, code := range d.Discrete(j) {
+			if code != data.Missing {
+				continue
+			}
+			s, p := c.Mode(r)
+			if math.IsNaN(p) {
+				return nil, fmt.Errorf("model: row %d has probability 0 under the model; its cell %q cannot be imputed", r+1, c.Name)
+			}
+			out[j][r] = uint16(s)
+			imp.Cells = append(imp.Cells, ImputedCell{Row: r, Column: j, Name: c.Name, Value: c.Labels[s], Prob: p,
+				States: c.Labels, Probs: append([]float64(nil), c.Row(r)...)})
+		}
+	}
+	imp.Data, err = data.FromDiscrete(vars, out)
+	if err != nil {
+		return nil, err
+	}
+	return imp, nil
+}
+
+// Impute fills every missing cell of d with its conditional mean given the
+// observed cells of its row, and records each filled cell's conditional
+// standard deviation.
+func (g *Gaussian) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
+	if d == nil {
+		return nil, errors.New("model: no data")
+	}
+	if err := matchColumns(g.Tree, d); err != nil {
+		return nil, err
+	}
+	cols, nodes, err := missingColumns(g.Tree.Lookup, d)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := g.Conditionals(d, nodes, opt.InferOptions)
+	if err != nil {
+		return nil, err
+	}
+	names := d.Names()
+	out := make([][]float64, d.NumVars())
+	for j := range out {
+		if d.Var(j).Kind != data.Continuous {
+			return nil, fmt.Errorf("model: column %q is discrete but the model's variable is continuous", names[j])
+		}
+		out[j] = append([]float64(nil), d.Continuous(j)...)
+	}
+	imp := &Imputation{}
+	for x, j := range cols {
+		c := &cond[x]
+		for r, v := range d.Continuous(j) {
+			if !math.IsNaN(v) {
+				continue
+			}
+			out[j][r] = c.Mean[r]
+			imp.Cells = append(imp.Cells, ImputedCell{Row: r, Column: j, Name: c.Name, Mean: c.Mean[r], SD: c.SD[r]})
+		}
+	}
+	imp.Data, err = data.FromContinuous(names, out)
+	if err != nil {
+		return nil, err
+	}
+	return imp, nil
+}

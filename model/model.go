@@ -1,0 +1,231 @@
+package model
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
+)
+
+// Model is a latent tree model: a *Discrete or a *Gaussian, which offer
+// the same operations. Data given to a model must have exactly the
+// model's observed variables as columns (in any order, matched by name),
+// discrete for a discrete model and continuous for a Gaussian one;
+// missing cells are marginalised everywhere.
+type Model interface {
+	// Structure returns the model's tree (shared, not copied).
+	Structure() *tree.Tree
+	// RootNode returns the node at which the model is rooted.
+	RootNode() int
+	// Kind is the kind of the model's variables: data.Discrete or
+	// data.Continuous.
+	Kind() data.Kind
+	// Validate checks the parameters.
+	Validate() error
+	// NumParams returns κ, the number of free parameters.
+	NumParams() int
+	// LogLikelihood returns the log-likelihood of every row of d and
+	// their sum.
+	LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, float64, error)
+	// Score returns the log-likelihood of d and the scores derived from
+	// it (BIC, AIC).
+	Score(d *data.Dataset, opt InferOptions) (*Score, error)
+	// Conditionals returns, for each of the given nodes (hidden or
+	// observed), its distribution in every row of d given the row's
+	// observed cells.
+	Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error)
+	// Impute completes d: every missing cell gets its most likely value
+	// (discrete) or its conditional mean (continuous), and the
+	// Imputation keeps the distribution of every filled cell.
+	Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error)
+	// Sample draws n independent rows of the observed variables.
+	Sample(rng *rand.Rand, n int) (*data.Dataset, error)
+	// InformationDistances returns the exact information distances
+	// between all pairs of the given nodes, row-major
+	// len(nodes)×len(nodes).
+	InformationDistances(nodes []int) ([]float64, error)
+	// WriteJSON writes the model as a latentree-model JSON document,
+	// which Read reads back.
+	WriteJSON(w io.Writer, prov *Provenance) error
+}
+
+var (
+	_ Model = (*Discrete)(nil)
+	_ Model = (*Gaussian)(nil)
+)
+
+// Structure returns the model's tree.
+func (m *Discrete) Structure() *tree.Tree { return m.Tree }
+
+// Structure returns the model's tree.
+func (g *Gaussian) Structure() *tree.Tree { return g.Tree }
+
+// RootNode returns the node at which the model is rooted.
+func (m *Discrete) RootNode() int { return m.Root }
+
+// RootNode returns the node at which the model is rooted.
+func (g *Gaussian) RootNode() int { return g.Root }
+
+// Kind returns data.Discrete.
+func (m *Discrete) Kind() data.Kind { return data.Discrete }
+
+// Kind returns data.Continuous.
+func (g *Gaussian) Kind() data.Kind { return data.Continuous }
+
+// InformationDistances is Distances (the Model method).
+func (m *Discrete) InformationDistances(nodes []int) ([]float64, error) {
+	if err := checkNodes(m.Tree, nodes); err != nil {
+		return nil, err
+	}
+	return m.Distances(nodes)
+}
+
+// InformationDistances returns the exact information distances −log|ρ|
+// between all pairs of the given nodes, row-major; an error for a node not
+// in the tree or an invalid model.
+func (g *Gaussian) InformationDistances(nodes []int) ([]float64, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkNodes(g.Tree, nodes); err != nil {
+		return nil, err
+	}
+	return g.Distances(nodes), nil
+}
+
+func checkNodes(t *tree.Tree, nodes []int) error {
+	for _, v := range nodes {
+		if !t.Has(v) {
+			return fmt.Errorf("model: node %d is not in the tree", v)
+		}
+	}
+	return nil
+}
+
+// Conditional is the distribution of one node given the observed cells of
+// each row of a dataset.
+type Conditional struct {
+	// Node and Name identify the node.
+	Node int
+	Name string
+	// Labels are the node's states (discrete models); Prob[r*len(Labels)+s]
+	// is the probability of state s in row r. For an observed cell it is
+	// the point mass on the observed state.
+	Labels []string
+	Prob   []float64
+	// Mean[r] and SD[r] are the conditional mean and standard deviation
+	// in row r (Gaussian models; an observed cell has its value and SD 0).
+	Mean, SD []float64
+}
+
+// Row returns the distribution over the node's states in row r (discrete
+// models).
+func (c *Conditional) Row(r int) []float64 {
+	k := len(c.Labels)
+	return c.Prob[r*k : (r+1)*k]
+}
+
+// Mode returns the most likely state in row r (the first of ties) and its
+// probability (discrete models).
+func (c *Conditional) Mode(r int) (int, float64) {
+	p := c.Row(r)
+	best := 0
+	for s, x := range p {
+		if x > p[best] {
+			best = s
+		}
+	}
+	return best, p[best]
+}
+
+// Conditionals returns the posterior distribution of each given node in
+// every row of d (Posterior, with the states' labels).
+func (m *Discrete) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error) {
+	post, err := m.Posterior(d, nodes, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Conditional, len(nodes))
+	for x, v := range nodes {
+		out[x] = Conditional{Node: v, Name: m.Tree.Name(v), Labels: m.StateLabels(v), Prob: post[x]}
+	}
+	return out, nil
+}
+
+// Conditionals returns the conditional mean and standard deviation of
+// each given node in every row of d (Conditional).
+func (g *Gaussian) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error) {
+	mean, sd, err := g.Conditional(d, nodes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Conditional, len(nodes))
+	for x, v := range nodes {
+		out[x] = Conditional{Node: v, Name: g.Tree.Name(v), Mean: mean[x], SD: sd[x]}
+	}
+	return out, nil
+}
+
+// matchColumns checks that the columns of d are exactly the observed
+// variables of t, and otherwise names the variables missing on each side.
+func matchColumns(t *tree.Tree, d *data.Dataset) error {
+	var lack, extra []string
+	for _, name := range t.ObservedNames() {
+		if _, ok := d.Index(name); !ok {
+			lack = append(lack, name)
+		}
+	}
+	for j := 0; j < d.NumVars(); j++ {
+		name := d.Var(j).Name
+		if v, ok := t.Lookup(name); !ok || t.IsHidden(v) {
+			extra = append(extra, name)
+		}
+	}
+	if len(lack) == 0 && len(extra) == 0 {
+		return nil
+	}
+	return &MismatchError{MissingInData: lack, NotInModel: extra}
+}
+
+// MismatchError says that a dataset's columns are not the model's observed
+// variables.
+type MismatchError struct {
+	// MissingInData are the model's observed variables that the data do
+	// not have; NotInModel the data's columns that are not observed
+	// variables of the model.
+	MissingInData, NotInModel []string
+}
+
+func (e *MismatchError) Error() string {
+	var parts []string
+	if len(e.MissingInData) > 0 {
+		parts = append(parts, fmt.Sprintf("%d variable(s) of the model are not columns of the data: %s", len(e.MissingInData), quoteList(e.MissingInData, 10)))
+	}
+	if len(e.NotInModel) > 0 {
+		parts = append(parts, fmt.Sprintf("%d column(s) of the data are not observed variables of the model: %s", len(e.NotInModel), quoteList(e.NotInModel, 10)))
+	}
+	return "model: the data do not match the model: " + strings.Join(parts, "; ")
+}
+
+// quoteList quotes at most n names, saying how many more there are.
+func quoteList(names []string, n int) string {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	var q []string
+	for i, x := range s {
+		if i == n {
+			q = append(q, fmt.Sprintf("and %d more", len(s)-n))
+			break
+		}
+		if r := []rune(x); len(r) > 60 {
+			x = string(r[:57]) + "..."
+		}
+		q = append(q, strconv.Quote(x))
+	}
+	return strings.Join(q, ", ")
+}
