@@ -14,7 +14,8 @@ func newCompareCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Robinson–Foulds distance between two trees over the same observed variables",
-		Long: `compare reads two trees (Newick or latentree JSON; "-" for standard input)
+		Long: `compare reads two trees (Newick, latentree tree JSON, or the model JSON that
+learn --out and fit --out write; "-" for one of them reads standard input)
 over the same observed variables and prints their Robinson–Foulds distance: the
 number of bipartitions of the observed variables induced by an edge of one tree
 but not the other. Observed variables may be internal nodes, so bipartitions
@@ -22,9 +23,13 @@ that separate a single variable count too. The normalised distance divides by
 the number of splits of both trees, leaving out single-variable splits present
 in both (for ordinary leaf-labelled trees this is the classical normalised RF).`,
 		Example: `  latentree compare true.nwk learned.nwk
-  latentree compare --json true.json learned.nwk`,
+  latentree compare --json true.json learned.nwk
+  latentree compare true.nwk model.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.checkPaths([]pathFlag{{"A", args[0]}, {"B", args[1]}}, nil); err != nil {
+				return err
+			}
 			a, err := e.readTree(args[0])
 			if err != nil {
 				return err

@@ -3,6 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,45 +33,133 @@ of the original MATLAB toolbox.
 
 Methods named as in the paper (chowliu, nj, rg, clnj, clrg) use the paper's
 settings; clnj-default and clrg-default are latentree's defaults (short edges
-between hidden nodes contracted).`,
+between hidden nodes contracted).
+
+Without --train and --test the files newsgroups100-train.csv and
+newsgroups100-test.csv are looked for in the directory named by the
+LATENTREE_DATA environment variable, then in shared/data under the current
+directory and each of its parents, then under the directory of the latentree
+executable and its parents.`,
 		Example: `  latentree experiment newsgroups --train ../shared/data/newsgroups100-train.csv \
-      --test ../shared/data/newsgroups100-test.csv --out results/newsgroups`,
+      --test ../shared/data/newsgroups100-test.csv --out results/newsgroups
+  LATENTREE_DATA=$HOME/data latentree experiment newsgroups --methods clnj`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			df := &dataFlags{maxStates: 10, missing: "error"}
-			train, _, err := e.readData(trainPath, df)
+			train, test := trainPath, testPath
+			var err error
+			if train == "" {
+				if train, err = findDataFile("newsgroups100-train.csv", "--train"); err != nil {
+					return err
+				}
+			}
+			if test == "" {
+				if test, err = findDataFile("newsgroups100-test.csv", "--test"); err != nil {
+					return err
+				}
+			}
+			outs, err := resultPaths("--out", out, "csv", "md")
 			if err != nil {
 				return err
 			}
-			df.keepConstant = true
-			df.discrete = train.Names()
-			test, _, err := e.readData(testPath, df)
-			if err != nil {
+			if err := e.checkPaths([]pathFlag{{"--train", train}, {"--test", test}}, outs); err != nil {
 				return err
 			}
-			rows, err := experiment.Newsgroups(train, test, experiment.NewsgroupsConfig{
+			return runNewsgroups(e, train, test, out, experiment.NewsgroupsConfig{
 				Methods: methods, HiddenStates: hidden, Tol: tol, Seed: seed,
 				Progress: func(m string) { fmt.Fprintf(e.stderr, "running %s\n", m) },
 			})
-			if err != nil {
-				return err
-			}
-			if err := e.writeResults(out, []output{
-				{"csv", func(w io.Writer) error { return experiment.WriteNewsgroupsCSV(w, rows) }},
-				{"md", func(w io.Writer) error { return experiment.WriteNewsgroupsMarkdown(w, rows) }},
-			}); err != nil {
-				return err
-			}
-			return experiment.WriteNewsgroupsMarkdown(e.stdout, rows)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&trainPath, "train", "../shared/data/newsgroups100-train.csv", "training split")
-	f.StringVar(&testPath, "test", "../shared/data/newsgroups100-test.csv", "test split")
+	f.StringVar(&trainPath, "train", "", "training split (default: newsgroups100-train.csv, searched for as described above)")
+	f.StringVar(&testPath, "test", "", "test split (default: newsgroups100-test.csv, searched for as described above)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv and OUT.md")
 	f.StringSliceVar(&methods, "methods", nil, "methods (default chowliu,nj,rg,clnj,clrg,clnj-default)")
 	f.IntVar(&hidden, "hidden-states", 2, "states of every hidden variable")
 	f.Float64Var(&tol, "tol", 1e-5, "EM stopping rule (relative change of the log-likelihood)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
 	return c
+}
+
+func runNewsgroups(e *env, trainPath, testPath, out string, cfg experiment.NewsgroupsConfig) error {
+	df := &dataFlags{maxStates: 10, missing: "error"}
+	train, _, err := e.readData(trainPath, df)
+	if err != nil {
+		return err
+	}
+	df.keepConstant = true
+	df.discrete = train.Names()
+	test, _, err := e.readData(testPath, df)
+	if err != nil {
+		return err
+	}
+	rows, err := experiment.Newsgroups(train, test, cfg)
+	if err != nil {
+		return err
+	}
+	if err := e.writeResults(out, []output{
+		{"csv", func(w io.Writer) error { return experiment.WriteNewsgroupsCSV(w, rows) }},
+		{"md", func(w io.Writer) error { return experiment.WriteNewsgroupsMarkdown(w, rows) }},
+	}); err != nil {
+		return err
+	}
+	return experiment.WriteNewsgroupsMarkdown(e.stdout, rows)
+}
+
+// dataEnvVar names the environment variable holding the directory of the
+// papers' data files.
+const dataEnvVar = "LATENTREE_DATA"
+
+// findDataFile finds a data file that was not named on the command line
+// (see dataFileCandidates), or returns a usage error listing where it
+// looked and how to pass the file.
+func findDataFile(name, flag string) (string, error) {
+	cwd, _ := os.Getwd()
+	exe, _ := os.Executable()
+	dirs := dataFileCandidates(os.Getenv(dataEnvVar), cwd, exe)
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	env := "not set"
+	if v := os.Getenv(dataEnvVar); v != "" {
+		env = v
+	}
+	return "", usagef("cannot find %s: pass it with %s PATH, or set %s to the directory that holds it ($%s is %s; looked in %s)",
+		name, flag, dataEnvVar, dataEnvVar, env, strings.Join(dirs, ", "))
+}
+
+// dataFileCandidates returns the directories where findDataFile looks, in
+// order: envDir (if set), then shared/data under cwd and each of its
+// parents, then the same under the executable's directory and its parents.
+// Duplicates are listed once.
+func dataFileCandidates(envDir, cwd, exe string) []string {
+	var dirs []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	add(envDir)
+	walk := func(start string) {
+		if start == "" {
+			return
+		}
+		for d := filepath.Clean(start); ; d = filepath.Dir(d) {
+			add(filepath.Join(d, "shared", "data"))
+			if filepath.Dir(d) == d {
+				return
+			}
+		}
+	}
+	walk(cwd)
+	if exe != "" {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		walk(filepath.Dir(exe))
+	}
+	return dirs
 }

@@ -73,6 +73,13 @@ standard output.`,
   latentree experiment structure-recovery --runs 10 --sizes 1000,10000 --trees double-star --methods rg,clrg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			outs, err := resultPaths("--out", out, "csv", "svg", "png")
+			if err != nil {
+				return err
+			}
+			if err := e.checkPaths(nil, outs); err != nil {
+				return err
+			}
 			sz, err := parseInts(sizes)
 			if err != nil {
 				return err
@@ -156,6 +163,13 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 		Example: `  latentree experiment quartet-recovery --reps 1000 --out results/quartet-recovery`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			outs, err := resultPaths("--out", out, "csv", "svg", "png")
+			if err != nil {
+				return err
+			}
+			if err := e.checkPaths(nil, outs); err != nil {
+				return err
+			}
 			sz, err := parseInts(sizes)
 			if err != nil {
 				return err
@@ -207,6 +221,13 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 		Example: `  latentree experiment quartet-trees --reps 200 --out results/quartet-trees`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			outs, err := resultPaths("--out", out, "csv", "svg", "png")
+			if err != nil {
+				return err
+			}
+			if err := e.checkPaths(nil, outs); err != nil {
+				return err
+			}
 			sz, err := parseInts(sizes)
 			if err != nil {
 				return err

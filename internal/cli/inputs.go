@@ -3,18 +3,24 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // dataFlags are the options shared by every command that reads a dataset.
 type dataFlags struct {
+	columns, ignore      []string
+	delimiter            string
 	discrete, continuous []string
 	missing              string
 	dropConstant         bool
@@ -23,16 +29,41 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(f *pflag.FlagSet) {
+	f.StringSliceVar(&d.columns, "columns", nil, "read only these columns, in this order (comma-separated names)")
+	f.StringSliceVar(&d.ignore, "ignore", nil, "skip these columns, e.g. an ID column (comma-separated names)")
+	f.StringVar(&d.delimiter, "delimiter", "auto", `field delimiter: a character, "tab", or auto (tab for .tsv/.tab files or a header with tabs and no commas, else comma)`)
 	f.StringSliceVar(&d.discrete, "discrete", nil, "treat these columns as discrete (comma-separated names)")
 	f.StringSliceVar(&d.continuous, "continuous", nil, "treat these columns as continuous (comma-separated names)")
 	f.StringVar(&d.missing, "missing", "error", "missing cells (empty, NA, NaN, ?): error, drop-rows or keep")
-	f.BoolVar(&d.dropConstant, "drop-constant", false, "drop columns with a single observed value instead of failing")
+	f.BoolVar(&d.dropConstant, "drop-constant", false, "drop columns with a single observed value (with --missing keep, also columns with none) instead of failing")
 	f.IntVar(&d.maxStates, "max-states", 10, "numeric columns with more distinct values than this are continuous")
+}
+
+// parseDelimiter reads --delimiter: "auto" (or empty) detects it, "tab"
+// or "\t" is a tab, and any other single character is itself.
+func parseDelimiter(s string) (rune, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return 0, nil
+	case "tab", `\t`:
+		return '\t', nil
+	case "comma":
+		return ',', nil
+	case "semicolon":
+		return ';', nil
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if size != len(s) || r == utf8.RuneError || r == '"' || r == '\r' || r == '\n' {
+		return 0, usagef("--delimiter %q: want one character (not a quote or line break), tab or auto", s)
+	}
+	return r, nil
 }
 
 func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions, error) {
 	opt := data.ReadOptions{
 		Name:              name,
+		Columns:           d.columns,
+		Ignore:            d.ignore,
 		Discrete:          d.discrete,
 		Continuous:        d.continuous,
 		DropConstant:      d.dropConstant,
@@ -52,6 +83,10 @@ func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions,
 	}
 	if d.maxStates < 1 {
 		return opt, usagef("--max-states must be at least 1")
+	}
+	var err error
+	if opt.Delimiter, err = parseDelimiter(d.delimiter); err != nil {
+		return opt, err
 	}
 	return opt, nil
 }
@@ -74,8 +109,9 @@ func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadRep
 	return data.ReadCSV(bufio.NewReaderSize(r, 1<<20), opt)
 }
 
-// readTree reads a tree in Newick or latentree JSON format (detected from
-// the first non-blank character).
+// readTree reads a tree in Newick format, as a latentree tree document, or
+// from a latentree model file (what learn --out and fit --out write: its
+// tree). The format is detected from the content.
 func (e *env) readTree(path string) (*tree.Tree, error) {
 	r, name, err := e.openInput(path)
 	if err != nil {
@@ -89,7 +125,20 @@ func (e *env) readTree(path string) (*tree.Tree, error) {
 	trimmed := bytes.TrimLeft(b, " \t\r\n\ufeff")
 	var t *tree.Tree
 	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var head struct {
+			Format string          `json:"format"`
+			Tree   json.RawMessage `json:"tree"`
+		}
 		t = tree.New()
+		if json.Unmarshal(trimmed, &head) == nil && head.Format == model.ModelFormat {
+			if len(head.Tree) == 0 {
+				return nil, fmt.Errorf("%s: latentree model file without a tree", name)
+			}
+			if err := t.UnmarshalJSON(head.Tree); err != nil {
+				return nil, fmt.Errorf("%s: tree of the model: %w", name, err)
+			}
+			return t, nil
+		}
 		err = t.UnmarshalJSON(trimmed)
 	} else {
 		t, err = tree.ParseNewick(string(b), tree.NewickOptions{})

@@ -76,7 +76,11 @@ func (e *env) checkPaths(inputs, outputs []pathFlag) error {
 			out = append(out, r)
 		}
 		if len(stdio) > 1 {
-			return nil, usagef("%s all read or write %s (\"-\"); give all but one of them a file", joinFlags(stdio), what)
+			verb := "both"
+			if len(stdio) > 2 {
+				verb = "all"
+			}
+			return nil, usagef("%s %s use %s (\"-\"); only one can, give the others a file", joinFlags(stdio), verb, what)
 		}
 		return out, nil
 	}

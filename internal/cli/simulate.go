@@ -68,7 +68,14 @@ Models (--model):
 
 The true tree is written with --newick / --tree-json (edge lengths are exact
 information distances where defined) and the exact distance matrix of the
-observed variables with --distances.`,
+observed variables with --distances.
+
+The CSV goes to --out, or to standard output without it; "-" sends one other
+output (e.g. --newick -) to standard output when --out is given. Two outputs
+on standard output, or two outputs naming the same file, are an error. Files
+are written all or none: a failure leaves every destination as it was. The
+summary line (or --json) goes to standard output when it is free, and --json
+to standard error otherwise.`,
 		Example: `  # the HMM of JMLR 2011 §7.1 with 1,000 Gaussian samples
   latentree simulate --topology hmm --hidden 78 -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
 
@@ -106,7 +113,7 @@ observed variables with --distances.`,
 	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
 	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
 	f.StringVar(&o.distances, "distances", "", "write the exact information distances of the observed variables (CSV) to this file")
-	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output when the CSV goes to --out, else on standard error)")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output, or on standard error when an output goes to standard output)")
 	return c
 }
 
@@ -154,6 +161,17 @@ func runSimulate(e *env, o *simulateOpts) error {
 	start := time.Now()
 	if o.samples < 0 {
 		return usagef("--samples must be non-negative")
+	}
+	// The data go to --out, or to standard output without it; any other
+	// output on standard output is then an error, not mixed into the CSV.
+	dataOut := o.out
+	dataFlag := "--out"
+	if dataOut == "" && o.samples > 0 {
+		dataOut, dataFlag = "-", "the data (no --out)"
+	}
+	paths := []pathFlag{{dataFlag, dataOut}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--distances", o.distances}}
+	if err := e.checkPaths(nil, paths); err != nil {
+		return err
 	}
 	rng := rand.New(rand.NewPCG(o.seed, 0x1a7e17ee))
 	t, err := buildTopology(o, rng)
@@ -206,6 +224,7 @@ func runSimulate(e *env, o *simulateOpts) error {
 	default:
 		return usagef("unknown --model %q (want gaussian, symmetric or general)", o.model)
 	}
+	var outs []output
 	if o.distances != "" {
 		if distE != nil {
 			return fmt.Errorf("cannot write --distances: %w", distE)
@@ -224,42 +243,30 @@ func runSimulate(e *env, o *simulateOpts) error {
 				dm.Set(i, j, dist[i*n+j])
 			}
 		}
-		if err := e.writeTo(o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }); err != nil {
-			return err
-		}
+		outs = append(outs, output{o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }})
 	}
-	if o.newick != "" {
-		if err := e.writeTo(o.newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }); err != nil {
-			return err
-		}
-	}
-	if o.treeJSON != "" {
-		if err := e.writeTo(o.treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }); err != nil {
-			return err
-		}
-	}
+	outs = append(outs, treeOutputs(t, o.newick, o.treeJSON, "")...)
 	if o.samples > 0 {
 		d, err := m.Sample(rng, o.samples)
 		if err != nil {
 			return err
 		}
-		if err := e.writeTo(o.out, func(w io.Writer) error { return data.WriteCSV(w, d) }); err != nil {
-			return err
-		}
+		outs = append(outs, output{dataOut, func(w io.Writer) error { return data.WriteCSV(w, d) }})
+	}
+	// All files or none: a failure leaves every destination as it was.
+	if err := e.writeOutputs(outs); err != nil {
+		return err
 	}
 	summary := map[string]any{
 		"topology": o.topology, "model": o.model, "observed": t.NumObserved(), "hidden": t.NumHidden(),
 		"edges": t.NumEdges(), "samples": o.samples, "seed": o.seed, "seconds": time.Since(start).Seconds(),
 	}
+	w := e.summaryWriter(paths)
 	if o.json {
-		w := e.stderr
-		if o.out != "" || o.samples == 0 {
-			w = e.stdout
-		}
 		return writeJSON(w, summary)
 	}
-	if o.out != "" || o.samples == 0 {
-		fmt.Fprintf(e.stdout, "simulated %s tree (%d observed, %d hidden), %s model, %d rows, seed %d\n",
+	if w == e.stdout {
+		fmt.Fprintf(w, "simulated %s tree (%d observed, %d hidden), %s model, %d rows, seed %d\n",
 			o.topology, t.NumObserved(), t.NumHidden(), o.model, o.samples, o.seed)
 	}
 	return nil
