@@ -58,4 +58,13 @@
 //
 // WriteDOT draws a tree for Graphviz, observed nodes as boxes and hidden
 // nodes as small circles.
+//
+// # Errors
+//
+// Bad input (names, lengths, files) gives an error naming what is wrong.
+// An error wrapping ErrInternal reports a broken invariant of latentree, a
+// bug; the packages of the module return those rather than panic. Only
+// misuse that Go itself would treat as an index out of range panics: a
+// node identifier that is not in the tree (check it with Has) and a
+// Bitset of negative size or of mismatched capacity.
 package tree

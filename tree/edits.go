@@ -121,10 +121,12 @@ func (t *Tree) Compact() (*Tree, []int) {
 			old2new[id] = -1
 			continue
 		}
-		old2new[id], _ = c.AddNode(t.nodes[id]) // names are already unique
+		// The names are unique in t, and the edges of t join distinct
+		// nodes once each: the checks of AddNode and AddEdge would pass.
+		old2new[id] = c.addNode(t.nodes[id])
 	}
 	for _, e := range t.Edges() {
-		_ = c.AddEdge(old2new[e.U], old2new[e.V], e.Length)
+		c.link(old2new[e.U], old2new[e.V], e.Length)
 	}
 	return c, old2new
 }
@@ -141,7 +143,7 @@ func (t *Tree) AutoNameHidden(prefix string) {
 			name := prefix + strconv.Itoa(k)
 			k++
 			if _, used := t.byName[name]; !used {
-				_ = t.SetName(id, name)
+				t.setName(id, name) // a hidden node, a name not in use
 				break
 			}
 		}
@@ -205,7 +207,9 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 		for k := len(t.adj[u]) - 1; k >= 0; k-- {
 			v := t.adj[u][k].To
 			if u < v && in[v] {
-				_ = t.RemoveEdge(u, v)
+				if err := t.RemoveEdge(u, v); err != nil {
+					return nil, internalError("ReplaceSubtree", err) // v is in t.adj[u]
+				}
 			}
 		}
 	}
@@ -221,7 +225,7 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 		}
 		id, err := t.AddNode(added[s])
 		if err != nil {
-			panic("tree: ReplaceSubtree: " + err.Error()) // names were checked above
+			return nil, internalError("ReplaceSubtree", err) // names were checked above
 		}
 		out[s] = id
 	}
@@ -229,7 +233,7 @@ func (t *Tree) ReplaceSubtree(set []int, sub *Tree, subToT []int) ([]int, error)
 		// Cannot fail: edges among the set were removed and the other
 		// endpoints are new nodes.
 		if err := t.AddEdge(out[e.U], out[e.V], e.Length); err != nil {
-			panic("tree: ReplaceSubtree: " + err.Error())
+			return nil, internalError("ReplaceSubtree", err)
 		}
 	}
 	return out, nil

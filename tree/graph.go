@@ -61,6 +61,11 @@ func (t *Tree) AddNode(n Node) (int, error) {
 			return -1, fmt.Errorf("%w %q", ErrDuplicateName, n.Name)
 		}
 	}
+	return t.addNode(n), nil
+}
+
+// addNode is AddNode without its checks, for callers that have made them.
+func (t *Tree) addNode(n Node) int {
 	id := len(t.nodes)
 	t.nodes = append(t.nodes, n)
 	t.alive = append(t.alive, true)
@@ -72,7 +77,7 @@ func (t *Tree) AddNode(n Node) (int, error) {
 		}
 		t.byName[n.Name] = id
 	}
-	return id, nil
+	return id
 }
 
 // AddObserved adds an observed node with the given name.
@@ -83,8 +88,7 @@ func (t *Tree) AddObserved(name string) (int, error) {
 // AddHidden adds an unnamed hidden node. Use AutoNameHidden to give hidden
 // nodes names once a tree is complete.
 func (t *Tree) AddHidden() int {
-	id, _ := t.AddNode(Node{Hidden: true}) // cannot fail: no name
-	return id
+	return t.addNode(Node{Hidden: true}) // no name: nothing to check
 }
 
 func (t *Tree) check(id int) {
@@ -127,6 +131,13 @@ func (t *Tree) SetName(id int, name string) error {
 			return fmt.Errorf("%w %q", ErrDuplicateName, name)
 		}
 	}
+	t.setName(id, name)
+	return nil
+}
+
+// setName is SetName without its checks, for callers that have made them.
+func (t *Tree) setName(id int, name string) {
+	old := t.nodes[id].Name
 	if old != "" {
 		delete(t.byName, old)
 	}
@@ -137,7 +148,6 @@ func (t *Tree) SetName(id int, name string) error {
 		t.byName[name] = id
 	}
 	t.nodes[id].Name = name
-	return nil
 }
 
 // Lookup returns the node with the given (non-empty) name.
@@ -262,10 +272,16 @@ func (t *Tree) AddEdge(u, v int, length float64) error {
 	if t.find(u, v) >= 0 {
 		return fmt.Errorf("tree: nodes %s and %s are already adjacent", t.Name(u), t.Name(v))
 	}
+	t.link(u, v, length)
+	return nil
+}
+
+// link is AddEdge without its checks, for callers that have made them: u
+// and v are distinct live nodes, not adjacent yet.
+func (t *Tree) link(u, v int, length float64) {
 	t.adj[u] = append(t.adj[u], Half{To: v, Length: length})
 	t.adj[v] = append(t.adj[v], Half{To: u, Length: length})
 	t.edges++
-	return nil
 }
 
 // RemoveEdge removes the edge between u and v.

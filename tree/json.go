@@ -204,7 +204,9 @@ func (doc *jsonTree) tree() (*Tree, error) {
 			return nil, fmt.Errorf("tree: JSON: edge %d (from 0), %s–%s, closes a cycle", k, t.Name(u), t.Name(v))
 		}
 		parent[a] = b
-		_ = t.AddEdge(u, v, l) // checked above
+		if err := t.AddEdge(u, v, l); err != nil { // checked above
+			return nil, internalError("reading JSON", err)
+		}
 	}
 	return t, nil
 }

@@ -381,7 +381,10 @@ func (p *newickParser) build(opt NewickOptions) (*Tree, error) {
 			rootKids = append(rootKids, k)
 			continue
 		}
-		_ = t.AddEdge(ids[parent], ids[k], p.nodes[k].length) // a new edge of a tree
+		// A new edge of the parsed tree: it cannot fail.
+		if err := t.AddEdge(ids[parent], ids[k], p.nodes[k].length); err != nil {
+			return nil, internalError("reading Newick", err)
+		}
 	}
 	if suppress {
 		a, b := rootKids[0], rootKids[1]
@@ -389,7 +392,9 @@ func (p *newickParser) build(opt NewickOptions) (*Tree, error) {
 		if math.IsInf(l, 0) {
 			return nil, p.errAt(0, "the branch lengths at the removed root add up to more than the largest float64")
 		}
-		_ = t.AddEdge(ids[a], ids[b], l)
+		if err := t.AddEdge(ids[a], ids[b], l); err != nil { // two distinct children
+			return nil, internalError("reading Newick", err)
+		}
 	}
 	return t, nil
 }

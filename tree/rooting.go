@@ -49,7 +49,7 @@ func (t *Tree) PathLength(u, v int) float64 {
 	}
 	s := 0.0
 	for k := 1; k < len(p); k++ {
-		l, _ := t.EdgeLength(p[k-1], p[k])
+		l, _ := t.EdgeLength(p[k-1], p[k]) // consecutive nodes of a path are adjacent
 		s += l
 	}
 	return s
