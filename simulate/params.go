@@ -51,7 +51,9 @@ func Gaussian(rng *rand.Rand, t *tree.Tree, opt GaussianOptions) (*model.Gaussia
 			rho = -rho
 		}
 		g.Rho[v] = rho
-		_ = t.SetEdgeLength(v, r.Parent[v], -math.Log(math.Abs(rho)))
+		if err := t.SetEdgeLength(v, r.Parent[v], -math.Log(math.Abs(rho))); err != nil {
+			return nil, internalError(err) // v and its parent are adjacent
+		}
 	}
 	return g, nil
 }
@@ -119,7 +121,9 @@ func Symmetric(rng *rand.Rand, t *tree.Tree, opt SymmetricOptions) (*model.Discr
 				}
 			}
 		}
-		_ = t.SetEdgeLength(v, r.Parent[v], -float64(k-1)*math.Log(1-float64(k)*theta))
+		if err := t.SetEdgeLength(v, r.Parent[v], -float64(k-1)*math.Log(1-float64(k)*theta)); err != nil {
+			return nil, internalError(err) // v and its parent are adjacent
+		}
 	}
 	return m, nil
 }
@@ -259,7 +263,9 @@ func General(rng *rand.Rand, t *tree.Tree, opt GeneralOptions) (*model.Discrete,
 		}
 	}
 	if same {
-		setDistances(m)
+		if err := setDistances(m); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
@@ -326,13 +332,23 @@ func gamma(rng *rand.Rand, a float64) float64 {
 }
 
 // setDistances sets every edge length of the model's tree to the exact
-// information distance between its endpoints.
-func setDistances(m *model.Discrete) {
+// information distance between its endpoints. A distance that is undefined
+// (a state of probability 0) leaves the length unknown (NaN), which is
+// what NaN lengths mean, rather than failing the simulation.
+func setDistances(m *model.Discrete) error {
 	for _, e := range m.Tree.Edges() {
 		d, err := m.InformationDistance(e.U, e.V)
 		if err != nil {
 			d = math.NaN()
 		}
-		_ = m.Tree.SetEdgeLength(e.U, e.V, d)
+		if err := m.Tree.SetEdgeLength(e.U, e.V, d); err != nil {
+			return internalError(err) // an edge of the tree
+		}
 	}
+	return nil
+}
+
+// internalError reports a broken invariant (see tree.ErrInternal).
+func internalError(err error) error {
+	return fmt.Errorf("simulate: %w: %w", tree.ErrInternal, err)
 }
