@@ -6,4 +6,13 @@
 // codes (indices into Variable.States, Missing for a missing cell) and a
 // continuous column a []float64 (NaN for a missing cell). Column slices are
 // shared, not copied, by the accessors; treat them as read-only.
+//
+// ReadCSV (reader.go) streams a delimited text file with a header line into
+// a Dataset, as configured by ReadOptions (options.go): which columns to
+// read (Columns, Ignore), the delimiter (detected when zero), column kinds,
+// and what to do with missing cells and constant columns; it returns a
+// ReadReport of what it decided and a *ParseError naming the file, line and
+// column of bad input, quoting at most MaxQuotedCell bytes of any cell.
+// WriteCSV (writer.go) writes a Dataset back so that ReadCSV reads it as it
+// was.
 package data

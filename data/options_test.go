@@ -1,8 +1,10 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -211,5 +213,46 @@ func TestLongCellsCappedInErrors(t *testing.T) {
 	_, rep := read(t, "a,b\n1,x"+big+"\n2,x"+big+"\n", ReadOptions{DropConstant: true})
 	if len(rep.ColumnsDropped) != 1 || len(rep.ColumnsDropped[0].Reason) > 200 {
 		t.Errorf("dropped: %d columns, reason of %d bytes", len(rep.ColumnsDropped), len(rep.ColumnsDropped[0].Reason))
+	}
+}
+
+// lineReader returns one line per Read and counts the calls.
+type lineReader struct {
+	lines []string
+	reads int
+}
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	r.reads++
+	if len(r.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.lines[0])
+	r.lines[0] = r.lines[0][n:]
+	if r.lines[0] == "" {
+		r.lines = r.lines[1:]
+	}
+	return n, nil
+}
+
+// Detection reads no further than the header line, so a stream that is
+// slow to deliver its rows is not waited on.
+func TestDelimiterDetectionReadsOnlyTheHeader(t *testing.T) {
+	for _, c := range []struct {
+		lines []string
+		want  rune
+		reads int
+	}{
+		{[]string{"a\tb\n", "1\t2\n", "2\t1\n"}, '\t', 1},
+		{[]string{"a,", "b\n", "1,2\n"}, ',', 2},
+		// A line break inside quotes does not end the header.
+		{[]string{"\"a\n", "b\"\tc\n", "1\t2\n"}, '\t', 2},
+		{[]string{"a\tb"}, '\t', 2},
+	} {
+		r := &lineReader{lines: slices.Clone(c.lines)}
+		got := detectDelimiter("<stdin>", bufio.NewReaderSize(r, 64<<10))
+		if got != c.want || r.reads != c.reads {
+			t.Errorf("%q: %q after %d reads, want %q after %d", c.lines, got, r.reads, c.want, c.reads)
+		}
 	}
 }

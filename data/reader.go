@@ -477,37 +477,52 @@ func (rd *reader) readHeader() error {
 
 // detectDelimiter returns the delimiter of a file whose options leave it
 // zero: a tab for a name ending in ".tsv" or ".tab", or when the header
-// line (as far as the buffer holds it) has a tab and no comma outside
-// quotes; a comma otherwise.
+// line has a tab and no comma outside quotes; a comma otherwise. It reads
+// ahead only as far as the end of the header line (at most the buffer's
+// size), so a slow stream is not waited on for more.
 func detectDelimiter(name string, br *bufio.Reader) rune {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".tsv", ".tab":
 		return '\t'
 	}
-	b, _ := br.Peek(br.Size())
-	tabs, commas, quoted := 0, 0, false
-	for _, c := range b {
-		if c == '"' {
-			quoted = !quoted
-			continue
-		}
-		if quoted {
-			continue
-		}
-		if c == '\n' {
+	var tabs, commas int
+	for n := 1; n <= br.Size(); {
+		if _, err := br.Peek(n); err != nil {
+			b, _ := br.Peek(br.Buffered())
+			tabs, commas, _ = scanHeaderLine(b)
 			break
 		}
-		switch c {
-		case '\t':
-			tabs++
-		case ',':
-			commas++
+		b, _ := br.Peek(br.Buffered())
+		var complete bool
+		if tabs, commas, complete = scanHeaderLine(b); complete {
+			break
 		}
+		n = len(b) + 1
 	}
 	if tabs > 0 && commas == 0 {
 		return '\t'
 	}
 	return ','
+}
+
+// scanHeaderLine counts the tabs and commas outside quotes in the first
+// line of b, and reports whether b holds the whole line.
+func scanHeaderLine(b []byte) (tabs, commas int, complete bool) {
+	quoted := false
+	for _, c := range b {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\n':
+			return tabs, commas, true
+		case c == '\t':
+			tabs++
+		case c == ',':
+			commas++
+		}
+	}
+	return tabs, commas, false
 }
 
 // lookup returns the code of label s in interning mode.
