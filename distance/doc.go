@@ -22,6 +22,15 @@
 // Errors from the readers name the input, the line and the variables
 // involved, so that a bad cell can be found and fixed by hand.
 //
-// A later version of the package will also compute information distances
-// from sample statistics.
+// Information computes the information distances of all pairs of variables
+// from sample statistics (stats.Compute): Gaussian −log|ρ|, the general
+// discrete (Lake) distance, its rank-k variant and the symmetric-model
+// distance; pairs whose distance is infinite are listed as Degenerate.
+// FromCorrelations turns a correlation matrix into Gaussian distances, and
+// MutualInformation and TableMutualInformation give the mutual information
+// that Chow–Liu trees and the quartet builder use.
+//
+// A numerical failure (a singular value decomposition that does not
+// converge) is an error wrapping ErrNumerical, never a distance. At and
+// Sub panic on an index out of range, as slice indexing does.
 package distance

@@ -45,7 +45,8 @@ type InfoOptions struct {
 	// for variables with different numbers of states (k ≤ both).
 	Rank int
 	// Pseudo is a pseudo-count added to every cell of each pairwise count
-	// table before normalising (0: none).
+	// table before normalising (0: none; it must be finite and not
+	// negative).
 	Pseudo float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
@@ -60,10 +61,16 @@ type Degenerate struct {
 // Information computes the information distances between all variables
 // of s. Pairs whose distance is infinite (independent variables, a
 // singular joint table, no rows observing both) get +Inf and are listed.
+// A singular value decomposition that does not converge is an error
+// wrapping ErrNumerical, naming the pair: it says nothing about the
+// dependence of the pair, so it is not turned into a distance.
 func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error) {
 	m := s.NumVars()
 	if m == 0 {
 		return nil, nil, errors.New("distance: no variables")
+	}
+	if err := checkPseudo(opt.Pseudo); err != nil {
+		return nil, nil, err
 	}
 	kind := opt.Kind
 	nd := 0
@@ -115,6 +122,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 	}
 	var wg sync.WaitGroup
 	rows := make(chan int)
+	errs := make([]error, m) // by row
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -129,7 +137,11 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 						d, why = gaussianDist(s, i, j)
 					case Discrete:
 						buf = s.Pair(i, j, buf)
-						d, why = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo)
+						var ok bool
+						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo)
+						if !ok && errs[i] == nil {
+							errs[i] = fmt.Errorf("%w: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge", ErrNumerical, s.Var(i).Name, s.Var(j).Name)
+						}
 					case Symmetric:
 						buf = s.Pair(i, j, buf)
 						d, why = symmetricDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Pseudo)
@@ -145,6 +157,11 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 	}
 	close(rows)
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	var deg []Degenerate
 	for i := 0; i < m; i++ {
 		for j := i + 1; j < m; j++ {
@@ -196,29 +213,30 @@ func normalised(c []int64, ni, nj int, pseudo float64) (J, pi, pj []float64, ok 
 }
 
 // discreteDist computes −Σ_{s≤k} log σ_s(M_i^{-1/2} J M_j^{-1/2}) with k
-// = rank, or the full Lake distance when rank ≤ 0.
-func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string) {
+// = rank, or the full Lake distance when rank ≤ 0. It reports false if the
+// singular value decomposition did not converge.
+func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string, bool) {
 	J, pi, pj, ok := normalised(c, ni, nj, pseudo)
 	if !ok {
-		return math.Inf(1), "no rows observe both"
+		return math.Inf(1), "no rows observe both", true
 	}
 	for a, p := range pi {
 		if p == 0 {
-			return math.Inf(1), fmt.Sprintf("state %d of the first variable never occurs with the second observed", a)
+			return math.Inf(1), fmt.Sprintf("state %d of the first variable never occurs with the second observed", a), true
 		}
 	}
 	for b, p := range pj {
 		if p == 0 {
-			return math.Inf(1), fmt.Sprintf("state %d of the second variable never occurs with the first observed", b)
+			return math.Inf(1), fmt.Sprintf("state %d of the second variable never occurs with the first observed", b), true
 		}
 	}
 	if rank <= 0 && ni == 2 && nj == 2 {
 		det := J[0]*J[3] - J[1]*J[2]
 		if det == 0 {
-			return math.Inf(1), "singular joint table (independent)"
+			return math.Inf(1), "singular joint table (independent)", true
 		}
 		d := -math.Log(math.Abs(det)) + 0.5*(math.Log(pi[0])+math.Log(pi[1])+math.Log(pj[0])+math.Log(pj[1]))
-		return math.Max(0, d), ""
+		return math.Max(0, d), "", true
 	}
 	k := rank
 	if k <= 0 || k > min(ni, nj) {
@@ -231,18 +249,36 @@ func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string)
 		}
 	}
 	var svd mat.SVD
-	if !svd.Factorize(B, mat.SVDNone) {
-		return math.Inf(1), "singular value decomposition failed"
+	if (failSVD != nil && failSVD(ni, nj)) || !svd.Factorize(B, mat.SVDNone) {
+		return math.NaN(), "", false
 	}
 	sv := svd.Values(nil)
 	d := 0.0
 	for s := 0; s < k; s++ {
 		if !(sv[s] > 1e-15) {
-			return math.Inf(1), fmt.Sprintf("joint table has rank %d < %d", s, k)
+			return math.Inf(1), fmt.Sprintf("joint table has rank %d < %d", s, k), true
 		}
 		d -= math.Log(sv[s])
 	}
-	return math.Max(0, d), ""
+	return math.Max(0, d), "", true
+}
+
+// failSVD, when not nil, is asked before each decomposition of an ni×nj
+// table whether it should fail as if LAPACK had not converged. Only tests
+// set it; it is nil otherwise.
+var failSVD func(ni, nj int) bool
+
+// ErrNumerical is wrapped by the error of a computation that failed
+// numerically (a singular value decomposition that did not converge).
+var ErrNumerical = errors.New("distance: numerical failure")
+
+// checkPseudo rejects a pseudo-count that is negative or not finite (a
+// negative one can make table cells negative, and the distances NaN).
+func checkPseudo(pseudo float64) error {
+	if !(pseudo >= 0) || math.IsInf(pseudo, 1) {
+		return fmt.Errorf("distance: pseudo-count %g must be finite and not negative", pseudo)
+	}
+	return nil
 }
 
 func symmetricDist(c []int64, ni, nj int, pseudo float64) (float64, string) {
@@ -299,8 +335,12 @@ func TableMutualInformation(p []float64, ni, nj int) float64 {
 // MutualInformation returns the pairwise mutual information (nats) of the
 // variables of s, m×m row-major: for discrete variables from the count
 // tables (plus pseudo-counts), for continuous ones −½ log(1 − ρ²). It is
-// the edge weight of the Chow–Liu tree.
+// the edge weight of the Chow–Liu tree. The pseudo-count must be finite and
+// not negative.
 func MutualInformation(s *stats.Stats, pseudo float64) ([]float64, error) {
+	if err := checkPseudo(pseudo); err != nil {
+		return nil, err
+	}
 	m := s.NumVars()
 	out := make([]float64, m*m)
 	var buf []int64

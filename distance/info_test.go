@@ -1,8 +1,10 @@
 package distance
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -81,15 +83,15 @@ func TestRankK(t *testing.T) {
 	for a := range c {
 		c[a] = int64(math.Round(pairs[0][1][a] * scale))
 	}
-	if dd, why := discreteDist(c, 3, 3, 0, 0); !math.IsInf(dd, 1) && dd < 15 {
+	if dd, why, _ := discreteDist(c, 3, 3, 0, 0); !math.IsInf(dd, 1) && dd < 15 {
 		t.Errorf("determinant distance of a rank-2 table = %g (%s), want +Inf or huge", dd, why)
 	}
 	dist := func(i, j int) float64 {
 		for a := range c {
 			c[a] = int64(math.Round(pairs[i][j][a] * scale))
 		}
-		dd, why := discreteDist(c, 3, 3, 2, 0)
-		if why != "" {
+		dd, why, ok := discreteDist(c, 3, 3, 2, 0)
+		if why != "" || !ok {
 			t.Fatalf("rank-2 distance: %s", why)
 		}
 		return dd
@@ -133,5 +135,58 @@ func TestInformationErrors(t *testing.T) {
 	}
 	if _, _, err := Information(s, InfoOptions{Rank: 2}); err != nil {
 		t.Errorf("rank-2 with 2 and 3 states: %v", err)
+	}
+}
+
+// TestInformationSVDFailure: a decomposition that did not converge gave
+// +Inf, as if the pair were independent; it is now an error naming the
+// pair.
+func TestInformationSVDFailure(t *testing.T) {
+	st := []string{"0", "1", "2"}
+	v := []data.Variable{{Name: "a", Kind: data.Discrete, States: st}, {Name: "b", Kind: data.Discrete, States: st}, {Name: "c", Kind: data.Discrete, States: st}}
+	cols := [][]uint16{{0, 0, 1, 1, 2, 2, 0}, {0, 1, 1, 1, 2, 2, 0}, {0, 0, 1, 2, 2, 1, 1}}
+	d, err := data.FromDiscrete(v, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stats.Compute(d, stats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Information(s, InfoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failSVD = func(ni, nj int) bool { return true }
+	defer func() { failSVD = nil }()
+	_, _, err = Information(s, InfoOptions{Workers: 2})
+	want := `distance: numerical failure: information distance between "a" and "b": the singular value decomposition of their normalised joint table did not converge`
+	if !errors.Is(err, ErrNumerical) || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+// TestNegativePseudo: a negative pseudo-count made gonum panic ("cfrom is
+// NaN"); it is now an error, as are NaN and +Inf.
+func TestNegativePseudo(t *testing.T) {
+	st := []string{"0", "1", "2"}
+	v := []data.Variable{{Name: "a", Kind: data.Discrete, States: st}, {Name: "b", Kind: data.Discrete, States: st}}
+	d, err := data.FromDiscrete(v, [][]uint16{{0, 0, 1, 1, 2, 2}, {0, 1, 0, 1, 2, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stats.Compute(d, stats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []float64{-0.5, -5, math.NaN(), math.Inf(1)} {
+		if _, _, err := Information(s, InfoOptions{Pseudo: p}); err == nil || !strings.Contains(err.Error(), "pseudo-count") {
+			t.Errorf("Information with pseudo %g: %v", p, err)
+		}
+		if _, err := MutualInformation(s, p); err == nil || !strings.Contains(err.Error(), "pseudo-count") {
+			t.Errorf("MutualInformation with pseudo %g: %v", p, err)
+		}
+	}
+	if _, _, err := Information(s, InfoOptions{Pseudo: 0.5}); err != nil {
+		t.Errorf("pseudo 0.5: %v", err)
 	}
 }

@@ -375,7 +375,7 @@ func readPHYLIP(text string, src source) (m *Matrix, rowLines []lineRef, lower b
 		return "", last, false
 	}
 
-	first, firstNo, _ := nextLine()
+	first, firstNo, _ := nextLine() // there is one: ReadMatrix saw a number
 	first = strings.TrimSpace(first)
 	n, convErr := strconv.Atoi(first)
 	if convErr != nil {
