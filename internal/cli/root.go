@@ -75,8 +75,16 @@ func newRoot(e *env) *cobra.Command {
 variables it learns which unobserved (latent) variables explain their
 dependencies, how they connect in a tree, and the model's parameters.
 
-Data are CSV files with a header row; "-" reads standard input. Results go to
-standard output or --out; --json gives machine-readable output.`,
+Data are CSV files (or tab-separated: detected for .tsv files or a header
+with tabs) with a header row; "-" reads standard input; --columns and
+--ignore choose the columns to read. Results go to standard output or --out;
+--json gives machine-readable output.
+
+Output files are checked before any work (an output that is an input or
+another output, two outputs on standard output, or a missing directory is an
+error) and written all or none: each goes to a temporary file renamed over the
+destination only when every output is complete, so a failure never leaves a
+partial file or replaces a good one.`,
 		Example: `  latentree simulate --topology hmm --hidden 78 --model gaussian -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
   latentree stats hmm.csv
   latentree compare true.nwk learned.nwk`,
