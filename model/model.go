@@ -174,16 +174,27 @@ func (g *Gaussian) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) 
 // matchColumns checks that the columns of d are exactly the observed
 // variables of t, and otherwise names the variables missing on each side.
 func matchColumns(t *tree.Tree, d *data.Dataset) error {
-	var lack, extra []string
-	for _, name := range t.ObservedNames() {
-		if _, ok := d.Index(name); !ok {
-			lack = append(lack, name)
-		}
+	if err := CheckColumns(t, d.Names()); err != nil {
+		return err
 	}
-	for j := 0; j < d.NumVars(); j++ {
-		name := d.Var(j).Name
+	return nil
+}
+
+// CheckColumns returns a *MismatchError naming the observed variables of t
+// that are not among the column names, and the names that are not
+// observed variables of t; nil when they are the same sets.
+func CheckColumns(t *tree.Tree, names []string) error {
+	var lack, extra []string
+	have := make(map[string]bool, len(names))
+	for _, name := range names {
+		have[name] = true
 		if v, ok := t.Lookup(name); !ok || t.IsHidden(v) {
 			extra = append(extra, name)
+		}
+	}
+	for _, name := range t.ObservedNames() {
+		if !have[name] {
+			lack = append(lack, name)
 		}
 	}
 	if len(lack) == 0 && len(extra) == 0 {

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -42,18 +43,60 @@ func (e *env) readModelAndData(modelPath, dataPath string, df *dataFlags) (model
 
 // readModelData reads data for a model: the model's variables are read as
 // discrete (or continuous, for a Gaussian model) whatever their values
-// look like.
+// look like, and constant columns are kept. When the data's columns are
+// not the model's observed variables, the error names the variables
+// missing on each side.
 func (e *env) readModelData(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
+	r, name, err := e.openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t := m.Structure()
 	f := *df
-	switch m := m.(type) {
-	case *model.Discrete:
-		f.discrete = append(append([]string(nil), df.discrete...), m.Tree.ObservedNames()...)
-	case *model.Gaussian:
-		f.continuous = append(append([]string(nil), df.continuous...), m.Tree.ObservedNames()...)
+	if m.Kind() == data.Discrete {
+		f.discrete = append(append([]string(nil), df.discrete...), t.ObservedNames()...)
+	} else {
+		f.continuous = append(append([]string(nil), df.continuous...), t.ObservedNames()...)
 	}
 	f.keepConstant = true
-	d, _, err := e.readData(path, &f)
-	return d, err
+	opt, err := f.options(name, e.logger())
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := data.ReadCSV(bytes.NewReader(raw), opt)
+	if err != nil {
+		// Forcing the kind of a variable the data lack fails: read the
+		// columns as they are to say which variables differ.
+		plain, perr := df.options(name, nil)
+		if perr == nil {
+			plain.KeepConstant, plain.Missing, plain.DropConstant = true, data.MissingKeep, false
+			if d2, _, err2 := data.ReadCSV(bytes.NewReader(raw), plain); err2 == nil {
+				if mm := model.CheckColumns(t, d2.Names()); mm != nil {
+					return nil, mismatchError(name, mm)
+				}
+			}
+		}
+		return nil, err
+	}
+	if mm := model.CheckColumns(t, d.Names()); mm != nil {
+		return nil, mismatchError(name, mm)
+	}
+	return d, nil
+}
+
+// mismatchError prefixes the data's name and suggests --ignore or
+// --columns for columns the model does not have.
+func mismatchError(name string, err error) error {
+	var mm *model.MismatchError
+	if errors.As(err, &mm) && len(mm.NotInModel) > 0 {
+		return fmt.Errorf("%s: %w (skip columns with --ignore, or select the model's with --columns)", name, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 func newScoreCmd(e *env) *cobra.Command {
@@ -65,11 +108,18 @@ func newScoreCmd(e *env) *cobra.Command {
 		Long: `score prints the log-likelihood of DATA.csv under the model (natural log; missing
 cells, with --missing keep, are marginalised), the average per row, the number
 of free parameters κ, BIC = −2 log L + κ log n and AIC = −2 log L + 2κ (smaller
-is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log n.`,
+is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log n.
+
+The columns of DATA.csv must be the model's observed variables (in any order);
+--ignore or --columns leave out others, such as an ID column.`,
 		Example: `  latentree score model.json test.csv
-  latentree score --json model.json test.csv`,
+  latentree score --json model.json test.csv
+  latentree score --ignore id model.json test.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, nil); err != nil {
+				return err
+			}
 			m, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
 				return err
@@ -92,13 +142,16 @@ is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log 
 	return c
 }
 
+// inferFlags are the options of infer.
+type inferFlags struct {
+	out, probs       string
+	mapState, impute bool
+	asJSON           bool
+}
+
 func newInferCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
-	var (
-		out      string
-		mapState bool
-		impute   bool
-	)
+	f := &inferFlags{}
 	c := &cobra.Command{
 		Use:   "infer MODEL.json DATA.csv",
 		Short: "Posterior of the hidden variables for each row, and imputation of missing cells",
@@ -109,184 +162,185 @@ writes each hidden variable's conditional mean and standard deviation
 ("h1_mean", "h1_sd"), or with --map the means only.
 
 With --impute it writes the data instead, every missing cell replaced by its
-most likely value given the other cells of its row. Missing cells are read as
-missing (--missing keep) by default here.`,
+most likely value (discrete) or its conditional mean (Gaussian) given the other
+cells of its row, and prints how many cells it filled (and, for a discrete
+model, the average probability of the filled values). On sparse binary data the
+most likely value is nearly always 0: --probabilities FILE writes how sure each
+filled value is, one line per missing cell and state, "row,column,value,prob"
+(the posterior probability of each state), or for a Gaussian model one line per
+missing cell, "row,column,mean,sd"; rows are numbered from 1, the first data
+row. --json prints the same per cell (rows from 0) with the summary.
+
+Missing cells are read as missing (--missing keep) by default here.`,
 		Example: `  latentree infer model.json test.csv > posteriors.csv
   latentree infer --map model.json test.csv
-  latentree infer --impute model.json incomplete.csv --out completed.csv`,
+  latentree infer --impute model.json incomplete.csv --out completed.csv
+  latentree infer --impute --probabilities probs.csv model.json incomplete.csv --out completed.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			mod, d, err := e.readModelAndData(args[0], args[1], df)
+			if !f.impute {
+				for _, name := range []string{"probabilities", "json"} {
+					if cmd.Flags().Changed(name) {
+						return usagef("--%s applies to --impute only", name)
+					}
+				}
+			} else if f.mapState {
+				return usagef("--map applies to the posteriors of hidden variables, not to --impute")
+			}
+			out := f.out
+			if out == "" {
+				out = "-"
+			}
+			outs := []pathFlag{{"--out", out}, {"--probabilities", f.probs}}
+			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
+				return err
+			}
+			m, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
 				return err
 			}
-			if g, ok := mod.(*model.Gaussian); ok {
-				return e.inferGaussian(g, d, out, mapState, impute)
+			if f.impute {
+				return e.impute(m, d, args, f, outs)
 			}
-			m := mod.(*model.Discrete)
-			t := m.Tree
-			if impute {
-				obs := make([]int, d.NumVars())
-				for j := range obs {
-					obs[j], _ = t.Lookup(d.Var(j).Name)
-				}
-				post, err := m.Posterior(d, obs, model.InferOptions{})
-				if err != nil {
-					return err
-				}
-				// The output uses the model's state labels, so that a state
-				// absent from this data can still be imputed.
-				vars := make([]data.Variable, len(obs))
-				cols := make([][]uint16, len(obs))
-				filled := 0
-				for j, v := range obs {
-					k := m.States[v]
-					labels := m.StateLabels(v)
-					dv := d.Var(j)
-					vars[j] = data.Variable{Name: dv.Name, Kind: data.Discrete, States: labels}
-					col := make([]uint16, d.NumRows())
-					for r, c := range d.Discrete(j) {
-						if c == data.Missing {
-							col[r] = uint16(argmax(post[j][r*k : (r+1)*k]))
-							filled++
-							continue
-						}
-						for s, l := range labels {
-							if l == dv.States[c] {
-								col[r] = uint16(s)
-							}
-						}
-					}
-					cols[j] = col
-				}
-				d, err = data.FromDiscrete(vars, cols)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "imputed %d missing cells\n", filled)
-				return e.writeTo(out, func(w io.Writer) error { return data.WriteCSV(w, d) })
-			}
-			hidden := t.Hidden()
-			post, err := m.Posterior(d, hidden, model.InferOptions{})
-			if err != nil {
-				return err
-			}
-			return e.writeTo(out, func(w io.Writer) error {
-				cw := csv.NewWriter(w)
-				var header []string
-				for _, h := range hidden {
-					if mapState {
-						header = append(header, t.Name(h))
-						continue
-					}
-					for s := 0; s < m.States[h]; s++ {
-						header = append(header, t.Name(h)+"="+strconv.Itoa(s))
-					}
-				}
-				if err := cw.Write(header); err != nil {
-					return err
-				}
-				rec := make([]string, 0, len(header))
-				for r := 0; r < d.NumRows(); r++ {
-					rec = rec[:0]
-					for x, h := range hidden {
-						k := m.States[h]
-						p := post[x][r*k : (r+1)*k]
-						if mapState {
-							rec = append(rec, strconv.Itoa(argmax(p)))
-							continue
-						}
-						for _, q := range p {
-							rec = append(rec, strconv.FormatFloat(q, 'g', 6, 64))
-						}
-					}
-					if err := cw.Write(rec); err != nil {
-						return err
-					}
-				}
-				cw.Flush()
-				return cw.Error()
-			})
+			return e.writeTo(out, func(w io.Writer) error { return writePosteriors(w, m, d, f.mapState) })
 		},
 	}
 	df.register(c.Flags())
 	c.Flags().Lookup("missing").DefValue = "keep"
 	_ = c.Flags().Set("missing", "keep")
-	c.Flags().StringVarP(&out, "out", "o", "", "write here instead of standard output")
-	c.Flags().BoolVar(&mapState, "map", false, "write the most likely state of each hidden variable instead of its distribution")
-	c.Flags().BoolVar(&impute, "impute", false, "write the data with missing cells filled by their most likely values")
+	c.Flags().StringVarP(&f.out, "out", "o", "", "write here instead of standard output")
+	c.Flags().BoolVar(&f.mapState, "map", false, "write the most likely state (Gaussian: the mean) of each hidden variable instead of its distribution")
+	c.Flags().BoolVar(&f.impute, "impute", false, "write the data with missing cells filled by their most likely values (Gaussian: conditional means)")
+	c.Flags().StringVar(&f.probs, "probabilities", "", "with --impute: write each filled cell's distribution to this CSV file (row,column,value,prob; Gaussian: row,column,mean,sd)")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "with --impute: print the summary and every filled cell's distribution as JSON")
 	return c
 }
 
-func argmax(p []float64) int {
-	best := 0
-	for i, x := range p {
-		if x > p[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-// inferGaussian writes conditional means and standard deviations of the
-// hidden variables (or only means with --map), or the data with missing
-// cells replaced by their conditional means.
-func (e *env) inferGaussian(g *model.Gaussian, d *data.Dataset, out string, meanOnly, impute bool) error {
-	t := g.Tree
-	if impute {
-		obs := make([]int, d.NumVars())
-		for j := range obs {
-			obs[j], _ = t.Lookup(d.Var(j).Name)
-		}
-		mean, _, err := g.Conditional(d, obs)
-		if err != nil {
-			return err
-		}
-		filled := 0
-		for j := range obs {
-			col := d.Continuous(j)
-			for r, x := range col {
-				if math.IsNaN(x) {
-					col[r] = mean[j][r]
-					filled++
-				}
-			}
-		}
-		fmt.Fprintf(e.stderr, "imputed %d missing cells\n", filled)
-		return e.writeTo(out, func(w io.Writer) error { return data.WriteCSV(w, d) })
-	}
+// writePosteriors writes the distribution of every hidden variable in
+// every row as CSV: state probabilities or the most likely state (discrete
+// models), mean and standard deviation or the mean (Gaussian models).
+func writePosteriors(w io.Writer, m model.Model, d *data.Dataset, mapState bool) error {
+	t := m.Structure()
 	hidden := t.Hidden()
-	mean, sd, err := g.Conditional(d, hidden)
+	cond, err := m.Conditionals(d, hidden, model.InferOptions{})
 	if err != nil {
 		return err
 	}
-	return e.writeTo(out, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		var header []string
-		for _, h := range hidden {
-			if meanOnly {
-				header = append(header, t.Name(h))
-			} else {
-				header = append(header, t.Name(h)+"_mean", t.Name(h)+"_sd")
+	discrete := m.Kind() == data.Discrete
+	cw := csv.NewWriter(w)
+	var header []string
+	for _, c := range cond {
+		switch {
+		case mapState:
+			header = append(header, c.Name)
+		case discrete:
+			for _, l := range c.Labels {
+				header = append(header, c.Name+"="+l)
 			}
+		default:
+			header = append(header, c.Name+"_mean", c.Name+"_sd")
 		}
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		rec := make([]string, 0, len(header))
-		for r := 0; r < d.NumRows(); r++ {
-			rec = rec[:0]
-			for x := range hidden {
-				rec = append(rec, strconv.FormatFloat(mean[x][r], 'g', 6, 64))
-				if !meanOnly {
-					rec = append(rec, strconv.FormatFloat(sd[x][r], 'g', 6, 64))
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	rec := make([]string, 0, len(header))
+	for r := 0; r < d.NumRows(); r++ {
+		rec = rec[:0]
+		for x := range cond {
+			c := &cond[x]
+			switch {
+			case discrete && mapState:
+				s, _ := c.Mode(r)
+				rec = append(rec, c.Labels[s])
+			case discrete:
+				for _, q := range c.Row(r) {
+					rec = append(rec, formatFloat(q))
+				}
+			default:
+				rec = append(rec, formatFloat(c.Mean[r]))
+				if !mapState {
+					rec = append(rec, formatFloat(c.SD[r]))
 				}
 			}
-			if err := cw.Write(rec); err != nil {
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// impute writes the completed data (--out), the distributions of the
+// filled cells (--probabilities) and the summary (text, or --json).
+func (e *env) impute(m model.Model, d *data.Dataset, args []string, f *inferFlags, outs []pathFlag) error {
+	imp, err := m.Impute(d, model.ImputeOptions{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[1], err)
+	}
+	written := []output{{outs[0].path, func(w io.Writer) error { return data.WriteCSV(w, imp.Data) }}}
+	if f.probs != "" {
+		written = append(written, output{f.probs, func(w io.Writer) error { return writeCellProbabilities(w, imp) }})
+	}
+	if err := e.writeOutputs(written); err != nil {
+		return err
+	}
+	summary := e.summaryWriter(outs)
+	meanProb := 0.0
+	discrete := m.Kind() == data.Discrete
+	if discrete && len(imp.Cells) > 0 {
+		for _, c := range imp.Cells {
+			meanProb += c.Prob
+		}
+		meanProb /= float64(len(imp.Cells))
+	}
+	if f.asJSON {
+		doc := map[string]any{"model": args[0], "data": args[1], "rows": d.NumRows(), "imputed": len(imp.Cells), "cells": imp.Cells}
+		if imp.Cells == nil {
+			doc["cells"] = []model.ImputedCell{}
+		}
+		if discrete && len(imp.Cells) > 0 {
+			doc["mean_prob"] = meanProb
+		}
+		return writeJSON(summary, doc)
+	}
+	if discrete && len(imp.Cells) > 0 {
+		fmt.Fprintf(e.stderr, "imputed %d missing cells; average probability of the imputed values %.4f\n", len(imp.Cells), meanProb)
+	} else {
+		fmt.Fprintf(e.stderr, "imputed %d missing cells\n", len(imp.Cells))
+	}
+	return nil
+}
+
+// writeCellProbabilities writes the distribution of every filled cell in
+// long format: "row,column,value,prob", one line per state, for discrete
+// cells; "row,column,mean,sd" for continuous ones. Rows count from 1.
+func writeCellProbabilities(w io.Writer, imp *model.Imputation) error {
+	cw := csv.NewWriter(w)
+	header := []string{"row", "column", "value", "prob"}
+	if imp.Data.NumVars() > 0 && imp.Data.Var(0).Kind == data.Continuous {
+		header = []string{"row", "column", "mean", "sd"}
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, c := range imp.Cells {
+		row := strconv.Itoa(c.Row + 1)
+		if c.States == nil {
+			if err := cw.Write([]string{row, c.Name, formatFloat(c.Mean), formatFloat(c.SD)}); err != nil {
+				return err
+			}
+			continue
+		}
+		for s, l := range c.States {
+			if err := cw.Write([]string{row, c.Name, l, formatFloat(c.Probs[s])}); err != nil {
 				return err
 			}
 		}
-		cw.Flush()
-		return cw.Error()
-	})
+	}
+	cw.Flush()
+	return cw.Error()
 }
