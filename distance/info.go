@@ -140,7 +140,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 						var ok bool
 						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo)
 						if !ok && errs[i] == nil {
-							errs[i] = fmt.Errorf("%w: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge", ErrNumerical, s.Var(i).Name, s.Var(j).Name)
+							errs[i] = fmt.Errorf("distance: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge: %w", s.Var(i).Name, s.Var(j).Name, ErrNumerical)
 						}
 					case Symmetric:
 						buf = s.Pair(i, j, buf)
@@ -269,8 +269,9 @@ func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string,
 var failSVD func(ni, nj int) bool
 
 // ErrNumerical is wrapped by the error of a computation that failed
-// numerically (a singular value decomposition that did not converge).
-var ErrNumerical = errors.New("distance: numerical failure")
+// numerically (a singular value decomposition that did not converge). The
+// quartet package wraps the same value (quartet.ErrNumerical).
+var ErrNumerical = errors.New("latentree: numerical failure")
 
 // checkPseudo rejects a pseudo-count that is negative or not finite (a
 // negative one can make table cells negative, and the distances NaN).

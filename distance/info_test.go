@@ -159,7 +159,7 @@ func TestInformationSVDFailure(t *testing.T) {
 	failSVD = func(ni, nj int) bool { return true }
 	defer func() { failSVD = nil }()
 	_, _, err = Information(s, InfoOptions{Workers: 2})
-	want := `distance: numerical failure: information distance between "a" and "b": the singular value decomposition of their normalised joint table did not converge`
+	want := `distance: information distance between "a" and "b": the singular value decomposition of their normalised joint table did not converge: latentree: numerical failure`
 	if !errors.Is(err, ErrNumerical) || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}

@@ -205,7 +205,7 @@ func TestOraclesReportFailure(t *testing.T) {
 		t.Fatalf("fixture: %+v, %v", r, err)
 	}
 	withFailingSVD(t, func(m, n int, dqds bool) bool { return m == 6 && n == 20 })
-	wantMsg := `quartet test of "v0", "v1", "v2", "v3": quartet: numerical failure: the singular value decomposition of the 6×20 unfolding of {0,1|2,3} did not converge`
+	wantMsg := `quartet test of "v0", "v1", "v2", "v3": quartet: the singular value decomposition of the 6×20 unfolding of {0,1|2,3} did not converge: latentree: numerical failure`
 	if _, err := o.Resolve([4]int{0, 1, 2, 3}); !errors.Is(err, ErrNumerical) || err.Error() != wantMsg {
 		t.Errorf("DataOracle.Resolve: %v\nwant %s", err, wantMsg)
 	}

@@ -1,16 +1,19 @@
 package quartet
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/latentree/latentree/distance"
 )
 
 // ErrNumerical is wrapped by Result.Err, and by the errors of the oracles
 // and Build, when a quartet test could not compute its scores: a singular
 // value decomposition did not converge, the table holds a NaN or infinite
-// cell, or a score came out NaN. Such a test picks no pairing.
-var ErrNumerical = errors.New("quartet: numerical failure")
+// cell, or a score came out NaN. Such a test picks no pairing. It is
+// distance.ErrNumerical, so that one errors.Is test finds the numerical
+// failures of both packages.
+var ErrNumerical = distance.ErrNumerical
 
 // Pairing identifies one of the three ways of splitting four variables
 // (indexed 0..3) into two pairs.
@@ -88,7 +91,7 @@ func decide(r Result, larger bool, minMargin float64) Result {
 	if r.Err == nil {
 		for p, s := range r.Scores {
 			if math.IsNaN(s) {
-				r.Err = fmt.Errorf("%w: the score of pairing %v is NaN", ErrNumerical, Pairing(p))
+				r.Err = fmt.Errorf("quartet: the score of pairing %v is NaN: %w", Pairing(p), ErrNumerical)
 				break
 			}
 		}

@@ -47,7 +47,7 @@ func nuclearNorm(m *mat.Dense) (float64, bool) {
 
 // svdError is the failure of the decomposition of p's rows×cols unfolding.
 func svdError(p Pairing, rows, cols int) error {
-	return fmt.Errorf("%w: the singular value decomposition of the %d×%d unfolding of %v did not converge", ErrNumerical, rows, cols, p)
+	return fmt.Errorf("quartet: the singular value decomposition of the %d×%d unfolding of %v did not converge: %w", rows, cols, p, ErrNumerical)
 }
 
 // A nuclearJob computes the nuclear norms of the three unfoldings of a

@@ -166,7 +166,7 @@ func (t *Table) nonFinite() error {
 			x[v] = idx % t.N[v]
 			idx /= t.N[v]
 		}
-		return fmt.Errorf("%w: table cell (%d,%d,%d,%d) is %v", ErrNumerical, x[0], x[1], x[2], x[3], p)
+		return fmt.Errorf("quartet: table cell (%d,%d,%d,%d) is %v: %w", x[0], x[1], x[2], x[3], p, ErrNumerical)
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func (t *Table) Spectral(k int, minMargin float64) Result {
 		sv, ok := singularValues(m)
 		if !ok {
 			rows, cols := m.Dims()
-			return math.NaN(), fmt.Errorf("%w: the singular value decomposition of the %d×%d table of variables %d and %d did not converge", ErrNumerical, rows, cols, i, j)
+			return math.NaN(), fmt.Errorf("quartet: the singular value decomposition of the %d×%d table of variables %d and %d did not converge: %w", rows, cols, i, j, ErrNumerical)
 		}
 		s := 0.0
 		for x := 0; x < k && x < len(sv); x++ {
