@@ -99,7 +99,9 @@ func (g *Gaussian) NumParams() int {
 // LogLikelihood returns the log-likelihood of every row of d under the
 // model's distribution of its observed variables, and their sum. Missing
 // cells (NaN) are marginalised: each row is scored under the marginal of
-// its observed cells.
+// its observed cells (exact belief propagation on the tree for the rows of
+// rare missingness patterns, the Cholesky factor of the pattern's
+// covariance for common ones).
 func (g *Gaussian) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, float64, error) {
 	if err := g.Validate(); err != nil {
 		return nil, 0, err
@@ -109,13 +111,27 @@ func (g *Gaussian) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 		return nil, 0, err
 	}
 	p := len(b.obs)
-	full := g.covariance(b.obs, b.obs)
+	var full []float64
 	out := make([]float64, b.rows)
+	bp := newGaussBP(g, b.obs)
+	useBP := bp.usable()
+	nn := float64(g.Tree.NumNodes())
 	for _, pt := range b.patterns() {
 		idx, rows := pt.idx, pt.rows
 		q := len(idx)
 		if q == 0 {
 			continue
+		}
+		// Rare patterns by belief propagation, one row at a time; common
+		// ones by one Cholesky factorisation of their covariance.
+		if fq := float64(q); useBP && float64(len(rows))*rowCost*nn < fq*fq*fq/3+fq*fq*float64(len(rows)) {
+			for _, r := range rows {
+				out[r] = bp.row(b.cols, r)
+			}
+			continue
+		}
+		if full == nil {
+			full = g.covariance(b.obs, b.obs)
 		}
 		sub := mat.NewSymDense(q, nil)
 		for a, i := range idx {
