@@ -49,7 +49,10 @@ func BenchmarkBuild1000(b *testing.B) {
 		b.Skip("long")
 	}
 	d, names := benchData(b, 1000, 10000, 10)
-	o, _ := NewDataOracle(d, TestNuclear, 0, 0)
+	o, err := NewDataOracle(d, TestNuclear, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		res, err := Build(names, o, BuildOptions{Rand: rand.New(rand.NewPCG(3, 3))})
 		if err != nil {

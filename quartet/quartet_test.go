@@ -37,18 +37,12 @@ func TestNuclearExactQuartets(t *testing.T) {
 		cfg := configs[it%len(configs)]
 		tr := quartetTree()
 		n := 5
-		m, err := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: n, HiddenMin: 2, HiddenMax: 2, Scheme: simulate.Perturbed, Mu: 0.3})
+		// The hidden nodes draw their numbers of states from the
+		// configuration's range.
+		m, err := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: n, HiddenMin: min(cfg[0], cfg[1]), HiddenMax: max(cfg[0], cfg[1]), Scheme: simulate.Perturbed, Mu: 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Set the hidden state counts per configuration by rebuilding
-		// with fixed counts.
-		hidden := tr.Hidden()
-		m, err = simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: n, HiddenMin: min(cfg[0], cfg[1]), HiddenMax: max(cfg[0], cfg[1]), Scheme: simulate.Perturbed, Mu: 0.3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = hidden
 		obs := tr.Observed() // a, b, c, d
 		// Random order of the four variables; the true pairing joins a
 		// with b.

@@ -229,22 +229,3 @@ func BenchmarkQuartet(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkQuartetBatch counts 1,000 quartets of 10-state variables over
-// 10,000 rows in parallel.
-func BenchmarkQuartetBatch(b *testing.B) {
-	d := randomDiscrete(b, 20, 10, 10000, 7)
-	rng := rand.New(rand.NewPCG(8, 8))
-	qs := make([][4]int, 1000)
-	for i := range qs {
-		p := rng.Perm(20)
-		qs[i] = [4]int{p[0], p[1], p[2], p[3]}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if _, err := QuartetBatch(d, qs, 0); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -32,6 +32,8 @@
 // LeVeque. Stats round-trip through JSON (MarshalJSON, UnmarshalJSON), so
 // shards can be computed on different machines.
 //
-// Quartet and QuartetBatch count four-way joint tables straight from the
-// data, for the quartet tests of Ishteva et al. (2013).
+// Quartet counts the four-way joint table of four discrete variables
+// straight from the data, into a reused buffer, for the quartet tests of
+// Ishteva et al. (2013); quartet.DataOracle.ResolveAll runs many of them in
+// parallel, one buffer per worker.
 package stats

@@ -3,7 +3,6 @@ package stats
 import (
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/latentree/latentree/data"
 )
@@ -97,37 +96,4 @@ func countQuartet(d *data.Dataset, vars [4]int, q *quartetSpec, tab []int64) err
 		}
 	}
 	return nil
-}
-
-// QuartetBatch returns Quartet for every quartet, counted in parallel on up
-// to workers goroutines (0 or less means runtime.GOMAXPROCS(0)). Each table
-// is newly allocated. The error, if any, names the first failing quartet.
-func QuartetBatch(d *data.Dataset, quartets [][4]int, workers int) ([][]int64, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	specs := make([]quartetSpec, len(quartets))
-	for i, vars := range quartets {
-		q, err := checkQuartet(d, vars)
-		if err != nil {
-			return nil, fmt.Errorf("stats: quartet %d: %w", i, err)
-		}
-		specs[i] = q
-	}
-	out := make([][]int64, len(quartets))
-	errs := make([]error, len(quartets))
-	forEach(workers, len(quartets), func(i int) {
-		tab := make([]int64, specs[i].cells)
-		if err := countQuartet(d, quartets[i], &specs[i], tab); err != nil {
-			errs[i] = fmt.Errorf("stats: quartet %d: %w", i, err)
-			return
-		}
-		out[i] = tab
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -42,12 +42,10 @@ func TestQuartet(t *testing.T) {
 			disc = append(disc, j)
 		}
 	}
-	var quartets [][4]int
 	var dst []int64
 	for trial := 0; trial < 40; trial++ {
 		p := rng.Perm(len(disc))
 		q := [4]int{disc[p[0]], disc[p[1]], disc[p[2]], disc[p[3]]}
-		quartets = append(quartets, q)
 		want := naiveQuartet(d, q)
 		var err error
 		dst, err = Quartet(d, q, dst)
@@ -56,17 +54,6 @@ func TestQuartet(t *testing.T) {
 		}
 		if fmt.Sprint(dst) != fmt.Sprint(want) {
 			t.Fatalf("Quartet(%v) = %v, want %v", q, dst, want)
-		}
-	}
-	for _, w := range []int{0, 1, 3} {
-		got, err := QuartetBatch(d, quartets, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, q := range quartets {
-			if fmt.Sprint(got[i]) != fmt.Sprint(naiveQuartet(d, q)) {
-				t.Fatalf("QuartetBatch[%d] (%v) differs from brute force", i, q)
-			}
 		}
 	}
 	// Marginalising a quartet table gives the pair table.
@@ -152,10 +139,6 @@ func TestQuartetErrors(t *testing.T) {
 		if _, err := Quartet(d, c.q, nil); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "stats: ") {
 			t.Errorf("Quartet(%v): got %v, want %q", c.q, err, c.want)
 		}
-		_, err := QuartetBatch(d, [][4]int{{0, 1, 2, 3}, c.q}, 2)
-		if err == nil || !strings.Contains(err.Error(), "quartet 1: ") || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("QuartetBatch with %v: got %v", c.q, err)
-		}
 	}
 	if _, err := Quartet(nil, [4]int{0, 1, 2, 3}, nil); err == nil {
 		t.Error("nil dataset: no error")
@@ -164,9 +147,6 @@ func TestQuartetErrors(t *testing.T) {
 	want := `row 8, variable "d": state code 3 out of range`
 	if _, err := Quartet(d, [4]int{0, 1, 2, 3}, nil); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("invalid code: got %v", err)
-	}
-	if _, err := QuartetBatch(d, [][4]int{{0, 1, 2, 3}}, 1); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("invalid code in batch: got %v", err)
 	}
 	// A missing cell elsewhere in the row does not hide the invalid code.
 	d.Discrete(0)[7] = data.Missing
