@@ -1,8 +1,32 @@
 // Package experiment reproduces the experiments of the papers latentree
-// implements, as library functions that return tables of results (written
-// as CSV and plotted by the latentree experiment command).
+// implements, as library functions that return rows of results (written as
+// CSV or tables, and plotted, by the latentree experiment command). Each
+// experiment takes a config struct whose zero value gives its defaults,
+// with a Seed from which all of its randomness is drawn, so that a run can
+// be repeated exactly.
 //
 // StructureRecovery reproduces Choi et al. (JMLR 2011, §7.1, Figure 7):
 // structure recovery of the double star, HMM and 5-complete latent trees
-// from samples of Gaussian models with edge correlations ρ ~ U[0.2, 0.8].
+// from samples of Gaussian models with edge correlations ρ ~ U[0.2, 0.8]
+// (command: experiment structure-recovery; PlotRecovery draws it).
+//
+// Newsgroups reproduces JMLR 2011 Table 4 on the 20 Newsgroups data: each
+// method learns a tree on the training split, EM fits it and both splits
+// are scored, next to the numbers of the paper and of the original
+// toolbox (command: experiment newsgroups).
+//
+// QuartetRecovery reproduces the quartet experiment of Ishteva, Park and
+// Song (ICML 2013, §6.1): how often the nuclear-norm test, the four-point
+// condition on the Lake distance and Spectral@k resolve a sampled quartet
+// correctly (command: experiment quartet-recovery; PlotQuartets).
+//
+// QuartetTrees extends it to whole trees: the Robinson–Foulds error of the
+// trees built from quartet tests (latentree's builder and the paper's),
+// neighbour joining, CLNJ and Chow–Liu on random binary latent trees
+// (command: experiment quartet-trees; PlotQuartetTrees).
+//
+// SmallSample compares, on random Gaussian and discrete latent trees with
+// few rows, each method's default with the same method without
+// contraction and with the Chow–Liu tree, by the BIC of the fitted model
+// and a held-out log-likelihood.
 package experiment
