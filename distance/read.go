@@ -109,7 +109,7 @@ func ReadMatrixFile(path string, opt ReadOptions) (*Matrix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("distance: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() // read only: closing cannot lose data
 	if opt.Name == "" {
 		opt.Name = path
 	}

@@ -33,6 +33,8 @@ func WriteCSV(w io.Writer, m *Matrix) error {
 		return err
 	}
 	n := len(m.Names)
+	// A bufio.Writer keeps its first write error and Flush returns it, so
+	// the errors of the writes below are checked once, at Flush.
 	bw := bufio.NewWriter(w)
 	for i, name := range m.Names {
 		if i > 0 {
@@ -96,7 +98,7 @@ func WritePHYLIP(w io.Writer, m *Matrix) error {
 		}
 	}
 	n := len(m.Names)
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriter(w) // write errors are returned by Flush, as in WriteCSV
 	fmt.Fprintf(bw, "%d\n", n)
 	for i, name := range m.Names {
 		bw.WriteString(name)
