@@ -18,11 +18,15 @@ type gaussBP struct {
 	parent   []int
 	rho, w   []float64
 	mu, sd   []float64
+	logSD    []float64 // log σ_v
+	obsConst []float64 // −½ log 2π − ½ log w_v: constant of an observed node's message
 	col      []int // node → column of the binding, −1 for hidden nodes
 	j, h, c  []float64
 	m, v, cp []float64 // posterior mean, variance, covariance with the parent (standardised)
 	y        []float64 // standardised observed value (NaN: unobserved)
 }
+
+const halfLog2Pi = 0.9189385332046728 // ½ log 2π
 
 // minNoise is the smallest 1 − ρ² that belief propagation accepts.
 const minNoise = 1e-12
@@ -32,6 +36,7 @@ func newGaussBP(g *Gaussian, obs []int) *gaussBP {
 	n := g.Tree.MaxID()
 	e := &gaussBP{g: g, order: r.Order, parent: r.Parent,
 		rho: make([]float64, n), w: make([]float64, n), mu: make([]float64, n), sd: make([]float64, n), col: make([]int, n),
+		logSD: make([]float64, n), obsConst: make([]float64, n),
 		j: make([]float64, n), h: make([]float64, n), c: make([]float64, n),
 		m: make([]float64, n), v: make([]float64, n), cp: make([]float64, n), y: make([]float64, n)}
 	for i := range e.col {
@@ -49,9 +54,11 @@ func (e *gaussBP) refresh() {
 	g := e.g
 	for _, v := range e.order {
 		e.mu[v], e.sd[v] = g.Mean[v], math.Sqrt(g.Var[v])
+		e.logSD[v] = 0.5 * math.Log(g.Var[v])
 		if v != g.Root {
 			e.rho[v] = g.Rho[v]
 			e.w[v] = 1 - g.Rho[v]*g.Rho[v]
+			e.obsConst[v] = -halfLog2Pi - 0.5*math.Log(e.w[v])
 		}
 	}
 }
@@ -79,11 +86,13 @@ func (e *gaussBP) row(cols [][]float64, r int) float64 {
 		if j := e.col[v]; j >= 0 {
 			if x := cols[j][r]; !math.IsNaN(x) {
 				e.y[v] = (x - e.mu[v]) / e.sd[v]
-				ll -= math.Log(e.sd[v])
+				ll -= e.logSD[v]
 			}
 		}
 	}
-	const halfLog2Pi = 0.9189385332046728 // ½ log 2π
+	// prod collects the factors 1 + w J whose logs enter ll, so that
+	// one log serves many nodes.
+	prod := 1.0
 	for k := len(e.order) - 1; k >= 0; k-- {
 		v := e.order[k]
 		p := e.parent[v]
@@ -97,20 +106,26 @@ func (e *gaussBP) row(cols [][]float64, r int) float64 {
 			rho, w := e.rho[v], e.w[v]
 			e.j[p] += rho * rho / w
 			e.h[p] += rho * y / w
-			e.c[p] += -halfLog2Pi - 0.5*math.Log(w) - 0.5*y*y/w
+			e.c[p] += e.obsConst[v] - 0.5*y*y/w
 			continue
 		}
 		if p < 0 {
 			prec := 1 + e.j[v]
-			ll += e.c[v] - 0.5*math.Log(prec) + 0.5*e.h[v]*e.h[v]/prec
+			ll += e.c[v] + 0.5*e.h[v]*e.h[v]/prec
+			prod *= prec
 			continue
 		}
 		rho, w := e.rho[v], e.w[v]
 		den := 1 + w*e.j[v]
 		e.j[p] += rho * rho * e.j[v] / den
 		e.h[p] += rho * e.h[v] / den
-		e.c[p] += e.c[v] - 0.5*math.Log(den) + 0.5*w*e.h[v]*e.h[v]/den
+		e.c[p] += e.c[v] + 0.5*w*e.h[v]*e.h[v]/den
+		if prod *= den; prod > 1e200 {
+			ll -= 0.5 * math.Log(prod)
+			prod = 1
+		}
 	}
+	ll -= 0.5 * math.Log(prod)
 	for _, v := range e.order {
 		p := e.parent[v]
 		if y := e.y[v]; !math.IsNaN(y) {
