@@ -20,7 +20,7 @@ type gaussBP struct {
 	mu, sd   []float64
 	logSD    []float64 // log σ_v
 	obsConst []float64 // −½ log 2π − ½ log w_v: constant of an observed node's message
-	col      []int // node → column of the binding, −1 for hidden nodes
+	col      []int     // node → column of the binding, −1 for hidden nodes
 	j, h, c  []float64
 	m, v, cp []float64 // posterior mean, variance, covariance with the parent (standardised)
 	y        []float64 // standardised observed value (NaN: unobserved)
