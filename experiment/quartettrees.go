@@ -12,10 +12,10 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
-	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -273,31 +273,23 @@ func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) 
 			return nil, err
 		}
 	}
-	dm, _, err := distance.Information(st, distance.InfoOptions{Kind: distance.Discrete, Workers: 1})
-	if err != nil {
-		return nil, err
-	}
 	// Plain NJ (binary, nothing contracted) as in the paper; CLNJ as
-	// Choi et al. (2011) with its contraction of short edges.
-	for _, opt := range []structure.Options{
-		{Method: structure.MethodNJ, Samples: d.NumRows(), Contract: -1},
-		{Method: structure.MethodCLNJ, Samples: d.NumRows()},
+	// Choi et al. (2011) with its contraction of short edges; the
+	// Chow–Liu tree.
+	dist := learn.DistanceOptions{Kind: distance.Discrete}
+	for _, opt := range []learn.Options{
+		{Method: learn.NJ, Distance: dist, Contract: learn.ContractOptions{Threshold: -1}},
+		{Method: learn.CLNJ, Distance: dist},
+		{Method: learn.ChowLiu},
 	} {
-		t, _, err := structure.Learn(dm, opt)
+		opt.Workers = 1
+		res, err := learn.FromStats(st, opt)
 		if err != nil {
 			return nil, err
 		}
-		trees = append(trees, t)
+		trees = append(trees, res.Tree)
 	}
-	mi, err := o.ClosenessMatrix() // the mutual information, already computed
-	if err != nil {
-		return nil, err
-	}
-	t, err := structure.ChowLiu(names, mi)
-	if err != nil {
-		return nil, err
-	}
-	return append(trees, t), nil
+	return trees, nil
 }
 
 // WriteQuartetTreesCSV writes the rows as CSV.

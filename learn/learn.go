@@ -85,6 +85,9 @@ type Options struct {
 	Fit model.FitOptions
 	// StructureOnly skips parameter learning.
 	StructureOnly bool
+	// Workers bounds the goroutines of every stage (0: GOMAXPROCS).
+	// Results do not depend on it.
+	Workers int
 	// Rand drives everything random: the quartet method's random order,
 	// EM restarts and random starts, regularized CLGrouping's sampling of
 	// hidden variables (nil: a fixed seed).
@@ -194,6 +197,8 @@ func (o *Options) Validate() error {
 		return errors.New("learn: Quartet.K applies to the spectral test only")
 	case o.Quartet.Reps < 0:
 		return fmt.Errorf("learn: %d quartet representatives: want at least 1", o.Quartet.Reps)
+	case o.Workers < 0:
+		return fmt.Errorf("learn: Workers %d is negative", o.Workers)
 	case o.Reg.MaxHidden < 0:
 		return fmt.Errorf("learn: MaxHidden %d is negative", o.Reg.MaxHidden)
 	}
@@ -227,7 +232,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return learnReg(d, opt, start)
 	}
 	t0 := time.Now()
-	st, err := stats.Compute(d, stats.Options{})
+	st, err := stats.Compute(d, stats.Options{Workers: opt.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +317,7 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 			return nil, err
 		}
 	default:
-		dm, degen, err := distance.Information(st, distance.InfoOptions{Kind: opt.Distance.Kind, Rank: opt.Distance.Rank, Pseudo: opt.Distance.Pseudo})
+		dm, degen, err := distance.Information(st, distance.InfoOptions{Kind: opt.Distance.Kind, Rank: opt.Distance.Rank, Pseudo: opt.Distance.Pseudo, Workers: opt.Workers})
 		if err != nil {
 			return nil, err
 		}
