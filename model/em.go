@@ -263,6 +263,9 @@ type EMResult struct {
 	// worked on (identical rows are weighted, not repeated).
 	Rows         int `json:"rows"`
 	DistinctRows int `json:"distinct_rows"`
+	// Patterns counts the missingness patterns of a Gaussian fit (rows
+	// with the same cells observed share one); 0 for discrete EM.
+	Patterns int `json:"patterns,omitempty"`
 }
 
 // Randomize sets every CPT row and the prior to random distributions:

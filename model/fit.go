@@ -130,7 +130,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		em.MaxIter = DefaultMaxIter
 	}
 	if gaussian {
-		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol})
+		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol, Progress: em.Progress})
 	}
 	k := opt.HiddenStates
 	if k == 0 {

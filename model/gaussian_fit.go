@@ -313,8 +313,8 @@ type GaussianFitOptions struct {
 // edge correlation to its expected complete-data estimate (hidden
 // variables keep mean 0 and variance 1, which fixes their scale).
 //
-// The EMResult counts in Rows all the rows of d and in DistinctRows the
-// missingness patterns; its Trace starts with the log-likelihood of the
+// The EMResult counts in Rows (and DistinctRows) all the rows of d and in
+// Patterns the missingness patterns; its Trace starts with the log-likelihood of the
 // closed-form start.
 func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussian, *EMResult, error) {
 	if opt.Tol < 0 || math.IsNaN(opt.Tol) || math.IsInf(opt.Tol, 0) {
@@ -344,7 +344,7 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 		tol = DefaultTol
 	}
 	em := newGaussEM(g, b)
-	res := &EMResult{Rows: b.rows, DistinctRows: len(em.pats)}
+	res := &EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
 	st, err := em.estep()
 	if err != nil {
 		return nil, nil, err

@@ -217,7 +217,7 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		conv = "stopped at --max-iter"
 	}
 	if _, ok := m.(*model.Gaussian); ok {
-		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows, %.2fs\n", em.Iterations, conv, em.Rows, seconds)
+		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
 		fmt.Fprintf(w, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
 	}
