@@ -126,14 +126,17 @@ func quartetRep(cfg QuartetConfig, hk [2]int, mu float64, n, p, rep int) ([]bool
 	t := tree.New()
 	h, g := t.AddHidden(), t.AddHidden()
 	obs := make([]int, 4)
+	var err error
 	for i, name := range []string{"a", "b", "c", "d"} {
-		obs[i], _ = t.AddObserved(name)
+		if obs[i], err = t.AddObserved(name); err != nil {
+			return nil, err
+		}
 	}
-	_ = t.AddEdge(h, g, math.NaN())
-	_ = t.AddEdge(h, obs[0], math.NaN())
-	_ = t.AddEdge(h, obs[1], math.NaN())
-	_ = t.AddEdge(g, obs[2], math.NaN())
-	_ = t.AddEdge(g, obs[3], math.NaN())
+	for _, e := range [][2]int{{h, g}, {h, obs[0]}, {h, obs[1]}, {g, obs[2]}, {g, obs[3]}} {
+		if err := t.AddEdge(e[0], e[1], math.NaN()); err != nil {
+			return nil, err
+		}
+	}
 	root := h
 	m, err := simulate.General(rng, t, simulate.GeneralOptions{
 		ObservedStates: cfg.States, HiddenMin: 2, HiddenMax: 2, Scheme: simulate.Perturbed, Mu: mu, Root: &root,
@@ -210,13 +213,12 @@ func quartetRep(cfg QuartetConfig, hk [2]int, mu float64, n, p, rep int) ([]bool
 // WriteQuartetCSV writes the rows as CSV.
 func WriteQuartetCSV(w io.Writer, rows []QuartetRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"k_h", "k_g", "mu", "samples", "method", "correct", "se", "reps"})
+	recs := [][]string{{"k_h", "k_g", "mu", "samples", "method", "correct", "se", "reps"}}
 	for _, r := range rows {
-		_ = cw.Write([]string{strconv.Itoa(r.KH), strconv.Itoa(r.KG), strconv.FormatFloat(r.Mu, 'g', -1, 64), strconv.Itoa(r.Samples), r.Method,
+		recs = append(recs, []string{strconv.Itoa(r.KH), strconv.Itoa(r.KG), strconv.FormatFloat(r.Mu, 'g', -1, 64), strconv.Itoa(r.Samples), r.Method,
 			strconv.FormatFloat(r.Correct, 'f', 4, 64), strconv.FormatFloat(r.SE, 'f', 4, 64), strconv.Itoa(r.Reps)})
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.WriteAll(recs)
 }
 
 // QuartetTable writes, per configuration and μ, the share correct at each

@@ -295,13 +295,12 @@ func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) 
 // WriteQuartetTreesCSV writes the rows as CSV.
 func WriteQuartetTreesCSV(w io.Writer, rows []QuartetTreesRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"beta", "mu", "samples", "method", "mean_rf", "se", "exact", "reps"})
+	recs := [][]string{{"beta", "mu", "samples", "method", "mean_rf", "se", "exact", "reps"}}
 	for _, r := range rows {
-		_ = cw.Write([]string{strconv.FormatFloat(r.Beta, 'g', -1, 64), strconv.FormatFloat(r.Mu, 'g', -1, 64), strconv.Itoa(r.Samples), r.Method,
+		recs = append(recs, []string{strconv.FormatFloat(r.Beta, 'g', -1, 64), strconv.FormatFloat(r.Mu, 'g', -1, 64), strconv.Itoa(r.Samples), r.Method,
 			strconv.FormatFloat(r.MeanRF, 'f', 3, 64), strconv.FormatFloat(r.SE, 'f', 3, 64), strconv.Itoa(r.Exact), strconv.Itoa(r.Reps)})
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.WriteAll(recs)
 }
 
 // QuartetTreesTable writes, per β and μ, the mean RF error at each size for

@@ -255,14 +255,13 @@ func recoveryRun(cfg RecoveryConfig, truth *tree.Tree, ti, si, run int) []runRes
 // WriteRecoveryCSV writes the rows as CSV with a header.
 func WriteRecoveryCSV(w io.Writer, rows []RecoveryRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"tree", "method", "samples", "runs", "exact", "error_rate", "mean_rf", "mean_normalized_rf", "mean_hidden_error", "mean_seconds"})
+	recs := [][]string{{"tree", "method", "samples", "runs", "exact", "error_rate", "mean_rf", "mean_normalized_rf", "mean_hidden_error", "mean_seconds"}}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, r := range rows {
-		_ = cw.Write([]string{r.Tree, string(r.Method), strconv.Itoa(r.Samples), strconv.Itoa(r.Runs), strconv.Itoa(r.Exact),
+		recs = append(recs, []string{r.Tree, string(r.Method), strconv.Itoa(r.Samples), strconv.Itoa(r.Runs), strconv.Itoa(r.Exact),
 			f(r.ErrorRate), f(r.MeanRF), f(r.MeanNormRF), f(r.MeanHiddenError), f(r.MeanSeconds)})
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.WriteAll(recs)
 }
 
 // recoveryMethods returns the distinct methods of rows in order.

@@ -151,10 +151,15 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		star := tree.New()
 		ids := make([]int, len(names))
 		for x, nm := range names {
-			ids[x], _ = star.AddObserved(nm)
+			var err error
+			if ids[x], err = star.AddObserved(nm); err != nil {
+				return nil, err
+			}
 		}
 		for x := 1; x < len(ids); x++ {
-			_ = star.AddEdge(ids[0], ids[x], math.NaN())
+			if err := star.AddEdge(ids[0], ids[x], math.NaN()); err != nil {
+				return nil, err
+			}
 		}
 		sm, err := model.ForData(star, dsN, k)
 		if err != nil {
