@@ -21,6 +21,11 @@ type PruneOptions struct {
 	// structure.ContractOptions.
 	Passes, MaxEvals, Workers int
 	HiddenOnly                bool
+	// AIC scores by AIC (−2 log L + 2κ) instead of BIC (−2 log L + κ log
+	// n), for the search and for the choice of a baseline: a smaller
+	// penalty per parameter (2 instead of log n) that keeps more hidden
+	// variables on few rows.
+	AIC bool
 }
 
 // DefaultQuickIter is the default number of EM iterations per candidate
@@ -84,7 +89,12 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		quickIter = DefaultQuickIter
 	}
 	logN := math.Log(float64(d.NumRows()))
-	negBIC := func(ll float64, m model.Model) float64 { return 2*ll - float64(m.NumParams())*logN }
+	penalty := logN
+	if opt.AIC {
+		penalty = 2
+	}
+	negScore := func(ll float64, m model.Model) float64 { return 2*ll - float64(m.NumParams())*penalty }
+	bicOf := func(s *pruneState) float64 { return -2*s.ll + float64(s.m.NumParams())*logN }
 	tol := fit.EM.Tol
 	if tol == 0 {
 		tol = model.DefaultTol
@@ -123,14 +133,15 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 			return 0, nil, err
 		}
 		setFittedLengths(ct, m)
-		return negBIC(res.LogLik, m), &pruneState{m: m, ll: res.LogLik}, nil
+		return negScore(res.LogLik, m), &pruneState{m: m, ll: res.LogLik}, nil
 	}
 	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly})
 	if err != nil {
 		return nil, err
 	}
-	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, BIC: -cr.Score, InitialBIC: -cr.Initial,
+	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),
 		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1}
+	best := cr.Score
 	for i, b := range baselines {
 		if b == nil {
 			continue
@@ -140,8 +151,9 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		if err != nil {
 			return nil, fmt.Errorf("learn: baseline tree %d: %w", i, err)
 		}
-		if bic := -negBIC(res.LogLik, m); bic < out.BIC {
-			out.Tree, out.Model, out.BIC, out.Baseline = bt, m, bic, i
+		if sc := negScore(res.LogLik, m); sc > best {
+			best = sc
+			out.Tree, out.Model, out.BIC, out.Baseline = bt, m, bicOf(&pruneState{m: m, ll: res.LogLik}), i
 		}
 	}
 	return out, nil

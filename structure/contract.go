@@ -52,17 +52,17 @@ type ContractOptions struct {
 }
 
 // DefaultContractPasses is the default number of passes of ContractByScore.
-const DefaultContractPasses = 3
+const DefaultContractPasses = 2
 
 // ContractResult is what ContractByScore returns.
 type ContractResult[S any] struct {
 	// Tree is the contracted tree (a copy; node identifiers are those of
 	// the input, with the contracted hidden nodes removed).
 	Tree *tree.Tree
-	// Score and State are those of Tree; Initial is the score of the
-	// input tree.
-	Score, Initial float64
-	State          *S
+	// Score and State are those of Tree; Initial and InitialState those
+	// of the input tree.
+	Score, Initial      float64
+	State, InitialState *S
 	// Contracted counts the contractions kept; Evaluated the candidate
 	// scorings; Passes the passes run.
 	Contracted, Evaluated, Passes int
@@ -116,7 +116,7 @@ func ContractByScore[S any](t *tree.Tree, score ScoreFunc[S], opt ContractOption
 	if math.IsNaN(bs) {
 		return nil, errors.New("structure: the score of the input tree is NaN")
 	}
-	res := &ContractResult[S]{Initial: bs}
+	res := &ContractResult[S]{Initial: bs, InitialState: bst}
 	type outcome struct {
 		t     *tree.Tree
 		score float64
