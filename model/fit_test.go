@@ -1,0 +1,144 @@
+package model_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/simulate"
+	"github.com/latentree/latentree/tree"
+)
+
+func doubleStar(t *testing.T) *tree.Tree {
+	t.Helper()
+	tr, err := simulate.DoubleStar(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestFitChoosesModelType(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	tr := doubleStar(t)
+	g, err := simulate.Gaussian(rng, tr.Clone(), simulate.GaussianOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, err := g.Sample(rng, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, em, err := model.Fit(tr, gd, model.FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.(*model.Gaussian); !ok || em.Rows != 500 {
+		t.Errorf("continuous data gave %T on %d rows", m, em.Rows)
+	}
+	s, err := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd, err := s.Sample(rng, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err = model.Fit(tr, dd, model.FitOptions{HiddenStates: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, ok := m.(*model.Discrete)
+	if !ok {
+		t.Fatalf("discrete data gave %T", m)
+	}
+	for _, h := range tr.Hidden() {
+		if dm.States[h] != 3 {
+			t.Errorf("hidden node %d has %d states, want 3", h, dm.States[h])
+		}
+	}
+	// Mixed data: an error naming variables of both kinds.
+	vars := append(gd.Vars()[:4:4], dd.Vars()[4:]...)
+	mixed, err := data.New(vars, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range vars {
+		if j < 4 {
+			copy(mixed.Continuous(j), gd.Continuous(j))
+		} else {
+			copy(mixed.Discrete(j), dd.Discrete(j))
+		}
+	}
+	if _, _, err := model.Fit(tr, mixed, model.FitOptions{}); err == nil || !strings.Contains(err.Error(), "continuous: [x1") || !strings.Contains(err.Error(), "discrete: [x5") {
+		t.Errorf("mixed data: %v", err)
+	}
+}
+
+func TestFitRejectsOptions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	tr := doubleStar(t)
+	g, err := simulate.Gaussian(rng, tr.Clone(), simulate.GaussianOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, err := g.Sample(rng, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, opt := range map[string]model.FitOptions{
+		"HiddenStates": {HiddenStates: 3},
+		"AutoStates":   {AutoStates: true},
+		"Init":         {Init: model.InitRandom},
+		"restarts":     {EM: model.EMOptions{Restarts: 3}},
+		"Pseudo":       {EM: model.EMOptions{Pseudo: 1}},
+		"tolerance":    {EM: model.EMOptions{Tol: -1}},
+		"MaxIter":      {EM: model.EMOptions{MaxIter: -1}},
+	} {
+		if _, _, err := model.Fit(tr, gd, opt); err == nil || !strings.Contains(err.Error(), strings.Split(name, " ")[0]) {
+			t.Errorf("Gaussian fit with %s: %v", name, err)
+		}
+	}
+}
+
+// With AutoStates the EM result is the chosen model's own run: its trace
+// ends at its log-likelihood (the CLI used to print the first run's trace
+// next to the chosen model's log-likelihood).
+func TestFitAutoStatesReportsChosenRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	tr := doubleStar(t)
+	s, err := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{States: 3, ThetaMin: 0.03, ThetaMax: 0.06})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Sample(rng, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, em, err := model.Fit(tr, d, model.FitOptions{AutoStates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm := m.(*model.Discrete)
+	grew := false
+	for _, h := range tr.Hidden() {
+		grew = grew || dm.States[h] > 2
+	}
+	if !grew {
+		t.Fatalf("no hidden variable gained a state: %v", dm.States)
+	}
+	_, ll, err := dm.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ll-em.LogLik) > 1e-6*math.Abs(ll) {
+		t.Errorf("EMResult.LogLik %g, model's log-likelihood %g", em.LogLik, ll)
+	}
+	last := em.Trace[len(em.Trace)-1]
+	if len(em.Trace) != em.Iterations || math.Abs(last-ll) > 1e-3*math.Abs(ll) {
+		t.Errorf("trace of %d entries for %d iterations ends at %g, log-likelihood %g", len(em.Trace), em.Iterations, last, ll)
+	}
+}
