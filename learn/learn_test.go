@@ -1,0 +1,112 @@
+package learn_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/learn"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/quartet"
+	"github.com/latentree/latentree/stats"
+	"github.com/latentree/latentree/structure"
+	"github.com/latentree/latentree/tree"
+)
+
+func TestValidateRejects(t *testing.T) {
+	cases := []struct {
+		opt  learn.Options
+		want string
+	}{
+		{learn.Options{Method: "magic"}, "clnj, clrg, nj, rg, clblind, chowliu, mst, quartet, regclnj, regclrg"},
+		{learn.Options{Method: learn.RegCLNJ, RG: structure.RGOptions{Tau: 2}}, "recursive grouping"},
+		{learn.Options{Method: learn.RegCLRG, Contract: learn.ContractOptions{Threshold: 0.1}}, "contraction"},
+		{learn.Options{Method: learn.RegCLNJ, Fit: model.FitOptions{EM: model.EMOptions{Restarts: 2}}}, "restarts"},
+		{learn.Options{Method: learn.RegCLNJ, Fit: model.FitOptions{Init: model.InitRandom}}, "random starts"},
+		{learn.Options{Method: learn.RegCLNJ, StructureOnly: true}, "structure-only"},
+		{learn.Options{Method: learn.CLNJ, Quartet: learn.QuartetOptions{Reps: 2}}, "quartet"},
+		{learn.Options{Method: learn.Quartet, Distance: learn.DistanceOptions{Rank: 2}}, "distance"},
+		{learn.Options{Method: learn.NJ, Reg: learn.RegOptions{MaxHidden: 3}}, "regularized"},
+		{learn.Options{Method: learn.ChowLiu, Contract: learn.ContractOptions{KeepHiddenEdges: true}}, "contraction"},
+		{learn.Options{Method: learn.Quartet, Quartet: learn.QuartetOptions{K: 2}}, "spectral"},
+		{learn.Options{Distance: learn.DistanceOptions{Pseudo: -5}}, "pseudo-count"},
+		{learn.Options{Distance: learn.DistanceOptions{Rank: -1}}, "rank"},
+		{learn.Options{Method: learn.RG, RG: structure.RGOptions{Tau: -1}}, "τ"},
+		{learn.Options{Workers: -1}, "Workers"},
+	}
+	for _, c := range cases {
+		err := c.opt.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error about %q", c.opt, err, c.want)
+		}
+	}
+	for _, opt := range []learn.Options{
+		{},
+		{Method: learn.CLRG, RG: structure.RGOptions{Tau: 3}, Contract: learn.ContractOptions{Threshold: -1}},
+		{Method: learn.Quartet, Quartet: learn.QuartetOptions{Test: quartet.TestSpectral, K: 2}},
+		{Method: learn.ChowLiu, Distance: learn.DistanceOptions{Pseudo: 1}},
+		{Method: learn.RegCLRG, Reg: learn.RegOptions{MaxHidden: 3}, Fit: model.FitOptions{HiddenStates: 3}},
+	} {
+		if err := opt.Validate(); err != nil {
+			t.Errorf("%+v: %v", opt, err)
+		}
+	}
+}
+
+func TestEntryPointsRefuseWhatTheyCannotDo(t *testing.T) {
+	_, d := truth()
+	st, err := stats.Compute(d, stats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []learn.Method{learn.Quartet, learn.RegCLNJ} {
+		if _, err := learn.FromStats(st, learn.Options{Method: m}); err == nil || !strings.Contains(err.Error(), "rows") {
+			t.Errorf("FromStats %s: %v", m, err)
+		}
+	}
+	dm, _, err := distance.Information(st, distance.InfoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []learn.Method{learn.ChowLiu, learn.Quartet, learn.RegCLRG} {
+		if _, err := learn.FromDistances(dm, learn.Options{Method: m}); err == nil {
+			t.Errorf("FromDistances %s: no error", m)
+		}
+	}
+	// Statistics and data give the same structure.
+	a, err := learn.FromStats(st, learn.Options{Method: learn.CLRG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := learn.Learn(d, learn.Options{Method: learn.CLRG, StructureOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf, err := tree.RobinsonFoulds(a.Tree, b.Tree); err != nil || rf.RF != 0 {
+		t.Errorf("FromStats and Learn differ: %+v %v", rf, err)
+	}
+}
+
+// Same data and options, same result, whatever the number of workers.
+func TestLearnDeterministicAcrossWorkers(t *testing.T) {
+	_, d := truth()
+	for _, m := range []learn.Method{learn.CLNJ, learn.Quartet, learn.RegCLNJ} {
+		var nwk []string
+		var ll []float64
+		for _, w := range []int{1, 2, 4} {
+			opt := learn.Options{Method: m, Workers: w}
+			opt.Fit.EM.Workers = w
+			res, err := learn.Learn(d, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nwk = append(nwk, res.Tree.Newick())
+			ll = append(ll, res.Score.LogLik)
+		}
+		for i := 1; i < len(nwk); i++ {
+			if nwk[i] != nwk[0] || ll[i] != ll[0] {
+				t.Errorf("%s: workers change the result: %v %v", m, nwk, ll)
+			}
+		}
+	}
+}
