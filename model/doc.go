@@ -4,7 +4,27 @@
 // package tree, rooted at a chosen node, with a distribution at the root and
 // a conditional distribution on every edge.
 //
-// Models are sampled (Sample), queried for exact marginals of single nodes
-// and pairs of nodes, and for the exact information distances of Choi et
-// al. (JMLR 2011, §3.1), which are additive along paths of the tree.
+// Both types implement the Model interface: log-likelihoods and scores
+// (BIC, AIC) of data, conditionals of any node given each row's observed
+// cells, imputation of missing cells with the distribution of every filled
+// cell, sampling, exact information distances (Choi et al. 2011, §3.1,
+// additive along paths of the tree), validation and JSON model files
+// (Read reads either type back). Missing cells are marginalised
+// everywhere.
+//
+// # Fitting
+//
+// Fit is the one call that fits a model with a given tree to data: a
+// Gaussian latent tree (FitGaussian: closed-form start from the tree's
+// edge lengths, then EM) when every column is continuous, a discrete one
+// (ForData, the surrogate start of InitSurrogate or random starts, FitEM,
+// and ChooseHiddenStates with FitOptions.AutoStates) when every column is
+// discrete. Both EMs marginalise missing cells — the discrete one per
+// distinct row, the Gaussian one per missingness pattern — and stop at
+// the one tolerance DefaultTol (relative change of the log-likelihood)
+// unless told otherwise.
+//
+// Randomness comes only from a *rand.Rand passed in the options (nil: a
+// fixed seed), so the same data and options give the same model whatever
+// the number of workers.
 package model
