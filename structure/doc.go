@@ -10,4 +10,10 @@
 // a Report of what it did. Infinite distances (independent pairs) are
 // replaced by a large finite value and reported; NaN and negative entries
 // are errors.
+//
+// Learn can contract short edges by a length threshold ε′ (Options.
+// Contract), which needs nothing but distances. When data are at hand,
+// ContractByScore contracts an edge at a hidden node only when a caller's
+// score of the fitted model (for example −BIC; see learn.ContractByBIC)
+// improves, so that contraction cannot make the model worse.
 package structure

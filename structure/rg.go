@@ -239,8 +239,6 @@ func (s *rgState) iterate(active []int) []int {
 	var families [][]int // positions in active
 	switch {
 	case s.grouping == GroupSilhouette && !s.exact:
-		// Silhouettes need two clusters at least: when the threshold test
-		// already puts every node in one family, keep that.
 		// Silhouettes need two clusters at least: when every pair passes
 		// the threshold test, all nodes form one family.
 		all := true
@@ -442,8 +440,7 @@ func thresholdGroups(m int, lam []float64, ok []bool, eps float64) [][]int {
 	for i := range comp {
 		comp[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for comp[x] != x {
 			comp[x] = comp[comp[x]]
 			x = comp[x]
