@@ -98,18 +98,18 @@ func (o RGOptions) params() (tau, eps float64) {
 // growing distance matrix over the input nodes and the hidden nodes it
 // introduces.
 type rgState struct {
-	t        *tree.Tree
-	node     []int     // local index → tree node
-	d        []float64 // cap×cap row-major distances between local nodes
-	cap      int
-	children [][]int // local index → local children (hidden nodes only)
-	tau, eps float64
+	t         *tree.Tree
+	node      []int     // local index → tree node
+	d         []float64 // cap×cap row-major distances between local nodes
+	cap       int
+	children  [][]int // local index → local children (hidden nodes only)
+	tau, eps  float64
 	parentEps float64
-	grouping Grouping
-	weighted bool
-	exact    bool      // exact distances: the threshold test is decisive
-	e2       []float64 // e^{2d}+e^{−2d} for active pairs, refreshed every iteration
-	added    int
+	grouping  Grouping
+	weighted  bool
+	exact     bool      // exact distances: the threshold test is decisive
+	e2        []float64 // e^{2d}+e^{−2d} for active pairs, refreshed every iteration
+	added     int
 }
 
 func (s *rgState) at(i, j int) float64 { return s.d[i*s.cap+j] }
