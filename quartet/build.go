@@ -78,7 +78,9 @@ type BuildResult struct {
 // then inserts each further variable by descending through the current
 // tree, at each step testing it against representatives of the three
 // branches of a centroid of the remaining region, so that an insertion
-// costs O(log i) tests and the tree O(d log d).
+// costs O(log i) tests and the tree O(d log d). A test that fails (an
+// oracle error, a numerical failure wrapping ErrNumerical, or a Result
+// without a best pairing) stops Build with an error naming its variables.
 func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 	d := len(names)
 	if d < 4 {
