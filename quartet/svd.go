@@ -63,8 +63,9 @@ type nuclearJob struct {
 	// errs[p] is set when p's score could not be computed (its score is
 	// then NaN).
 	errs [3]error
-	// direct[p] is set when the reduction step computed p's score by
-	// nuclearNorm (an unfolding dgesvd would scale).
+	// direct[p] is set when the reduction step settled p's score: by
+	// nuclearNorm (an unfolding dgesvd would scale), or as a failure (a
+	// NaN or infinite cell, a decomposition that did not converge).
 	direct     [3]bool
 	nextReduce atomic.Int32
 	nextSolve  atomic.Int32
@@ -98,7 +99,7 @@ func (j *nuclearJob) run() {
 }
 
 // reduce writes the unfolding of p into its workspace and reduces it to
-// bidiagonal form.
+// bidiagonal form (or settles its score, see direct).
 func (j *nuclearJob) reduce(p Pairing) {
 	w := &j.ws[p]
 	m, n := j.t.unfoldingShape(p)
