@@ -94,6 +94,11 @@ type SmallSampleRow struct {
 	// TestAtLeast[v] is the share of trees where the default's held-out
 	// log-likelihood is at least variant v's.
 	TestAtLeast [numVariants]float64
+	// TestTrees counts the trees in MeanTestLL: those where every variant
+	// gives every held-out row a positive probability (a maximum-likelihood
+	// discrete model fitted to 100 rows can give an unseen configuration
+	// probability 0).
+	TestTrees int
 	// MeanContracted is the mean number of contractions the default kept.
 	MeanContracted float64
 }
@@ -181,9 +186,18 @@ func SmallSample(ctx context.Context, cfg SmallSampleConfig) ([]SmallSampleRow, 
 					row.TrueHidden += float64(r.hidden)
 					row.MeanContracted += float64(r.contracted[mi])
 					b, te := r.bic[mi], r.test[mi]
+					finite := true
+					for _, x := range te {
+						finite = finite && !math.IsInf(x, 0) && !math.IsNaN(x)
+					}
+					if finite {
+						row.TestTrees++
+					}
 					for v := 0; v < numVariants; v++ {
 						row.MeanBIC[v] += b[v]
-						row.MeanTestLL[v] += te[v]
+						if finite {
+							row.MeanTestLL[v] += te[v]
+						}
 						row.MeanHidden[v] += r.nh[mi][v]
 						row.MeanSeconds[v] += r.sec[mi][v]
 						if b[VariantDefault] <= b[v]+1e-9*math.Abs(b[v]) {
@@ -202,7 +216,9 @@ func SmallSample(ctx context.Context, cfg SmallSampleConfig) ([]SmallSampleRow, 
 				row.MeanContracted /= c
 				for v := 0; v < numVariants; v++ {
 					row.MeanBIC[v] /= c
-					row.MeanTestLL[v] /= c
+					if row.TestTrees > 0 {
+						row.MeanTestLL[v] /= float64(row.TestTrees)
+					}
 					row.MeanHidden[v] /= c
 					row.MeanSeconds[v] /= c
 					row.AtLeast[v] /= c
@@ -358,7 +374,7 @@ func smallSampleTree(cfg SmallSampleConfig, kind string, n, index int) (*ssTree,
 // WriteSmallSampleCSV writes the rows as CSV.
 func WriteSmallSampleCSV(w io.Writer, rows []SmallSampleRow) error {
 	cw := csv.NewWriter(w)
-	head := []string{"kind", "samples", "method", "trees", "true_hidden", "contracted"}
+	head := []string{"kind", "samples", "method", "trees", "test_trees", "true_hidden", "contracted"}
 	for _, v := range SmallSampleVariants {
 		head = append(head, "bic_per_row_"+v, "test_ll_per_row_"+v, "hidden_"+v, "seconds_"+v, "default_bic_at_least_"+v, "default_test_at_least_"+v)
 	}
@@ -367,7 +383,7 @@ func WriteSmallSampleCSV(w io.Writer, rows []SmallSampleRow) error {
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	for _, r := range rows {
-		rec := []string{r.Kind, strconv.Itoa(r.Samples), string(r.Method), strconv.Itoa(r.Trees), f(r.TrueHidden), f(r.MeanContracted)}
+		rec := []string{r.Kind, strconv.Itoa(r.Samples), string(r.Method), strconv.Itoa(r.Trees), strconv.Itoa(r.TestTrees), f(r.TrueHidden), f(r.MeanContracted)}
 		for v := range SmallSampleVariants {
 			rec = append(rec, f(r.MeanBIC[v]), f(r.MeanTestLL[v]), f(r.MeanHidden[v]), f(r.MeanSeconds[v]), f(r.AtLeast[v]), f(r.TestAtLeast[v]))
 		}
@@ -388,21 +404,21 @@ func WriteSmallSampleTable(w io.Writer, rows []SmallSampleRow) error {
 	if len(rows) == 0 {
 		return errors.New("experiment: no rows")
 	}
-	if _, err := fmt.Fprintf(w, "%-8s %4s %-5s %5s | %9s %9s %9s %9s %9s | %5s %5s %5s | %8s %8s %8s %8s %8s | %6s %6s %6s %6s %5s | %6s %6s\n",
+	if _, err := fmt.Fprintf(w, "%-8s %4s %-5s %5s | %9s %9s %9s %9s %9s | %5s %5s %5s | %16s %8s %8s %8s %8s | %6s %6s %6s %6s %5s | %6s %6s\n",
 		"kind", "n", "meth", "trees",
 		"BIC/n def", "none", "old", "CL", "aic",
 		"≥CL", "≥none", "≥old",
-		"test def", "none", "old", "CL", "aic",
+		"(trees) test def", "none", "old", "CL", "aic",
 		"h def", "none", "old", "aic", "true",
 		"s def", "s old"); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if _, err := fmt.Fprintf(w, "%-8s %4d %-5s %5d | %9.4f %9.4f %9.4f %9.4f %9.4f | %4.0f%% %4.0f%% %4.0f%% | %8.4f %8.4f %8.4f %8.4f %8.4f | %6.1f %6.1f %6.1f %6.1f %5.1f | %6.3f %6.3f\n",
+		if _, err := fmt.Fprintf(w, "%-8s %4d %-5s %5d | %9.4f %9.4f %9.4f %9.4f %9.4f | %4.0f%% %4.0f%% %4.0f%% | (%3d) %8.4f %8.4f %8.4f %8.4f %8.4f | %6.1f %6.1f %6.1f %6.1f %5.1f | %6.3f %6.3f\n",
 			r.Kind, r.Samples, r.Method, r.Trees,
 			r.MeanBIC[VariantDefault], r.MeanBIC[VariantNone], r.MeanBIC[VariantOld], r.MeanBIC[VariantCL], r.MeanBIC[VariantAIC],
 			100*r.AtLeast[VariantCL], 100*r.AtLeast[VariantNone], 100*r.AtLeast[VariantOld],
-			r.MeanTestLL[VariantDefault], r.MeanTestLL[VariantNone], r.MeanTestLL[VariantOld], r.MeanTestLL[VariantCL], r.MeanTestLL[VariantAIC],
+			r.TestTrees, r.MeanTestLL[VariantDefault], r.MeanTestLL[VariantNone], r.MeanTestLL[VariantOld], r.MeanTestLL[VariantCL], r.MeanTestLL[VariantAIC],
 			r.MeanHidden[VariantDefault], r.MeanHidden[VariantNone], r.MeanHidden[VariantOld], r.MeanHidden[VariantAIC], r.TrueHidden,
 			r.MeanSeconds[VariantDefault], r.MeanSeconds[VariantOld]); err != nil {
 			return err
