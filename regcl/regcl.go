@@ -240,7 +240,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		for _, s := range sub.Observed() {
 			v, ok := t.Lookup(sub.Name(s))
 			if !ok {
-				return nil, fmt.Errorf("regcl: internal error: %q not in the tree", sub.Name(s))
+				return nil, fmt.Errorf("regcl: %w: %q not in the tree", tree.ErrInternal, sub.Name(s))
 			}
 			subToT[s] = v
 		}

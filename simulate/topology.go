@@ -14,21 +14,30 @@ func obsName(k int) string { return "x" + strconv.Itoa(k) }
 type builder struct {
 	t    *tree.Tree
 	next int
+	err  error // the first failed edit (a broken invariant)
 }
 
 func (b *builder) observed() int {
 	b.next++
 	id, err := b.t.AddObserved(obsName(b.next))
-	if err != nil { // names x1, x2, ... are unique by construction
-		panic(err)
+	if err != nil && b.err == nil { // names x1, x2, ... are unique by construction
+		b.err = fmt.Errorf("simulate: %w: %w", tree.ErrInternal, err)
 	}
 	return id
 }
 
 func (b *builder) edge(u, v int) {
-	if err := b.t.AddEdge(u, v, math.NaN()); err != nil {
-		panic(err)
+	if err := b.t.AddEdge(u, v, math.NaN()); err != nil && b.err == nil {
+		b.err = fmt.Errorf("simulate: %w: %w", tree.ErrInternal, err)
 	}
+}
+
+// result returns the built tree, or the first failed edit.
+func (b *builder) result() (*tree.Tree, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.t, nil
 }
 
 // Star returns a hidden node joined to m observed leaves (m ≥ 3).
@@ -41,7 +50,7 @@ func Star(m int) (*tree.Tree, error) {
 	for i := 0; i < m; i++ {
 		b.edge(h, b.observed())
 	}
-	return b.t, nil
+	return b.result()
 }
 
 // DoubleStar returns two adjacent hidden nodes with m1 and m2 observed
@@ -60,7 +69,7 @@ func DoubleStar(m1, m2 int) (*tree.Tree, error) {
 	for i := 0; i < m2; i++ {
 		b.edge(h2, b.observed())
 	}
-	return b.t, nil
+	return b.result()
 }
 
 // HMM returns the HMM-like chain of Choi et al. (2011, §7.1): a path of
@@ -81,7 +90,7 @@ func HMM(hidden int) (*tree.Tree, error) {
 		prev = h
 	}
 	b.edge(prev, b.observed())
-	return b.t, nil
+	return b.result()
 }
 
 // CompleteKary returns the complete tree in which every internal node has
@@ -123,7 +132,7 @@ func CompleteKary(k, depth int) (*tree.Tree, error) {
 		}
 		level = next
 	}
-	return b.t, nil
+	return b.result()
 }
 
 // RandomBinary returns a random binary latent tree over m observed leaves
@@ -161,7 +170,7 @@ func RandomBinary(rng *rand.Rand, m int, beta float64) (*tree.Tree, error) {
 	}
 	build(leaves)
 	b.t.SuppressHidden()
-	return b.t, nil
+	return b.result()
 }
 
 // MinimalOptions configures RandomMinimal. The zero value gives trees with

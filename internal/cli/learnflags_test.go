@@ -183,3 +183,17 @@ func TestLearnFitNeverOverwriteInput(t *testing.T) {
 		t.Errorf("--out was written although another output path was bad")
 	}
 }
+
+// Quartet tests on continuous columns are a clear error (they used to be
+// read as discrete variables with one state per distinct value).
+func TestQuartetContinuousIsAnError(t *testing.T) {
+	_, cont := simulated(t)
+	code, _, errs := run(t, "", "quartet", cont, "--vars", "x1,x2,x5,x6")
+	if code != ExitFailure || !strings.Contains(errs, "continuous") || !strings.Contains(errs, "x1") {
+		t.Errorf("quartet on continuous data: exit %d: %s", code, errs)
+	}
+	code, _, errs = run(t, "", "learn", cont, "--method", "quartet", "--structure-only")
+	if code != ExitFailure || !strings.Contains(errs, "continuous") {
+		t.Errorf("learn --method quartet on continuous data: exit %d: %s", code, errs)
+	}
+}

@@ -46,9 +46,7 @@ resolves every quartet among them, in parallel, one line each.`,
 			if err != nil {
 				return usageError{err}
 			}
-			f := *df
-			f.discrete = append(append([]string(nil), df.discrete...), vars...)
-			d, _, err := e.readData(args[0], &f)
+			d, _, err := e.readData(args[0], df)
 			if err != nil {
 				return err
 			}
@@ -58,6 +56,9 @@ resolves every quartet among them, in parallel, one line each.`,
 			}
 			o, err := quartet.NewDataOracle(sel, tst, k, minMargin)
 			if err != nil {
+				if !sel.AllDiscrete() {
+					return fmt.Errorf("%s: %w (if they are state codes, --discrete NAMES or a larger --max-states reads them as discrete)", args[0], err)
+				}
 				return err
 			}
 			if len(vars) > 4 {
