@@ -31,15 +31,82 @@ type DistanceOptions struct {
 	Pseudo float64
 }
 
-// ContractOptions configures the contraction of short edges after the
-// clnj, clrg, nj and rg learners.
+// ContractRule decides which edges at hidden nodes the clnj, clrg, nj and
+// rg learners contract after learning.
+type ContractRule int
+
+const (
+	// ContractAuto is ContractBIC when parameters are fitted (Learn
+	// without StructureOnly) and ContractThreshold otherwise, or when
+	// Threshold or KeepHiddenEdges is set.
+	ContractAuto ContractRule = iota
+	// ContractBIC contracts an edge only when the BIC of the fitted model
+	// improves (ContractByBIC), and falls back to the Chow–Liu tree when
+	// that has the better BIC: the result's BIC is never worse than that
+	// of the uncontracted tree or of the Chow–Liu tree. It needs rows.
+	ContractBIC
+	// ContractAIC is ContractBIC with AIC: it keeps more hidden variables
+	// at small sample sizes.
+	ContractAIC
+	// ContractThreshold contracts every edge shorter than Threshold (the
+	// paper's ε′ rule).
+	ContractThreshold
+)
+
+var ruleNames = map[ContractRule]string{ContractAuto: "auto", ContractBIC: "bic", ContractAIC: "aic", ContractThreshold: "threshold"}
+
+func (r ContractRule) String() string {
+	if s, ok := ruleNames[r]; ok {
+		return s
+	}
+	return fmt.Sprintf("ContractRule(%d)", int(r))
+}
+
+// MarshalText writes the rule's name.
+func (r ContractRule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// ParseContractRule returns the rule with the given name: auto, bic, aic
+// or threshold.
+func ParseContractRule(s string) (ContractRule, error) {
+	for r, n := range ruleNames {
+		if n == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("learn: unknown contraction rule %q (want auto, bic, aic or threshold)", s)
+}
+
+// ContractOptions configures the contraction of edges at hidden nodes
+// after the clnj, clrg, nj and rg learners.
 type ContractOptions struct {
-	// Threshold is ε′: edges shorter than it are contracted (0:
-	// structure.DefaultContract; negative: never).
+	// Rule chooses how (default ContractAuto).
+	Rule ContractRule
+	// Threshold is ε′ of ContractThreshold: edges shorter than it are
+	// contracted (0: structure.DefaultContract; negative: never).
 	Threshold float64
 	// KeepHiddenEdges never contracts an edge between two hidden nodes
-	// (the paper contracts only observed–hidden edges).
+	// under ContractThreshold (the paper contracts only observed–hidden
+	// edges).
 	KeepHiddenEdges bool
+	// Prune configures ContractBIC and ContractAIC (its AIC field is set
+	// by the rule).
+	Prune PruneOptions
+}
+
+// ContractReport says what the score-guided contraction did.
+type ContractReport struct {
+	Rule ContractRule `json:"rule"`
+	// Contracted counts the contractions kept, Evaluated the candidate
+	// trees scored.
+	Contracted int `json:"contracted"`
+	Evaluated  int `json:"evaluated"`
+	// InitialBIC is the BIC of the uncontracted tree's model, BIC that of
+	// the result (−2 log L + κ log n on the training data).
+	InitialBIC float64 `json:"initial_bic"`
+	BIC        float64 `json:"bic"`
+	// ChowLiu is true when the Chow–Liu tree scored better than every
+	// contraction and was returned instead.
+	ChowLiu bool `json:"chow_liu"`
 }
 
 // QuartetOptions configures the quartet method.
@@ -98,8 +165,10 @@ type Options struct {
 type Timings struct {
 	Stats     time.Duration `json:"stats_ns"`
 	Structure time.Duration `json:"structure_ns"`
-	Fit       time.Duration `json:"fit_ns"`
-	Total     time.Duration `json:"total_ns"`
+	// Fit includes the score-guided contraction, which fits a model per
+	// candidate.
+	Fit   time.Duration `json:"fit_ns"`
+	Total time.Duration `json:"total_ns"`
 }
 
 // QuartetReport says how many quartet tests the quartet method ran.
@@ -126,6 +195,8 @@ type Result struct {
 	Degenerate []distance.Degenerate
 	Quartet    *QuartetReport
 	Reg        *RegReport
+	// Contraction is set when the contraction was chosen by a score.
+	Contraction *ContractReport
 	// Model, EM and Score are nil when no parameters were fitted.
 	Model model.Model
 	EM    *model.EMResult
@@ -159,6 +230,16 @@ func (o *Options) Validate() error {
 	}
 	if o.Contract != (ContractOptions{}) && !m.Contracts() {
 		return notFor("contraction options")
+	}
+	switch r := o.Contract.Rule; {
+	case r < ContractAuto || r > ContractThreshold:
+		return fmt.Errorf("learn: unknown contraction rule %d", r)
+	case (r == ContractBIC || r == ContractAIC) && (o.Contract.Threshold != 0 || o.Contract.KeepHiddenEdges):
+		return fmt.Errorf("learn: Threshold and KeepHiddenEdges apply to ContractThreshold, not %s", r)
+	case (r == ContractThreshold) && o.Contract.Prune != (PruneOptions{}):
+		return errors.New("learn: Prune options apply to ContractBIC and ContractAIC, not threshold")
+	case (r == ContractBIC || r == ContractAIC) && o.StructureOnly:
+		return fmt.Errorf("learn: contraction by %s fits parameters; it has no structure-only mode", r)
 	}
 	if o.RG != (structure.RGOptions{}) && !m.UsesRG() {
 		return notFor("recursive grouping options")
@@ -237,12 +318,47 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, err
 	}
 	statsTime := time.Since(t0)
-	res, err := fromStats(st, d, opt)
+	rule := opt.rule(!opt.StructureOnly)
+	scored := m.Contracts() && (rule == ContractBIC || rule == ContractAIC)
+	sopt := opt
+	if scored {
+		// Learn without contraction; the score decides below.
+		sopt.Contract = ContractOptions{Rule: ContractThreshold, Threshold: -1, KeepHiddenEdges: true}
+	}
+	res, err := fromStats(st, d, sopt)
 	if err != nil {
 		return nil, err
 	}
 	res.Timings.Stats = statsTime
-	if !opt.StructureOnly {
+	if scored {
+		t1 := time.Now()
+		mi, err := distance.MutualInformation(st, opt.Distance.Pseudo)
+		if err != nil {
+			return nil, err
+		}
+		cl, err := structure.ChowLiu(st.Names(), mi)
+		if err != nil {
+			return nil, err
+		}
+		popt := opt.Contract.Prune
+		popt.AIC = rule == ContractAIC
+		pr, err := ContractByBIC(res.Tree, d, opt.Fit, popt, cl)
+		if err != nil {
+			return nil, err
+		}
+		res.Tree, res.Model, res.EM = pr.Tree, pr.Model, pr.EM
+		if err := renameHidden(res.Tree); err != nil {
+			return nil, err
+		}
+		res.Contraction = &ContractReport{Rule: rule, Contracted: pr.Contracted, Evaluated: pr.Evaluated,
+			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0}
+		res.Report.Contracted = pr.Contracted
+		res.Report.Hidden = res.Tree.NumHidden()
+		if res.Score, err = res.Model.Score(d, model.InferOptions{}); err != nil {
+			return nil, err
+		}
+		res.Timings.Fit = time.Since(t1)
+	} else if !opt.StructureOnly {
 		t1 := time.Now()
 		if res.Model, res.EM, err = model.Fit(res.Tree, d, opt.Fit); err != nil {
 			return nil, err
@@ -254,6 +370,19 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// rule is the contraction rule in effect; fitting says whether parameters
+// are fitted to rows.
+func (o *Options) rule(fitting bool) ContractRule {
+	c := o.Contract
+	if c.Rule != ContractAuto {
+		return c.Rule
+	}
+	if !fitting || c.Threshold != 0 || c.KeepHiddenEdges {
+		return ContractThreshold
+	}
+	return ContractBIC
 }
 
 func (o *Options) method() Method {
@@ -273,6 +402,18 @@ func checkFittable(d *data.Dataset, f model.FitOptions) error {
 	return f.Validate(gaussian)
 }
 
+// renameHidden names the hidden nodes h1, h2, ... afresh (contraction
+// leaves gaps).
+func renameHidden(t *tree.Tree) error {
+	for _, h := range t.Hidden() {
+		if err := t.SetName(h, ""); err != nil {
+			return err
+		}
+	}
+	t.AutoNameHidden("h")
+	return nil
+}
+
 // FromStats learns the structure from sufficient statistics. It fits no
 // parameters (that needs rows), and methods that need rows (quartet,
 // regclnj, regclrg) are an error.
@@ -283,6 +424,9 @@ func FromStats(st *stats.Stats, opt Options) (*Result, error) {
 	}
 	if st == nil {
 		return nil, errors.New("learn: no statistics")
+	}
+	if r := opt.rule(false); r != ContractThreshold {
+		return nil, fmt.Errorf("learn: contraction by %s fits parameters to rows; FromStats has none", r)
 	}
 	res, err := fromStats(st, nil, opt)
 	if err != nil {
@@ -345,6 +489,9 @@ func FromDistances(dm *distance.Matrix, opt Options) (*Result, error) {
 	}
 	if opt.Distance != (DistanceOptions{}) {
 		return nil, errors.New("learn: distance options do not apply to a given distance matrix")
+	}
+	if r := opt.rule(false); r != ContractThreshold {
+		return nil, fmt.Errorf("learn: contraction by %s fits parameters to rows; FromDistances has none", r)
 	}
 	res, err := structureFrom(dm, opt.Samples, opt)
 	if err != nil {

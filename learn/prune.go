@@ -30,7 +30,7 @@ type PruneOptions struct {
 
 // DefaultQuickIter is the default number of EM iterations per candidate
 // contraction.
-const DefaultQuickIter = 20
+const DefaultQuickIter = 5
 
 // PruneResult is what ContractByBIC returns.
 type PruneResult struct {
@@ -38,6 +38,8 @@ type PruneResult struct {
 	// itself: node identifiers are not compacted; Model.Tree == Tree).
 	Tree  *tree.Tree
 	Model model.Model
+	// EM is the EM run that fitted Model.
+	EM *model.EMResult
 	// BIC is Model's BIC on the data (−2 log L + κ log n, smaller is
 	// better); InitialBIC that of the input tree fitted by model.Fit.
 	BIC, InitialBIC float64
@@ -53,6 +55,7 @@ type PruneResult struct {
 type pruneState struct {
 	m  model.Model
 	ll float64
+	em *model.EMResult
 }
 
 // ContractByBIC contracts edges of t at hidden nodes while the BIC of the
@@ -132,14 +135,16 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		if err != nil {
 			return 0, nil, err
 		}
-		setFittedLengths(ct, m)
-		return negScore(res.LogLik, m), &pruneState{m: m, ll: res.LogLik}, nil
+		if err := setFittedLengths(ct, m); err != nil {
+			return 0, nil, err
+		}
+		return negScore(res.LogLik, m), &pruneState{m: m, ll: res.LogLik, em: res}, nil
 	}
 	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly})
 	if err != nil {
 		return nil, err
 	}
-	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),
+	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, EM: cr.State.em, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),
 		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1}
 	best := cr.Score
 	for i, b := range baselines {
@@ -151,9 +156,12 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		if err != nil {
 			return nil, fmt.Errorf("learn: baseline tree %d: %w", i, err)
 		}
+		if err := setFittedLengths(bt, m); err != nil {
+			return nil, err
+		}
 		if sc := negScore(res.LogLik, m); sc > best {
 			best = sc
-			out.Tree, out.Model, out.BIC, out.Baseline = bt, m, bicOf(&pruneState{m: m, ll: res.LogLik}), i
+			out.Tree, out.Model, out.EM, out.BIC, out.Baseline = bt, m, res, bicOf(&pruneState{m: m, ll: res.LogLik}), i
 		}
 	}
 	return out, nil
@@ -181,22 +189,31 @@ func pruneKind(s *pruneState) pruneKinds {
 // setFittedLengths sets every edge length of t to the information distance of
 // the fitted model m: −log|ρ| for a Gaussian model, the discrete
 // information distance (when defined) for a discrete one.
-func setFittedLengths(t *tree.Tree, m model.Model) {
+func setFittedLengths(t *tree.Tree, m model.Model) error {
 	switch m := m.(type) {
 	case *model.Gaussian:
 		r := m.Rooted()
 		for _, v := range r.Order {
 			if p := r.Parent[v]; p >= 0 {
-				_ = t.SetEdgeLength(v, p, -math.Log(math.Max(math.Abs(m.Rho[v]), 1e-300)))
+				if err := t.SetEdgeLength(v, p, -math.Log(math.Max(math.Abs(m.Rho[v]), 1e-300))); err != nil {
+					return err
+				}
 			}
 		}
 	case *model.Discrete:
 		for _, e := range t.Edges() {
-			if l, err := m.InformationDistance(e.U, e.V); err == nil && !math.IsNaN(l) {
-				_ = t.SetEdgeLength(e.U, e.V, l)
+			l, err := m.InformationDistance(e.U, e.V)
+			if err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
+				l = math.NaN() // independent or undefined: unknown length
+			}
+			// The edge exists and l is NaN or a finite distance ≥ 0,
+			// which SetEdgeLength accepts.
+			if err := t.SetEdgeLength(e.U, e.V, l); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
 // warmDiscrete returns a model on ct, a contraction of old's tree with the

@@ -28,6 +28,7 @@ type learnOpts struct {
 	pseudo     float64
 	contract   float64
 	keepHidden bool
+	rule       string
 	tau, eps   float64
 	grouping   string
 	rangeStat  bool
@@ -102,8 +103,9 @@ output), as JSON with --json.`,
 		f.Float64Var(&o.pseudo, "table-pseudo", 0, "pseudo-count added to every cell of the pairwise count tables (also chowliu)")
 	})
 	flagGroup(f, "Contraction (clnj, clrg, nj, rg)", func(f *pflag.FlagSet) {
-		f.Float64Var(&o.contract, "contract", 0, "contract edges shorter than this (default −log 0.9; negative: never)")
-		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "never contract edges between two hidden nodes (the paper's behaviour)")
+		f.StringVar(&o.rule, "contraction", "auto", "which edges at hidden nodes to contract: bic (only while the fitted model's BIC improves, never worse than the Chow–Liu tree), aic, or threshold (edges shorter than --contract); auto: bic when parameters are fitted, else threshold")
+		f.Float64Var(&o.contract, "contract", 0, "threshold rule: contract edges shorter than this (default −log 0.9; negative: never)")
+		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "threshold rule: never contract edges between two hidden nodes (the paper's behaviour)")
 	})
 	flagGroup(f, "Recursive grouping (rg, clrg)", func(f *pflag.FlagSet) {
 		f.Float64Var(&o.tau, "tau", 0, "threshold τ on distances (default from the sample size)")
@@ -154,7 +156,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	rules := []flagRule{
 		{[]string{"distance", "rank"}, learn.Method.UsesDistances, "the distance-based methods (clnj, clrg, nj, rg, clblind, mst)"},
 		{[]string{"table-pseudo"}, func(m learn.Method) bool { return m.UsesDistances() || m == learn.ChowLiu }, "methods that estimate distances or mutual information from tables"},
-		{[]string{"contract", "keep-hidden-edges"}, learn.Method.Contracts, "clnj, clrg, nj and rg"},
+		{[]string{"contraction", "contract", "keep-hidden-edges"}, learn.Method.Contracts, "clnj, clrg, nj and rg"},
 		{[]string{"tau", "eps", "grouping", "range-statistic"}, learn.Method.UsesRG, "rg and clrg"},
 		{[]string{"test", "k", "representatives", "order", "candidates"}, func(m learn.Method) bool { return m == learn.Quartet }, "quartet"},
 		{[]string{"max-hidden"}, learn.Method.Regularized, "regclnj and regclrg"},
@@ -231,7 +233,21 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		opt.Samples = o.samples
 	}
 	if m.Contracts() {
-		opt.Contract = learn.ContractOptions{Threshold: o.contract, KeepHiddenEdges: o.keepHidden}
+		rule, err := learn.ParseContractRule(o.rule)
+		if err != nil {
+			return opt, usageError{err}
+		}
+		if rule == learn.ContractBIC || rule == learn.ContractAIC {
+			for _, name := range []string{"contract", "keep-hidden-edges"} {
+				if changed(name) {
+					return opt, usagef("--%s applies to --contraction threshold, not %s", name, rule)
+				}
+			}
+			if opt.StructureOnly {
+				return opt, usagef("--contraction %s fits parameters to choose contractions; with --structure-only or --distance-matrix use threshold", rule)
+			}
+		}
+		opt.Contract = learn.ContractOptions{Rule: rule, Threshold: o.contract, KeepHiddenEdges: o.keepHidden}
 	}
 	if m.UsesRG() {
 		opt.RG = structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}
@@ -389,6 +405,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if r := res.Reg; r != nil {
 			out["steps"], out["candidates_evaluated"] = r.Steps, r.Evaluated
 		}
+		if c := res.Contraction; c != nil {
+			out["contraction"] = c
+		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
 		}
@@ -396,7 +415,13 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	fmt.Fprintf(w, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
 		source, res.Method, t.NumObserved(), t.NumHidden(), t.NumEdges())
-	if rep.Contracted > 0 || rep.Suppressed > 0 {
+	if c := res.Contraction; c != nil {
+		fmt.Fprintf(w, "contraction by %s: %d edges contracted of %d candidates scored, BIC %.2f → %.2f", strings.ToUpper(c.Rule.String()), c.Contracted, c.Evaluated, c.InitialBIC, c.BIC)
+		if c.ChowLiu {
+			fmt.Fprint(w, " (the Chow–Liu tree scored best)")
+		}
+		fmt.Fprintln(w)
+	} else if rep.Contracted > 0 || rep.Suppressed > 0 {
 		fmt.Fprintf(w, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
 	}
 	if q := res.Quartet; q != nil {

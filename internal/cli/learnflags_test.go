@@ -62,6 +62,11 @@ func TestLearnRejectsFlags(t *testing.T) {
 		{[]string{disc, "--samples", "100"}, "--samples"},
 		{[]string{disc, "--structure-only", "--tol", "1e-3"}, "--tol"},
 		{[]string{disc, "--structure-only", "--out", "m.json"}, "--out"},
+		{[]string{disc, "--contraction", "bic", "--contract", "0.1"}, "--contract"},
+		{[]string{disc, "--contraction", "aic", "--keep-hidden-edges"}, "--keep-hidden-edges"},
+		{[]string{disc, "--contraction", "bic", "--structure-only"}, "--contraction"},
+		{[]string{disc, "--contraction", "often"}, "often"},
+		{[]string{disc, "--method", "mst", "--contraction", "bic"}, "--contraction"},
 	}
 	for _, c := range cases {
 		code, _, errs := run(t, "", append([]string{"learn"}, c.args...)...)
