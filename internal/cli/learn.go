@@ -448,8 +448,11 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	if res.Model != nil {
 		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds())
 	}
-	fmt.Fprintf(w, "time: statistics %s, structure %s, parameters %s, total %s\n",
-		round(res.Timings.Stats), round(res.Timings.Structure), round(res.Timings.Fit), round(total))
+	fmt.Fprintf(w, "time: statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))
+	if res.Model != nil {
+		fmt.Fprintf(w, ", parameters %s", round(res.Timings.Fit))
+	}
+	fmt.Fprintf(w, ", total %s\n", round(total))
 	return nil
 }
 
