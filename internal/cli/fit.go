@@ -195,7 +195,7 @@ The model is written as JSON with --out.`,
 			if asJSON {
 				return writeJSON(e.stdout, map[string]any{"data": args[1], "em": em, "em_seconds": sec, "score": sc})
 			}
-			printFitSummary(e.stdout, m, em, sc, sec)
+			printFitSummary(e.stdout, m, em, sc, sec, false)
 			return nil
 		},
 	}
@@ -211,12 +211,15 @@ The model is written as JSON with --out.`,
 }
 
 // printFitSummary prints what EM did and the model's scores.
-func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.Score, seconds float64) {
+// With warm, EM ran last from the parameters of a contraction search.
+func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.Score, seconds float64, warm bool) {
 	conv := "converged"
 	if !em.Converged {
 		conv = "stopped at --max-iter"
 	}
-	if _, ok := m.(*model.Gaussian); ok {
+	if warm {
+		fmt.Fprintf(w, "EM: %d final iterations from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
+	} else if _, ok := m.(*model.Gaussian); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
 		fmt.Fprintf(w, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)

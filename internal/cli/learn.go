@@ -446,7 +446,7 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		}
 	}
 	if res.Model != nil {
-		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds())
+		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil)
 	}
 	fmt.Fprintf(w, "time: statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))
 	if res.Model != nil {
