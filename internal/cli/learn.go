@@ -170,7 +170,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 	}
 	if fromMatrix {
-		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "discrete", "continuous", "missing", "drop-constant", "max-states"} {
+		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
 			if fs.Lookup(name) != nil && changed(name) {
 				return opt, usagef("--%s does not apply to --distance-matrix (a distance matrix gives the structure only)", name)
 			}

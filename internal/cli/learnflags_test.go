@@ -60,6 +60,8 @@ func TestLearnRejectsFlags(t *testing.T) {
 		{[]string{disc, "--method", "quartet", "--candidates", "0"}, "--candidates"},
 		{[]string{disc, "--method", "rg", "--tau", "-1"}, "--tau"},
 		{[]string{disc, "--samples", "100"}, "--samples"},
+		{[]string{"--distance-matrix", disc, "--columns", "x1,x2"}, "--columns"},
+		{[]string{"--distance-matrix", disc, "--hidden-states", "3"}, "--hidden-states"},
 		{[]string{disc, "--structure-only", "--tol", "1e-3"}, "--tol"},
 		{[]string{disc, "--structure-only", "--out", "m.json"}, "--out"},
 		{[]string{disc, "--contraction", "bic", "--contract", "0.1"}, "--contract"},
