@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latentree/latentree/experiment"
+
+	"github.com/latentree/latentree/model"
 )
 
 func newNewsgroupsCmd(e *env) *cobra.Command {
@@ -74,9 +76,9 @@ executable and its parents.`,
 	f.StringVar(&trainPath, "train", "", "training split (default: newsgroups100-train.csv, searched for as described above)")
 	f.StringVar(&testPath, "test", "", "test split (default: newsgroups100-test.csv, searched for as described above)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv and OUT.md")
-	f.StringSliceVar(&methods, "methods", nil, "methods (default chowliu,nj,rg,clnj,clrg,clnj-default)")
+	f.StringSliceVar(&methods, "methods", nil, "methods (default chowliu,nj,rg,clnj,clrg,regclnj,regclrg,regclrg-30,clnj-default,clrg-default)")
 	f.IntVar(&hidden, "hidden-states", 2, "states of every hidden variable")
-	f.Float64Var(&tol, "tol", 1e-5, "EM stopping rule (relative change of the log-likelihood)")
+	f.Float64Var(&tol, "tol", model.DefaultTol, "EM stopping rule (relative change of the log-likelihood)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
 	return c
 }
