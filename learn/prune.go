@@ -106,6 +106,8 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	if maxIter == 0 {
 		maxIter = model.DefaultMaxIter
 	}
+	// Every candidate is fitted to the same data: share its moments.
+	cache := &model.GaussianCache{}
 	score := func(ct *tree.Tree, warm *pruneState, quick bool) (float64, *pruneState, error) {
 		var (
 			m   model.Model
@@ -122,7 +124,7 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		case w.g != nil:
 			// Edge lengths are −log|ρ| of the warm model, summed by the
 			// contraction: FitGaussian starts from the same correlations.
-			m, res, err = model.FitGaussian(ct, d, model.GaussianFitOptions{MaxIter: iters, Tol: tol})
+			m, res, err = model.FitGaussian(ct, d, model.GaussianFitOptions{MaxIter: iters, Tol: tol, Cache: cache})
 		default:
 			var dm *model.Discrete
 			if dm, err = warmDiscrete(w.m, ct); err == nil {

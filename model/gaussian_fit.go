@@ -288,6 +288,9 @@ type GaussianFitOptions struct {
 	// Progress, if not nil, is called after every EM iteration with the
 	// iteration number and the log-likelihood.
 	Progress func(iter int, loglik float64)
+	// Cache, if not nil, shares the data's missingness patterns and sample
+	// moments between fits of several trees to the same data.
+	Cache *GaussianCache
 }
 
 // FitGaussian fits a Gaussian latent tree model on t to the continuous data
@@ -343,7 +346,8 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 	if tol == 0 {
 		tol = DefaultTol
 	}
-	em := newGaussEM(g, b)
+	pats, moments := opt.Cache.patterns(d, g, b)
+	em := newGaussEM(g, b, pats, moments)
 	res := &EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
 	st, err := em.estep()
 	if err != nil {
@@ -471,33 +475,18 @@ type gaussPattern struct {
 // units of the dense E-step's flop count.
 const rowCost = 30
 
-func newGaussEM(g *Gaussian, b *gbinding) *gaussEM {
+func newGaussEM(g *Gaussian, b *gbinding, pats []pattern, moments []*patternMoments) *gaussEM {
 	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes()}
 	nn := float64(len(em.nodes))
-	for _, pt := range b.patterns() {
+	for i, pt := range pats {
 		gp := gaussPattern{pattern: pt}
 		q := float64(len(pt.idx))
 		if q > 0 && float64(len(pt.rows))*rowCost*nn > q*q*q/3+2*nn*q*q {
 			gp.dense = true
-			k := len(pt.idx)
-			gp.mean = make([]float64, k)
-			gp.scatter = make([]float64, k*k)
-			for a, i := range pt.idx {
-				s := 0.0
-				for _, r := range pt.rows {
-					s += b.cols[i][r]
-				}
-				gp.mean[a] = s / float64(len(pt.rows))
-			}
-			for a, i := range pt.idx {
-				for c := a; c < k; c++ {
-					j := pt.idx[c]
-					s := 0.0
-					for _, r := range pt.rows {
-						s += (b.cols[i][r] - gp.mean[a]) * (b.cols[j][r] - gp.mean[c])
-					}
-					gp.scatter[a*k+c], gp.scatter[c*k+a] = s, s
-				}
+			if moments != nil {
+				gp.mean, gp.scatter = moments[i].get(b, pt)
+			} else {
+				gp.mean, gp.scatter = sampleMoments(b, pt)
 			}
 		}
 		em.pats = append(em.pats, gp)

@@ -346,7 +346,7 @@ func TestGaussianEStepPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	em := newGaussEM(g, b)
+	em := newGaussEM(g, b, b.patterns(), nil)
 	ndense := 0
 	for _, p := range em.pats {
 		if p.dense {
