@@ -2,14 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/spf13/cobra"
 
-	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/quartet"
-	"github.com/latentree/latentree/stats"
-	"github.com/latentree/latentree/tree"
 )
 
 func newQuartetCmd(e *env) *cobra.Command {
@@ -156,28 +152,3 @@ func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) err
 	return nil
 }
 
-// buildQuartetTree learns a binary latent tree by quartet tests.
-func buildQuartetTree(d *data.Dataset, st *stats.Stats, test string, k, reps int, order string, cands int, seed uint64) (*tree.Tree, *quartet.BuildResult, error) {
-	tst, err := quartet.ParseTest(test)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	orders := map[string]quartet.Order{"closest": quartet.OrderClosest, "random": quartet.OrderRandom, "given": quartet.OrderGiven}
-	ord, ok := orders[order]
-	if !ok {
-		return nil, nil, usagef("unknown --order %q (want closest, random or given)", order)
-	}
-	if cands == 0 {
-		return nil, nil, usagef("--candidates must be positive, or -1 for the nearest leaves by hops")
-	}
-	o, err := quartet.NewDataOracle(d, tst, k, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	o.Stats = st // computed by learn already
-	res, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: reps, Order: ord, Candidates: cands, Rand: rand.New(rand.NewPCG(seed, 0x9a))})
-	if err != nil {
-		return nil, nil, err
-	}
-	return res.Tree, res, nil
-}
