@@ -151,4 +151,3 @@ func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) err
 	}
 	return nil
 }
-
