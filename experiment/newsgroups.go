@@ -89,7 +89,7 @@ func Newsgroups(train, test *data.Dataset, cfg NewsgroupsConfig) ([]NewsgroupsRo
 			return nil, err
 		}
 		opt := learn.Options{Method: m, Fit: model.FitOptions{HiddenStates: k, EM: model.EMOptions{Tol: cfg.Tol}},
-			Rand: rand.New(rand.NewPCG(cfg.Seed, 11))}
+			Src: rand.NewPCG(cfg.Seed, 11)}
 		if m.Contracts() {
 			// The paper's settings contract only observed–hidden edges.
 			opt.Contract.KeepHiddenEdges = !def

@@ -265,7 +265,7 @@ func quartetTreesLearn(cfg QuartetTreesConfig, d *data.Dataset, rng *rand.Rand) 
 	}
 	// The paper's builder: random insertion order, representatives the
 	// nearest leaves by hops.
-	if err := build(quartet.TestNuclear, 0, quartet.BuildOptions{Order: quartet.OrderRandom, Rand: rng, Candidates: -1}); err != nil {
+	if err := build(quartet.TestNuclear, 0, quartet.BuildOptions{Order: quartet.OrderRandom, Src: rng, Candidates: -1}); err != nil {
 		return nil, err
 	}
 	for _, k := range cfg.SpectralKs {

@@ -252,7 +252,7 @@ func smallSampleTree(cfg SmallSampleConfig, kind string, n, index int) (*ssTree,
 		return nil, err
 	}
 	var sampler interface {
-		Sample(*rand.Rand, int) (*data.Dataset, error)
+		Sample(rand.Source, int) (*data.Dataset, error)
 	}
 	if kind == "gaussian" {
 		sampler, err = simulate.Gaussian(rng, truth, simulate.GaussianOptions{})

@@ -26,7 +26,7 @@
 // Each stage has its own options struct, whose zero value is the default;
 // Options.Validate rejects options that do not apply to the chosen method
 // (RG thresholds for CLNJ, quartet settings for RG, ...) rather than
-// ignoring them. Randomness comes only from Options.Rand (nil: a fixed
+// ignoring them. Randomness comes only from Options.Src (nil: a fixed
 // seed), so the same data and options give the same result.
 //
 // Parameters are fitted by model.Fit: a Gaussian latent tree for

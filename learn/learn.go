@@ -158,7 +158,7 @@ type Options struct {
 	// Rand drives everything random: the quartet method's random order,
 	// EM restarts and random starts, regularized CLGrouping's sampling of
 	// hidden variables (nil: a fixed seed).
-	Rand *rand.Rand
+	Src rand.Source
 }
 
 // Timings are the wall-clock times of the stages.
@@ -286,11 +286,11 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-func (o *Options) rng() *rand.Rand {
-	if o.Rand != nil {
-		return o.Rand
+func (o *Options) rng() rand.Source {
+	if o.Src != nil {
+		return o.Src
 	}
-	return rand.New(rand.NewPCG(1, 0x1ea7))
+	return rand.NewPCG(1, 0x1ea7)
 }
 
 // Learn learns a latent tree from d with the chosen method and, unless
@@ -524,7 +524,7 @@ func learnQuartet(d *data.Dataset, st *stats.Stats, opt Options) (*Result, error
 		return nil, err
 	}
 	o.Stats = st
-	br, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: q.Reps, Order: q.Order, Candidates: q.Candidates, Rand: opt.rng()})
+	br, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: q.Reps, Order: q.Order, Candidates: q.Candidates, Src: opt.rng()})
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +546,7 @@ func learnReg(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 	}
 	rr, err := regcl.Learn(d, regcl.Options{Inner: inner, HiddenStates: k, MaxHidden: opt.Reg.MaxHidden, SampleHidden: opt.Reg.SampleHidden,
 		EM:   model.EMOptions{Tol: opt.Fit.EM.Tol, MaxIter: opt.Fit.EM.MaxIter, Pseudo: opt.Fit.EM.Pseudo, Progress: opt.Fit.EM.Progress},
-		Rand: opt.rng()})
+		Src:  opt.rng()})
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 			var dm *model.Discrete
 			if dm, err = warmDiscrete(w.m, ct); err == nil {
 				em := fit.EM
-				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Rand, em.Progress = iters, tol, -1, true, nil, nil
+				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Src, em.Progress = iters, tol, -1, true, nil, nil
 				res, err = dm.FitEM(d, em)
 				m = dm
 			}

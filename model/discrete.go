@@ -297,16 +297,25 @@ func (m *Discrete) PairMarginals(nodes []int) [][][]float64 {
 // Sample draws n independent rows of the observed variables, in the order
 // of the tree's observed nodes (increasing identifier). Hidden variables are
 // sampled but not returned; SampleAll returns them too.
-func (m *Discrete) Sample(rng *rand.Rand, n int) (*data.Dataset, error) {
-	d, _, err := m.sample(rng, n, false)
+func (m *Discrete) Sample(src rand.Source, n int) (*data.Dataset, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	d, _, err := m.sample(rand.New(src), n, false)
 	return d, err
 }
 
 // SampleAll is Sample that also returns the states of every node, indexed
 // by node identifier (nil for removed identifiers).
-func (m *Discrete) SampleAll(rng *rand.Rand, n int) (*data.Dataset, [][]uint16, error) {
-	return m.sample(rng, n, true)
+func (m *Discrete) SampleAll(src rand.Source, n int) (*data.Dataset, [][]uint16, error) {
+	if src == nil {
+		return nil, nil, errNoSource
+	}
+	return m.sample(rand.New(src), n, true)
 }
+
+// errNoSource reports a nil source of randomness.
+var errNoSource = errors.New("model: no source of randomness (nil rand.Source)")
 
 func (m *Discrete) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
 	if err := m.Validate(); err != nil {

@@ -24,7 +24,8 @@
 // the one tolerance DefaultTol (relative change of the log-likelihood)
 // unless told otherwise.
 //
-// Randomness comes only from a *rand.Rand passed in the options (nil: a
-// fixed seed), so the same data and options give the same model whatever
-// the number of workers.
+// Randomness comes only from a rand.Source (math/rand/v2) passed in, as in
+// gonum: the Src field of the options (nil: a fixed seed) or the src
+// argument of Sample, so the same data and options give the same model
+// whatever the number of workers. A *rand.Rand is a rand.Source too.
 package model

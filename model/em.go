@@ -245,7 +245,7 @@ type EMOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
 	// Rand draws the random initialisations (nil: a fixed seed).
-	Rand *rand.Rand
+	Src rand.Source
 	// Progress, if set, is called after every iteration of the final run.
 	Progress func(iter int, ll float64)
 }
@@ -271,7 +271,12 @@ type EMResult struct {
 // Randomize sets every CPT row and the prior to random distributions:
 // Dirichlet(1) mixed with the uniform distribution (weight ½) so that no
 // probability starts near 0.
-func (m *Discrete) Randomize(rng *rand.Rand) {
+// A nil src means a fixed seed.
+func (m *Discrete) Randomize(src rand.Source) {
+	if src == nil {
+		src = rand.NewPCG(1, 2)
+	}
+	rng := rand.New(src)
 	fill := func(row []float64) {
 		s := 0.0
 		for i := range row {
@@ -339,7 +344,7 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	if rIter <= 0 {
 		rIter = 10
 	}
-	rng := opt.Rand
+	rng := newRand(opt.Src)
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 2))
 	}

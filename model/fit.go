@@ -140,8 +140,8 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if em.Rand == nil {
-		em.Rand = rand.New(rand.NewPCG(1, 2))
+	if em.Src == nil {
+		em.Src = rand.NewPCG(1, 2)
 	}
 	switch opt.Init {
 	case InitRandom:
@@ -166,7 +166,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		return m, res, nil
 	}
 	em.Progress = nil
-	chosen, _, final, err := chooseHiddenStates(m, d, StatesOptions{EM: em, Rand: em.Rand})
+	chosen, _, final, err := chooseHiddenStates(m, d, StatesOptions{EM: em, Src: em.Src})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,4 +179,13 @@ func capList(names []string, n int) string {
 		return fmt.Sprint(names)
 	}
 	return fmt.Sprintf("%v and %d more", names[:n], len(names)-n)
+}
+
+// newRand wraps a passed source, or returns nil for none (the caller then
+// uses its fixed seed).
+func newRand(src rand.Source) *rand.Rand {
+	if src == nil {
+		return nil
+	}
+	return rand.New(src)
 }

@@ -168,7 +168,11 @@ func (g *Gaussian) Distances(nodes []int) []float64 {
 
 // Sample draws n independent rows of the observed variables, in the order of
 // the tree's observed nodes (increasing identifier).
-func (g *Gaussian) Sample(rng *rand.Rand, n int) (*data.Dataset, error) {
+func (g *Gaussian) Sample(src rand.Source, n int) (*data.Dataset, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}

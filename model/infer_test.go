@@ -293,7 +293,7 @@ func TestChooseHiddenStates(t *testing.T) {
 	if _, err := m.FitEM(d, EMOptions{KeepInit: true, Restarts: -1}); err != nil {
 		t.Fatal(err)
 	}
-	got, n, err := ChooseHiddenStates(m, d, StatesOptions{Rand: rng})
+	got, n, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestScoreAndKL(t *testing.T) {
 	if err != nil || exact <= 0 {
 		t.Fatalf("KL(p,q) = %g, %v", exact, err)
 	}
-	mc, se, err := KL(m, q, KLOptions{MaxEnumerate: 1, Samples: 200000, Rand: rng})
+	mc, se, err := KL(m, q, KLOptions{MaxEnumerate: 1, Samples: 200000, Src: rng})
 	if err != nil || se <= 0 || math.Abs(mc-exact) > 5*se {
 		t.Errorf("Monte Carlo KL %g ± %g, exact %g (%v)", mc, se, exact, err)
 	}
@@ -114,7 +114,7 @@ func TestEMRecoversDistribution(t *testing.T) {
 		d, _ := truth.Sample(rng, n)
 		fit := truth.Clone()
 		fit.Randomize(rng)
-		if _, err := fit.FitEM(d, EMOptions{Tol: 1e-7, MaxIter: 2000, Rand: rng}); err != nil {
+		if _, err := fit.FitEM(d, EMOptions{Tol: 1e-7, MaxIter: 2000, Src: rng}); err != nil {
 			t.Fatal(err)
 		}
 		kl, _, err := KL(truth, fit, KLOptions{})

@@ -44,7 +44,7 @@ type Model interface {
 	// Imputation keeps the distribution of every filled cell.
 	Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error)
 	// Sample draws n independent rows of the observed variables.
-	Sample(rng *rand.Rand, n int) (*data.Dataset, error)
+	Sample(src rand.Source, n int) (*data.Dataset, error)
 	// InformationDistances returns the exact information distances
 	// between all pairs of the given nodes, row-major
 	// len(nodes)×len(nodes).

@@ -69,7 +69,7 @@ type KLOptions struct {
 	// Samples for the Monte Carlo estimate (default 100,000).
 	Samples int
 	// Rand for the Monte Carlo estimate (nil: fixed seed).
-	Rand *rand.Rand
+	Src rand.Source
 }
 
 // KL returns the Kullback–Leibler divergence D(p‖q) = Σ_x p(x) log(p(x)/q(x))
@@ -130,7 +130,7 @@ func KL(p, q *Discrete, opt KLOptions) (kl, se float64, err error) {
 	if ns <= 0 {
 		ns = 100000
 	}
-	rng := opt.Rand
+	rng := newRand(opt.Src)
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 2))
 	}

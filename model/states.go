@@ -15,7 +15,11 @@ import (
 // given the new state copy those of the split state, perturbed by rng so
 // that EM can tell the two apart. The distribution of the observed
 // variables is unchanged up to the perturbation.
-func (m *Discrete) AddState(h int, rng *rand.Rand) error {
+func (m *Discrete) AddState(h int, src rand.Source) error {
+	if src == nil {
+		return errNoSource
+	}
+	rng := rand.New(src)
 	t := m.Tree
 	if !t.Has(h) || !t.IsHidden(h) {
 		return fmt.Errorf("model: node %d is not a hidden node", h)
@@ -76,7 +80,7 @@ type StatesOptions struct {
 	// EM configures the final EM run.
 	EM EMOptions
 	// Rand perturbs split states (nil: fixed seed).
-	Rand *rand.Rand
+	Src rand.Source
 }
 
 // ChooseHiddenStates chooses the number of states of every hidden node by
@@ -104,7 +108,7 @@ func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 	if trial == 0 {
 		trial = 30
 	}
-	rng := opt.Rand
+	rng := newRand(opt.Src)
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(5, 8))
 	}

@@ -54,7 +54,7 @@ func BenchmarkBuild1000(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		res, err := Build(names, o, BuildOptions{Rand: rand.New(rand.NewPCG(3, 3))})
+		res, err := Build(names, o, BuildOptions{Src: rand.New(rand.NewPCG(3, 3))})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,7 +32,7 @@ type BuildOptions struct {
 	// Order selects the insertion order (default OrderClosest).
 	Order Order
 	// Rand shuffles the insertion order for OrderRandom.
-	Rand *rand.Rand
+	Src rand.Source
 	// Candidates is the number of leaves of each branch, nearest to the
 	// centroid by hops, among which the representatives are chosen as
 	// those closest to the inserted variable when the oracle is a Closer
@@ -55,7 +55,7 @@ const (
 	OrderClosest Order = iota
 	// OrderGiven inserts the variables in the order given.
 	OrderGiven
-	// OrderRandom shuffles them with BuildOptions.Rand (as the paper).
+	// OrderRandom shuffles them with BuildOptions.Src (as the paper).
 	OrderRandom
 )
 
@@ -108,10 +108,10 @@ func Build(names []string, o Oracle, opt BuildOptions) (*BuildResult, error) {
 	}
 	switch {
 	case opt.Order == OrderRandom:
-		if opt.Rand == nil {
-			return nil, errors.New("quartet: OrderRandom needs a Rand")
+		if opt.Src == nil {
+			return nil, errors.New("quartet: OrderRandom needs a source of randomness (BuildOptions.Src)")
 		}
-		opt.Rand.Shuffle(d, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		rand.New(opt.Src).Shuffle(d, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	case opt.Order == OrderClosest && closer != nil:
 		var err error
 		if order, err = closestOrder(d, closer); err != nil {

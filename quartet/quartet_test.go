@@ -139,7 +139,7 @@ func TestBuildFromDistances(t *testing.T) {
 		dm, _ := distance.NewMatrix(names)
 		copy(dm.D, g.Distances(obs))
 		for _, order := range []Order{OrderClosest, OrderRandom, OrderGiven} {
-			res, err := Build(names, &DistanceOracle{D: dm}, BuildOptions{Rand: rng, Order: order})
+			res, err := Build(names, &DistanceOracle{D: dm}, BuildOptions{Src: rng, Order: order})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestBuildFromExactTables(t *testing.T) {
 				for i, v := range obs {
 					names[i] = truth.Name(v)
 				}
-				for k, opt := range []BuildOptions{{}, {Order: OrderRandom, Rand: rng, Candidates: -1}} {
+				for k, opt := range []BuildOptions{{}, {Order: OrderRandom, Src: rng, Candidates: -1}} {
 					co := &checkOracle{o: &ModelOracle{Model: mod, Nodes: obs}, tr: truth, obs: obs}
 					res, err := Build(names, co, opt)
 					if err != nil {

@@ -30,7 +30,7 @@ type Options struct {
 	EM model.EMOptions
 	// Rand samples the hidden variables when SampleHidden (nil: fixed
 	// seed).
-	Rand *rand.Rand
+	Src rand.Source
 	// SampleHidden completes each new hidden variable with a sample from
 	// its posterior, as the paper does. By default latentree uses its most
 	// likely state: deterministic, and better on held-out data (20
@@ -78,10 +78,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	if k == 0 {
 		k = 2
 	}
-	rng := opt.Rand
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(1, 3))
+	src := opt.Src
+	if src == nil {
+		src = rand.NewPCG(1, 3)
 	}
+	rng := rand.New(src)
 	emOpt := opt.EM
 	if emOpt.Tol == 0 {
 		emOpt.Tol = model.DefaultTol

@@ -22,7 +22,7 @@ func TestRegCLFindsHiddenVariables(t *testing.T) {
 	}
 	d, _ := m.Sample(rng, 5000)
 	for _, inner := range []structure.Method{structure.MethodRG, structure.MethodNJ} {
-		res, err := Learn(d, Options{Inner: inner, Rand: rng})
+		res, err := Learn(d, Options{Inner: inner, Src: rng})
 		if err != nil {
 			t.Fatal(err)
 		}

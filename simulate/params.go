@@ -22,10 +22,17 @@ type GaussianOptions struct {
 	Root *int
 }
 
+// errNoSource reports a nil source of randomness.
+var errNoSource = errors.New("simulate: no source of randomness (nil rand.Source)")
+
 // Gaussian returns a zero-mean, unit-variance Gaussian model on t whose
 // edge correlations are drawn uniformly from [RhoMin, RhoMax]. Edge lengths
 // of t are set to the exact information distances −log|ρ|.
-func Gaussian(rng *rand.Rand, t *tree.Tree, opt GaussianOptions) (*model.Gaussian, error) {
+func Gaussian(src rand.Source, t *tree.Tree, opt GaussianOptions) (*model.Gaussian, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	lo, hi := opt.RhoMin, opt.RhoMax
 	if lo == 0 && hi == 0 {
 		lo, hi = 0.2, 0.8
@@ -74,7 +81,11 @@ type SymmetricOptions struct {
 // probability 1−(K−1)θ and moves to each other state with probability θ
 // (Choi et al. 2011, §3.1). Edge lengths of t are set to the exact
 // information distances −(K−1) log(1−Kθ).
-func Symmetric(rng *rand.Rand, t *tree.Tree, opt SymmetricOptions) (*model.Discrete, error) {
+func Symmetric(src rand.Source, t *tree.Tree, opt SymmetricOptions) (*model.Discrete, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	k := opt.States
 	if k == 0 {
 		k = 2
@@ -172,7 +183,11 @@ type GeneralOptions struct {
 // hidden variables whose numbers of states may differ from node to node.
 // When every node has the same number of states, edge lengths of t are set
 // to the exact information distances.
-func General(rng *rand.Rand, t *tree.Tree, opt GeneralOptions) (*model.Discrete, error) {
+func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*model.Discrete, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	n := opt.ObservedStates
 	if n == 0 {
 		n = 2

@@ -143,7 +143,11 @@ func CompleteKary(k, depth int) (*tree.Tree, error) {
 // have one variable. The hidden node of the first split, which has degree
 // two, is then removed, so every hidden node has degree 3. β near 0 or 1
 // gives skewed trees with long hidden paths; β = 0.5 balanced ones.
-func RandomBinary(rng *rand.Rand, m int, beta float64) (*tree.Tree, error) {
+func RandomBinary(src rand.Source, m int, beta float64) (*tree.Tree, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	if m < 3 {
 		return nil, fmt.Errorf("simulate: a binary latent tree needs at least 3 observed variables, got %d", m)
 	}
@@ -204,7 +208,11 @@ func prob(p, def float64) float64 {
 // may be internal nodes. It starts from a random binary tree (RandomBinary
 // with β uniform in [0.2, 0.8]), contracts random hidden–hidden edges and
 // then merges random hidden nodes into an adjacent observed leaf.
-func RandomMinimal(rng *rand.Rand, m int, opt MinimalOptions) (*tree.Tree, error) {
+func RandomMinimal(src rand.Source, m int, opt MinimalOptions) (*tree.Tree, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	if m < 3 {
 		return nil, fmt.Errorf("simulate: a latent tree needs at least 3 observed variables, got %d", m)
 	}

@@ -17,7 +17,11 @@ import (
 // and sample correlations are S_ij/√(S_ii S_jj). This makes simulation
 // studies at hundreds of thousands of samples cost no more than at a
 // hundred. It needs n > p.
-func ScatterMatrix(rng *rand.Rand, sigma []float64, p, n int) ([]float64, error) {
+func ScatterMatrix(src rand.Source, sigma []float64, p, n int) ([]float64, error) {
+	if src == nil {
+		return nil, errNoSource
+	}
+	rng := rand.New(src)
 	if len(sigma) != p*p {
 		return nil, fmt.Errorf("simulate: covariance has %d entries, want %d×%d", len(sigma), p, p)
 	}
@@ -87,7 +91,11 @@ func cholesky(a []float64, p int) ([]float64, error) {
 // SampleCorrelations returns the names of the observed variables of a
 // Gaussian model and the sample correlation matrix (row-major) of n rows
 // drawn from it, obtained through ScatterMatrix without drawing the rows.
-func SampleCorrelations(rng *rand.Rand, g *model.Gaussian, n int) ([]string, []float64, error) {
+func SampleCorrelations(src rand.Source, g *model.Gaussian, n int) ([]string, []float64, error) {
+	if src == nil {
+		return nil, nil, errNoSource
+	}
+	rng := rand.New(src)
 	t := g.Tree
 	obs := t.Observed()
 	p := len(obs)

@@ -75,7 +75,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		opt.HiddenStates = k
 	}
 	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
-	opt.EM.Rand = rand.New(rand.NewPCG(f.seed, 0xe3))
+	opt.EM.Src = rand.NewPCG(f.seed, 0xe3)
 	if f.random {
 		opt.Init = model.InitRandom
 	}

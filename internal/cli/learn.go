@@ -291,7 +291,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 		opt.Fit = fo
 	}
-	opt.Rand = rand.New(rand.NewPCG(o.em.seed, 0x1ea7))
+	opt.Src = rand.NewPCG(o.em.seed, 0x1ea7)
 	if err := opt.Validate(); err != nil {
 		return opt, usageError{err}
 	}

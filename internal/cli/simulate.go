@@ -154,7 +154,7 @@ func buildTopology(o *simulateOpts, rng *rand.Rand) (*tree.Tree, error) {
 }
 
 type sampler interface {
-	Sample(rng *rand.Rand, n int) (*data.Dataset, error)
+	Sample(src rand.Source, n int) (*data.Dataset, error)
 }
 
 func runSimulate(e *env, o *simulateOpts) error {
