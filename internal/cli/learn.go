@@ -70,6 +70,14 @@ then fits the model's parameters by EM (unless --structure-only) and reports
 its log-likelihood, BIC and AIC. Continuous data give a Gaussian latent tree,
 discrete data a discrete one with --hidden-states states per hidden variable.
 
+After clnj, clrg, nj and rg, an edge at a hidden node is contracted only when
+the BIC of the fitted model improves, and the Chow–Liu tree is returned when
+its BIC is better: the model is never worse in BIC than the learner's tree or
+the Chow–Liu tree (--contraction bic, the default when parameters are
+fitted). --contraction aic keeps more hidden variables; --contraction
+threshold contracts edges shorter than --contract (the paper's rule, and the
+default with --structure-only or --distance-matrix).
+
 With --distance-matrix it reads a distance matrix (CSV with a header row of
 names, or PHYLIP) instead of data and learns the structure only; --samples
 sets RG's thresholds as for distances estimated from that many samples.
