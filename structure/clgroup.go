@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -90,7 +91,7 @@ func nodeDistance(t *tree.Tree, D []float64, m, x, y, towardY, towardX int) floa
 
 // innerFunc learns a latent tree over the nodes ids of t from their
 // distances d, adding hidden nodes to t; it returns how many it added.
-type innerFunc func(t *tree.Tree, ids []int, d []float64) int
+type innerFunc func(t *tree.Tree, ids []int, d []float64) (int, error)
 
 // clgroup runs CLGrouping (Choi et al. 2011, §5.4 and §6.3): the minimum
 // spanning tree of the m observed nodes under D, then the inner learner on
@@ -134,9 +135,15 @@ func clgroup(names []string, D []float64, inner innerFunc) (*tree.Tree, int, err
 			if n.Hidden {
 				n.Name = ""
 			}
-			ids[a], _ = sub.AddNode(n)
+			if ids[a], err = sub.AddNode(n); err != nil {
+				return nil, 0, fmt.Errorf("structure: %w: %w", tree.ErrInternal, err)
+			}
 		}
-		added += inner(sub, ids, d)
+		na, err := inner(sub, ids, d)
+		if err != nil {
+			return nil, 0, err
+		}
+		added += na
 		subToT := make([]int, sub.MaxID())
 		for s := range subToT {
 			subToT[s] = -1
@@ -154,7 +161,8 @@ func clgroup(names []string, D []float64, inner innerFunc) (*tree.Tree, int, err
 // blindTransform applies the blind transformation of CLBlind (Choi et al.
 // 2011, §5.3) to the MST t of observed nodes 0..m−1: every internal node i
 // is replaced by a new hidden node h joined to i and to i's neighbours.
-func blindTransform(t *tree.Tree, m int) int {
+func blindTransform(t *tree.Tree, m int) (int, error) {
+	var ed edits
 	added := 0
 	for i := 0; i < m; i++ {
 		if t.Degree(i) < 2 {
@@ -165,12 +173,12 @@ func blindTransform(t *tree.Tree, m int) int {
 		h := t.AddHidden()
 		added++
 		for _, x := range moved {
-			_ = t.RemoveEdge(i, x.To)
-			_ = t.AddEdge(h, x.To, math.NaN())
+			ed.check(t.RemoveEdge(i, x.To))
+			ed.check(t.AddEdge(h, x.To, math.NaN()))
 		}
-		_ = t.AddEdge(i, h, math.NaN())
+		ed.check(t.AddEdge(i, h, math.NaN()))
 	}
-	return added
+	return added, ed.err
 }
 
 // fitLengths sets the length of every edge of t from the observed
@@ -178,7 +186,8 @@ func blindTransform(t *tree.Tree, m int) int {
 // three- and four-point formulas, locating each hidden endpoint by
 // observed representatives in two of its other branches; it is exact for
 // additive distances. Negative estimates become 0.
-func fitLengths(t *tree.Tree, D []float64, m int) {
+func fitLengths(t *tree.Tree, D []float64, m int) error {
+	var ed edits
 	// side returns representatives of node u on its side of the edge to v:
 	// u itself if observed, else the nearest observed nodes (by hops) in
 	// two branches of u other than v's.
@@ -213,8 +222,9 @@ func fitLengths(t *tree.Tree, D []float64, m int) {
 			continue
 		}
 		l := 0.25*(D[a*m+c]+D[a*m+f]+D[b*m+c]+D[b*m+f]) - 0.5*D[a*m+b] - 0.5*D[c*m+f]
-		_ = t.SetEdgeLength(e.U, e.V, math.Max(0, l))
+		ed.check(t.SetEdgeLength(e.U, e.V, math.Max(0, l)))
 	}
+	return ed.err
 }
 
 // nearestObserved returns the observed node closest in hops to w within

@@ -72,23 +72,27 @@ func TestExactRecoveryMinimal(t *testing.T) {
 		names, D := exactInput(t, rng, truth)
 
 		rgTree := observedTree(t, names)
-		rg(rgTree, ids(m), D, exactRG)
+		if _, err := rg(rgTree, ids(m), D, exactRG); err != nil {
+			t.Fatal(err)
+		}
 		rgTree.SuppressHidden()
 		sameTree(t, "RG", truth, rgTree)
 
-		clrg, _, err := clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) int { return rg(t, ids, d, exactRG) })
+		clrg, _, err := clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, exactRG) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		clrg.SuppressHidden()
 		sameTree(t, "CLRG", truth, clrg)
 
-		clnj, _, err := clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) int { return nj(t, ids, d) })
+		clnj, _, err := clgroup(names, D, nj)
 		if err != nil {
 			t.Fatal(err)
 		}
 		clnj.SuppressHidden()
-		contractShort(clnj, 1e-9, 1e-9)
+		if _, err := contractShort(clnj, 1e-9, 1e-9); err != nil {
+			t.Fatal(err)
+		}
 		sameTree(t, "CLNJ", truth, clnj)
 		if t.Failed() {
 			t.Fatalf("trial %d (m=%d) failed", it, m)
@@ -106,7 +110,9 @@ func TestExactNJBinary(t *testing.T) {
 		}
 		names, D := exactInput(t, rng, truth)
 		got := observedTree(t, names)
-		nj(got, ids(m), D)
+		if _, err := nj(got, ids(m), D); err != nil {
+			t.Fatal(err)
+		}
 		if !sameTree(t, "NJ", truth, got) {
 			t.Fatalf("trial %d", it)
 		}

@@ -171,22 +171,23 @@ func Learn(d *distance.Matrix, opt Options) (*tree.Tree, *Report, error) {
 	case MethodNJ:
 		t, err = treeFromParents(names, make([]int, 0), nil)
 		if err == nil {
-			rep.Added = nj(t, ids(m), D)
+			rep.Added, err = nj(t, ids(m), D)
 		}
 	case MethodRG:
 		t, err = treeFromParents(names, nil, nil)
 		if err == nil {
-			rep.Added = rg(t, ids(m), D, rgOpt)
+			rep.Added, err = rg(t, ids(m), D, rgOpt)
 		}
 	case MethodCLRG:
-		t, rep.Added, err = clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) int { return rg(t, ids, d, rgOpt) })
+		t, rep.Added, err = clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, rgOpt) })
 	case MethodCLNJ:
-		t, rep.Added, err = clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) int { return nj(t, ids, d) })
+		t, rep.Added, err = clgroup(names, D, nj)
 	case MethodCLBlind:
 		t, err = treeFromParents(names, spanning(m, D, false), D)
 		if err == nil {
-			rep.Added = blindTransform(t, m)
-			fitLengths(t, D, m)
+			if rep.Added, err = blindTransform(t, m); err == nil {
+				err = fitLengths(t, D, m)
+			}
 		}
 		contract = 0
 	default:
@@ -207,12 +208,16 @@ func Learn(d *distance.Matrix, opt Options) (*tree.Tree, *Report, error) {
 		} else {
 			rep.Contracted = collapseHidden(t, D, m, contract, z)
 		}
-		rep.Contracted += contractShort(t, contract, hh)
+		n, err := contractShort(t, contract, hh)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Contracted += n
 	}
 	if err := t.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("structure: %s produced an invalid tree (a bug; please report it): %w", method, err)
+		return nil, nil, fmt.Errorf("structure: %w: %s produced an invalid tree: %w", tree.ErrInternal, method, err)
 	}
-	t, _ = t.Compact()
+	t, _ = t.Compact() // the identifier map is not needed
 	rep.Observed, rep.Hidden = t.NumObserved(), t.NumHidden()
 	rep.Elapsed = time.Since(start)
 	return t, rep, nil

@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/latentree/latentree/tree"
@@ -16,14 +17,15 @@ var DefaultContract = -math.Log(0.9)
 //
 // Ties in the Q criterion are broken by the order of the active list,
 // which starts as ids and is updated deterministically.
-func nj(t *tree.Tree, ids []int, d []float64) int {
+func nj(t *tree.Tree, ids []int, d []float64) (int, error) {
+	var ed edits
 	n := len(ids)
 	switch n {
 	case 0, 1:
-		return 0
+		return 0, nil
 	case 2:
-		_ = t.AddEdge(ids[0], ids[1], math.Max(0, d[1]))
-		return 0
+		ed.check(t.AddEdge(ids[0], ids[1], math.Max(0, d[1])))
+		return 0, ed.err
 	}
 	// Work on a private copy; slots are reused as nodes are joined.
 	D := make([]float64, n*n)
@@ -60,8 +62,8 @@ func nj(t *tree.Tree, ids []int, d []float64) int {
 		lj := math.Max(dij-li, 0)
 		h := t.AddHidden()
 		added++
-		_ = t.AddEdge(node[bi], h, li)
-		_ = t.AddEdge(node[bj], h, lj)
+		ed.check(t.AddEdge(node[bi], h, li))
+		ed.check(t.AddEdge(node[bj], h, lj))
 		// The new node takes slot bi; slot bj is filled by the last slot.
 		for k := 0; k < r; k++ {
 			if k == bi || k == bj {
@@ -96,8 +98,8 @@ func nj(t *tree.Tree, ids []int, d []float64) int {
 		}
 		R[bi] = s
 	}
-	_ = t.AddEdge(node[0], node[1], math.Max(0, D[1]))
-	return added
+	ed.check(t.AddEdge(node[0], node[1], math.Max(0, D[1])))
+	return added, ed.err
 }
 
 // contractShort contracts, shortest first, every edge between an observed
@@ -107,7 +109,7 @@ func nj(t *tree.Tree, ids []int, d []float64) int {
 // them into one hidden node of higher degree (neighbor joining resolves a
 // multifurcation into binary nodes joined by edges of length about 0). It
 // returns the number of contractions.
-func contractShort(t *tree.Tree, eps, epsHidden float64) int {
+func contractShort(t *tree.Tree, eps, epsHidden float64) (int, error) {
 	count := 0
 	for {
 		bu, bh, best := -1, -1, math.Inf(1)
@@ -134,9 +136,11 @@ func contractShort(t *tree.Tree, eps, epsHidden float64) int {
 			}
 		}
 		if bu < 0 {
-			return count
+			return count, nil
 		}
-		_ = t.Contract(bu, bh)
+		if err := t.Contract(bu, bh); err != nil {
+			return count, fmt.Errorf("structure: %w: %w", tree.ErrInternal, err)
+		}
 		count++
 	}
 }

@@ -98,6 +98,7 @@ func (o RGOptions) params() (tau, eps float64) {
 // growing distance matrix over the input nodes and the hidden nodes it
 // introduces.
 type rgState struct {
+	ed        edits // the first failed tree edit
 	t         *tree.Tree
 	node      []int     // local index → tree node
 	d         []float64 // cap×cap row-major distances between local nodes
@@ -121,14 +122,15 @@ func (s *rgState) set(i, j int, v float64) {
 // the nodes ids of t, whose pairwise distances are d (len(ids)² row-major,
 // finite), adding hidden nodes and edges to t. With exact distances (τ =
 // +Inf, tiny ε) it is the exact RG of §4.
-func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) int {
+func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) (int, error) {
 	n := len(ids)
 	switch n {
 	case 0, 1:
-		return 0
+		return 0, nil
 	case 2:
-		_ = t.AddEdge(ids[0], ids[1], math.Max(0, d[1]))
-		return 0
+		var ed edits
+		ed.check(t.AddEdge(ids[0], ids[1], math.Max(0, d[1])))
+		return 0, ed.err
 	}
 	tau, eps := opt.params()
 	peps := opt.ParentEps
@@ -153,9 +155,9 @@ func rg(t *tree.Tree, ids []int, d []float64, opt RGOptions) int {
 	}
 	if len(active) == 2 {
 		a, b := active[0], active[1]
-		_ = t.AddEdge(s.node[a], s.node[b], math.Max(0, s.at(a, b)))
+		s.ed.check(t.AddEdge(s.node[a], s.node[b], math.Max(0, s.at(a, b))))
 	}
-	return s.added
+	return s.added, s.ed.err
 }
 
 // kset returns K_ij of eq. 24 among the active nodes.
@@ -303,7 +305,7 @@ func (s *rgState) iterate(active []int) []int {
 			for _, c := range f {
 				if c != p {
 					v := active[c]
-					_ = s.t.AddEdge(s.node[v], s.node[u], math.Max(0, s.at(v, u)))
+					s.ed.check(s.t.AddEdge(s.node[v], s.node[u], math.Max(0, s.at(v, u))))
 				}
 			}
 			next = append(next, u)
@@ -397,7 +399,7 @@ func (s *rgState) addHidden(f []int, active []int, m int, meanPhi []float64) int
 		}
 		dih = math.Max(0, dih)
 		s.set(i, h, dih)
-		_ = s.t.AddEdge(s.node[i], s.node[h], dih)
+		s.ed.check(s.t.AddEdge(s.node[i], s.node[h], dih))
 	}
 	return h
 }
