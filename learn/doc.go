@@ -32,4 +32,17 @@
 // Parameters are fitted by model.Fit: a Gaussian latent tree for
 // continuous data, a discrete one (EM from the surrogate start) for
 // discrete data.
+//
+// # Contraction
+//
+// NJ and RG resolve every family into hidden nodes, many of them joined by
+// edges of length about 0 that the data do not support. When parameters
+// are fitted, Learn contracts an edge at a hidden node only when the BIC of
+// the fitted model improves (ContractByBIC: each candidate scored by a few
+// EM iterations warm-started from the current model), and returns the
+// Chow–Liu tree instead when its BIC is better: the result's BIC is never
+// worse than that of the learner's tree or of the Chow–Liu tree. On 100–500
+// rows BIC keeps few hidden variables; ContractAIC keeps more, and
+// ContractThreshold is the paper's rule (contract edges shorter than ε′),
+// used when no parameters are fitted.
 package learn
