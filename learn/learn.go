@@ -37,8 +37,9 @@ type ContractRule int
 
 const (
 	// ContractAuto is ContractBIC when parameters are fitted (Learn
-	// without StructureOnly) and ContractThreshold otherwise, or when
-	// Threshold or KeepHiddenEdges is set.
+	// without StructureOnly) and the search is affordable (variables² ×
+	// rows at most AutoBICBudget), and ContractThreshold otherwise, or
+	// when Threshold or KeepHiddenEdges is set.
 	ContractAuto ContractRule = iota
 	// ContractBIC contracts an edge only when the BIC of the fitted model
 	// improves (ContractByBIC), and falls back to the Chow–Liu tree when
@@ -52,6 +53,13 @@ const (
 	// paper's ε′ rule).
 	ContractThreshold
 )
+
+// AutoBICBudget bounds variables² × rows for which ContractAuto searches
+// contractions by BIC: the search fits a model per candidate edge (about 3
+// per variable), so its cost grows like variables² × rows; at the bound it
+// takes a few minutes on 2 cores for binary data. Larger data get the
+// threshold rule unless ContractBIC is asked for.
+const AutoBICBudget = 5e8
 
 var ruleNames = map[ContractRule]string{ContractAuto: "auto", ContractBIC: "bic", ContractAIC: "aic", ContractThreshold: "threshold"}
 
@@ -91,6 +99,8 @@ type ContractOptions struct {
 	// Prune configures ContractBIC and ContractAIC (its AIC field is set
 	// by the rule).
 	Prune PruneOptions
+	// AutoBudget replaces AutoBICBudget for ContractAuto (0: AutoBICBudget).
+	AutoBudget float64
 }
 
 // ContractReport says what the score-guided contraction did.
@@ -197,6 +207,8 @@ type Result struct {
 	Reg        *RegReport
 	// Contraction is set when the contraction was chosen by a score.
 	Contraction *ContractReport
+	// ContractRule is the rule in effect (for the methods that contract).
+	ContractRule ContractRule
 	// Model, EM and Score are nil when no parameters were fitted.
 	Model model.Model
 	EM    *model.EMResult
@@ -236,6 +248,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("learn: unknown contraction rule %d", r)
 	case (r == ContractBIC || r == ContractAIC) && (o.Contract.Threshold != 0 || o.Contract.KeepHiddenEdges):
 		return fmt.Errorf("learn: Threshold and KeepHiddenEdges apply to ContractThreshold, not %s", r)
+	case o.Contract.AutoBudget < 0 || math.IsNaN(o.Contract.AutoBudget):
+		return fmt.Errorf("learn: AutoBudget %g is negative", o.Contract.AutoBudget)
 	case (r == ContractThreshold) && o.Contract.Prune != (PruneOptions{}):
 		return errors.New("learn: Prune options apply to ContractBIC and ContractAIC, not threshold")
 	case (r == ContractBIC || r == ContractAIC) && o.StructureOnly:
@@ -319,6 +333,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	statsTime := time.Since(t0)
 	rule := opt.rule(!opt.StructureOnly)
+	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && !opt.autoAffordable(d) {
+		rule = ContractThreshold
+	}
 	scored := m.Contracts() && (rule == ContractBIC || rule == ContractAIC)
 	sopt := opt
 	if scored {
@@ -330,6 +347,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Timings.Stats = statsTime
+	if m.Contracts() {
+		res.ContractRule = rule
+	}
 	if scored {
 		t1 := time.Now()
 		mi, err := distance.MutualInformation(st, opt.Distance.Pseudo)
@@ -383,6 +403,16 @@ func (o *Options) rule(fitting bool) ContractRule {
 		return ContractThreshold
 	}
 	return ContractBIC
+}
+
+// autoAffordable reports whether ContractAuto may search by BIC on d.
+func (o *Options) autoAffordable(d *data.Dataset) bool {
+	budget := o.Contract.AutoBudget
+	if budget == 0 {
+		budget = AutoBICBudget
+	}
+	v := float64(d.NumVars())
+	return v*v*float64(d.NumRows()) <= budget
 }
 
 func (o *Options) method() Method {

@@ -110,3 +110,28 @@ func TestLearnDeterministicAcrossWorkers(t *testing.T) {
 		}
 	}
 }
+
+// ContractAuto searches by BIC within its budget and uses the threshold rule
+// beyond it; an explicit ContractBIC ignores the budget.
+func TestContractAutoBudget(t *testing.T) {
+	_, d := truth()
+	small := learn.Options{Contract: learn.ContractOptions{AutoBudget: 10}}
+	res, err := learn.Learn(d, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContractRule != learn.ContractThreshold || res.Contraction != nil {
+		t.Errorf("over budget: rule %v, report %+v", res.ContractRule, res.Contraction)
+	}
+	res, err = learn.Learn(d, learn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContractRule != learn.ContractBIC || res.Contraction == nil {
+		t.Errorf("default: rule %v", res.ContractRule)
+	}
+	small.Contract.Rule = learn.ContractBIC
+	if res, err = learn.Learn(d, small); err != nil || res.ContractRule != learn.ContractBIC {
+		t.Errorf("explicit BIC: %v %v", res.ContractRule, err)
+	}
+}

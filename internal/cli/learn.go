@@ -429,6 +429,8 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 			fmt.Fprint(w, " (the Chow–Liu tree scored best)")
 		}
 		fmt.Fprintln(w)
+	} else if res.Model != nil && res.ContractRule == learn.ContractThreshold && o.rule == "auto" && o.contract == 0 && !o.keepHidden {
+		fmt.Fprintf(w, "contracted %d short edges (threshold rule: the BIC search is not run by default on data this large; --contraction bic runs it)\n", rep.Contracted)
 	} else if rep.Contracted > 0 || rep.Suppressed > 0 {
 		fmt.Fprintf(w, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
 	}
