@@ -416,6 +416,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if c := res.Contraction; c != nil {
 			out["contraction"] = c
 		}
+		if res.Method.Contracts() {
+			out["contraction_rule"] = res.ContractRule
+		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
 		}
