@@ -162,6 +162,10 @@ type Options struct {
 	Fit model.FitOptions
 	// StructureOnly skips parameter learning.
 	StructureOnly bool
+	// ContractProgress, if not nil, is called during the search for
+	// contractions by BIC or AIC with the numbers of candidate trees
+	// scored and contractions kept so far.
+	ContractProgress func(evaluated, contracted int)
 	// Workers bounds the goroutines of every stage (0: GOMAXPROCS).
 	// Results do not depend on it.
 	Workers int
@@ -362,7 +366,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		}
 		popt := opt.Contract.Prune
 		popt.AIC = rule == ContractAIC
-		pr, err := ContractByBIC(res.Tree, d, opt.Fit, popt, cl)
+		fit := opt.Fit
+		fit.EM.Progress = nil // the search reports through ContractProgress
+		pr, err := contractByBIC(res.Tree, d, fit, popt, opt.ContractProgress, cl)
 		if err != nil {
 			return nil, err
 		}

@@ -135,3 +135,24 @@ func TestContractAutoBudget(t *testing.T) {
 		t.Errorf("explicit BIC: %v %v", res.ContractRule, err)
 	}
 }
+
+// The contraction search reports its progress, ending at the number of
+// candidates it scored.
+func TestContractProgress(t *testing.T) {
+	_, d := truth()
+	last, calls := 0, 0
+	opt := learn.Options{ContractProgress: func(evaluated, _ int) {
+		if evaluated < last {
+			t.Errorf("progress went back from %d to %d", last, evaluated)
+		}
+		last = evaluated
+		calls++
+	}}
+	res, err := learn.Learn(d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || res.Contraction == nil || last != res.Contraction.Evaluated {
+		t.Errorf("%d calls, last %d, report %+v", calls, last, res.Contraction)
+	}
+}

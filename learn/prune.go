@@ -78,6 +78,12 @@ type pruneState struct {
 // model.Fit with the same options. AutoStates applies to the first fit
 // only: contraction keeps the numbers of states it chose.
 func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, baselines ...*tree.Tree) (*PruneResult, error) {
+	return contractByBIC(t, d, fit, opt, nil, baselines...)
+}
+
+// contractByBIC is ContractByBIC with a progress callback (see
+// structure.ContractOptions.Progress).
+func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, progress func(evaluated, contracted int), baselines ...*tree.Tree) (*PruneResult, error) {
 	if t == nil {
 		return nil, errors.New("learn: no tree to prune")
 	}
@@ -142,7 +148,7 @@ func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		}
 		return negScore(res.LogLik, m), &pruneState{m: m, ll: res.LogLik, em: res}, nil
 	}
-	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly})
+	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly, Progress: progress})
 	if err != nil {
 		return nil, err
 	}

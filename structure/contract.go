@@ -49,6 +49,9 @@ type ContractOptions struct {
 	// nodes (by default edges between an observed and a hidden node are
 	// candidates too: the hidden node merges into the observed one).
 	HiddenOnly bool
+	// Progress, if not nil, is called after every batch of candidates
+	// with the numbers of candidates scored and contractions kept so far.
+	Progress func(evaluated, contracted int)
 }
 
 // DefaultContractPasses is the default number of passes of ContractByScore.
@@ -156,6 +159,9 @@ func ContractByScore[S any](t *tree.Tree, score ScoreFunc[S], opt ContractOption
 			}
 			wg.Wait()
 			res.Evaluated += n
+			if opt.Progress != nil {
+				opt.Progress(res.Evaluated, res.Contracted)
+			}
 			best := -1
 			for i, o := range out {
 				if o.err != nil {

@@ -375,8 +375,12 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			bar := e.newProgress(max(opt.Fit.EM.MaxIter, 1), "EM")
 			last := 0
 			opt.Fit.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+			search := e.newProgress(-1, "contraction search (candidates scored)")
+			scored := 0
+			opt.ContractProgress = func(evaluated, _ int) { search.Add(evaluated - scored); scored = evaluated }
 			res, err = learn.Learn(d, opt)
 			bar.Finish()
+			search.Finish()
 		} else {
 			res, err = learn.Learn(d, opt)
 		}
