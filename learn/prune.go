@@ -209,10 +209,11 @@ func setFittedLengths(t *tree.Tree, m model.Model) error {
 			}
 		}
 	case *model.Discrete:
-		for _, e := range t.Edges() {
-			l, err := m.InformationDistance(e.U, e.V)
-			if err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
-				l = math.NaN() // independent or undefined: unknown length
+		lengths := m.EdgeDistances()
+		for i, e := range m.Tree.Edges() {
+			l := lengths[i]
+			if math.IsInf(l, 0) {
+				l = math.NaN() // independent: unknown length
 			}
 			// The edge exists and l is NaN or a finite distance ≥ 0,
 			// which SetEdgeLength accepts.
@@ -240,12 +241,21 @@ func warmDiscrete(old *model.Discrete, ct *tree.Tree) (*model.Discrete, error) {
 	marg := old.Marginals()
 	copy(m.Prior, marg[m.Root])
 	r := m.Rooted()
+	// Every edge of ct joins nodes at most two edges apart in old's tree
+	// (a contraction merges one node into a neighbour).
+	var pairs [][2]int
 	for _, v := range r.Order {
-		p := r.Parent[v]
-		if p < 0 {
-			continue
+		if p := r.Parent[v]; p >= 0 {
+			pairs = append(pairs, [2]int{p, v})
 		}
-		j := old.PairMarginal(p, v)
+	}
+	joints := old.PairMarginalsNear(pairs)
+	for i, pv := range pairs {
+		p, v := pv[0], pv[1]
+		j := joints[i]
+		if j == nil { // not a contraction of old's tree
+			j = old.PairMarginal(p, v)
+		}
 		kv := states[v]
 		cpt := m.CPT[v]
 		for a := 0; a < states[p]; a++ {

@@ -235,28 +235,83 @@ func (m *Discrete) transitions(u int, marg [][]float64) [][]float64 {
 			if out[z] != nil {
 				continue
 			}
-			kz := m.States[z]
-			var step []float64
-			if r.Parent[z] == w {
-				step = m.CPT[z]
-			} else {
-				// z is w's parent: P(z=a | w=b) = P(w=b|z=a) P(z=a) / P(w=b).
-				step = make([]float64, kw*kz)
-				cw := m.CPT[w]
-				for b := 0; b < kw; b++ {
-					if marg[w][b] <= 0 {
-						continue
-					}
-					for a := 0; a < kz; a++ {
-						step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
-					}
-				}
-			}
-			out[z] = matMul(out[w], step, ku, kw, kz)
+			out[z] = matMul(out[w], m.step(r, w, z, marg), ku, kw, m.States[z])
 			stack = append(stack, z)
 		}
 	}
 	return out
+}
+
+// step returns P(z | w) for adjacent nodes w and z, row-major
+// States[w]×States[z].
+func (m *Discrete) step(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
+	if r.Parent[z] == w {
+		return m.CPT[z]
+	}
+	// z is w's parent: P(z=a | w=b) = P(w=b|z=a) P(z=a) / P(w=b).
+	kw, kz := m.States[w], m.States[z]
+	step := make([]float64, kw*kz)
+	cw := m.CPT[w]
+	for b := 0; b < kw; b++ {
+		if marg[w][b] <= 0 {
+			continue
+		}
+		for a := 0; a < kz; a++ {
+			step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
+		}
+	}
+	return step
+}
+
+// nearTransition returns P(v | u) for nodes u ≠ v at most two edges apart,
+// exactly as transitions computes it, or nil when they are further apart.
+func (m *Discrete) nearTransition(r *tree.Rooted, u, v int, marg [][]float64) []float64 {
+	t := m.Tree
+	ku := m.States[u]
+	id := make([]float64, ku*ku)
+	for i := 0; i < ku; i++ {
+		id[i*ku+i] = 1
+	}
+	if t.HasEdge(u, v) {
+		return matMul(id, m.step(r, u, v, marg), ku, ku, m.States[v])
+	}
+	for _, x := range t.Neighbors(u) {
+		if t.HasEdge(x, v) {
+			kx := m.States[x]
+			tx := matMul(id, m.step(r, u, x, marg), ku, ku, kx)
+			return matMul(tx, m.step(r, x, v, marg), ku, kx, m.States[v])
+		}
+	}
+	return nil
+}
+
+// PairMarginalsNear returns PairMarginal(u, v) for each pair of nodes at
+// most two edges apart (nil for a pair further apart), computing the
+// marginals once: in time linear in the tree's size plus the number of
+// pairs, where calling PairMarginal per pair is quadratic.
+func (m *Discrete) PairMarginalsNear(pairs [][2]int) [][]float64 {
+	marg := m.Marginals()
+	r := m.Rooted()
+	out := make([][]float64, len(pairs))
+	for i, p := range pairs {
+		u, v := p[0], p[1]
+		if u == v {
+			out[i] = joint(marg[u], diagIdentity(m.States[u]), m.States[u])
+			continue
+		}
+		if tr := m.nearTransition(r, u, v, marg); tr != nil {
+			out[i] = joint(marg[u], tr, m.States[v])
+		}
+	}
+	return out
+}
+
+func diagIdentity(k int) []float64 {
+	id := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		id[i*k+i] = 1
+	}
+	return id
 }
 
 // PairMarginal returns the exact joint distribution of nodes u and v,

@@ -59,6 +59,28 @@ func (m *Discrete) distance(u, v int, marg, tr [][]float64) (float64, error) {
 	return d, nil
 }
 
+// EdgeDistances returns InformationDistance of the endpoints of every edge
+// of the model's tree, in the order of Tree.Edges(), computing the
+// marginals once; NaN where the distance is undefined (different numbers
+// of states, a state of probability 0).
+func (m *Discrete) EdgeDistances() []float64 {
+	marg := m.Marginals()
+	r := m.Rooted()
+	edges := m.Tree.Edges()
+	out := make([]float64, len(edges))
+	tr := make([][]float64, m.Tree.MaxID())
+	for i, e := range edges {
+		tr[e.V] = m.nearTransition(r, e.U, e.V, marg)
+		d, err := m.distance(e.U, e.V, marg, tr)
+		tr[e.V] = nil
+		if err != nil {
+			d = math.NaN()
+		}
+		out[i] = d
+	}
+	return out
+}
+
 // Distances returns the exact information distances between all pairs of
 // the given nodes, row-major len(nodes)×len(nodes).
 func (m *Discrete) Distances(nodes []int) ([]float64, error) {

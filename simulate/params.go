@@ -351,12 +351,9 @@ func gamma(rng *rand.Rand, a float64) float64 {
 // (a state of probability 0) leaves the length unknown (NaN), which is
 // what NaN lengths mean, rather than failing the simulation.
 func setDistances(m *model.Discrete) error {
-	for _, e := range m.Tree.Edges() {
-		d, err := m.InformationDistance(e.U, e.V)
-		if err != nil {
-			d = math.NaN()
-		}
-		if err := m.Tree.SetEdgeLength(e.U, e.V, d); err != nil {
+	lengths := m.EdgeDistances() // NaN where undefined
+	for i, e := range m.Tree.Edges() {
+		if err := m.Tree.SetEdgeLength(e.U, e.V, lengths[i]); err != nil {
 			return internalError(err) // an edge of the tree
 		}
 	}
