@@ -104,14 +104,8 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	}
 	negScore := func(ll float64, m model.Model) float64 { return 2*ll - float64(m.NumParams())*penalty }
 	bicOf := func(s *pruneState) float64 { return -2*s.ll + float64(s.m.NumParams())*logN }
-	tol := fit.EM.Tol
-	if tol == 0 {
-		tol = model.DefaultTol
-	}
-	maxIter := fit.EM.MaxIter
-	if maxIter == 0 {
-		maxIter = model.DefaultMaxIter
-	}
+	// Zero Tol and MaxIter mean the defaults in both EMs.
+	tol, maxIter := fit.EM.Tol, fit.EM.MaxIter
 	// Every candidate is fitted to the same data: share its moments.
 	cache := &model.GaussianCache{}
 	score := func(ct *tree.Tree, warm *pruneState, quick bool) (float64, *pruneState, error) {
@@ -124,21 +118,25 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		if quick {
 			iters = quickIter
 		}
-		switch w := pruneKind(warm); {
-		case warm == nil:
-			m, res, err = model.Fit(ct, d, fit)
-		case w.g != nil:
+		var wm model.Model
+		if warm != nil {
+			wm = warm.m
+		}
+		switch w := wm.(type) {
+		case *model.Gaussian:
 			// Edge lengths are −log|ρ| of the warm model, summed by the
 			// contraction: FitGaussian starts from the same correlations.
 			m, res, err = model.FitGaussian(ct, d, model.GaussianFitOptions{MaxIter: iters, Tol: tol, Cache: cache})
-		default:
+		case *model.Discrete:
 			var dm *model.Discrete
-			if dm, err = warmDiscrete(w.m, ct); err == nil {
+			if dm, err = warmDiscrete(w, ct); err == nil {
 				em := fit.EM
 				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Src, em.Progress = iters, tol, -1, true, nil, nil
 				res, err = dm.FitEM(d, em)
 				m = dm
 			}
+		default: // the input tree
+			m, res, err = model.Fit(ct, d, fit)
 		}
 		if err != nil {
 			return 0, nil, err
@@ -173,25 +171,6 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		}
 	}
 	return out, nil
-}
-
-// pruneKinds unpacks a model of either kind.
-type pruneKinds struct {
-	g *model.Gaussian
-	m *model.Discrete
-}
-
-func pruneKind(s *pruneState) pruneKinds {
-	if s == nil {
-		return pruneKinds{}
-	}
-	switch m := s.m.(type) {
-	case *model.Gaussian:
-		return pruneKinds{g: m}
-	case *model.Discrete:
-		return pruneKinds{m: m}
-	}
-	return pruneKinds{}
 }
 
 // setFittedLengths sets every edge length of t to the information distance of
