@@ -235,11 +235,8 @@ func (o *Options) Validate() error {
 	notFor := func(what string) error {
 		return fmt.Errorf("learn: %s do not apply to method %s", what, m)
 	}
-	switch {
-	case o.Distance.Kind != distance.Auto || o.Distance.Rank != 0:
-		if !m.UsesDistances() {
-			return notFor("distance options (Kind, Rank)")
-		}
+	if (o.Distance.Kind != distance.Auto || o.Distance.Rank != 0) && !m.UsesDistances() {
+		return notFor("distance options (Kind, Rank)")
 	}
 	if o.Distance.Pseudo != 0 && !m.UsesDistances() && m != ChowLiu {
 		return notFor("pseudo-counts on the pairwise tables (Distance.Pseudo)")
@@ -356,11 +353,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	if scored {
 		t1 := time.Now()
-		mi, err := distance.MutualInformation(st, opt.Distance.Pseudo)
-		if err != nil {
-			return nil, err
-		}
-		cl, err := structure.ChowLiu(st.Names(), mi)
+		cl, err := chowLiu(st, opt.Distance.Pseudo)
 		if err != nil {
 			return nil, err
 		}
@@ -482,11 +475,7 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 	var res *Result
 	switch {
 	case m == ChowLiu:
-		mi, err := distance.MutualInformation(st, opt.Distance.Pseudo)
-		if err != nil {
-			return nil, err
-		}
-		t, err := structure.ChowLiu(st.Names(), mi)
+		t, err := chowLiu(st, opt.Distance.Pseudo)
 		if err != nil {
 			return nil, err
 		}
@@ -509,6 +498,15 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 	res.Timings.Structure = time.Since(t1)
 	res.Tree.AutoNameHidden("h")
 	return res, nil
+}
+
+// chowLiu returns the Chow–Liu tree of the statistics' variables.
+func chowLiu(st *stats.Stats, pseudo float64) (*tree.Tree, error) {
+	mi, err := distance.MutualInformation(st, pseudo)
+	if err != nil {
+		return nil, err
+	}
+	return structure.ChowLiu(st.Names(), mi)
 }
 
 // FromDistances learns the structure from a distance matrix estimated
