@@ -324,11 +324,9 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		return usagef("--method %s needs a data file (it does not learn from distances)", m)
 	}
 	// Every check that does not need the data runs before it is read.
-	if _, err := o.learnOptions(cmd, m, fromMatrix, false); err != nil {
+	pre, err := o.learnOptions(cmd, m, fromMatrix, false)
+	if err != nil {
 		return err
-	}
-	if fromMatrix && o.out != "" {
-		return usagef("--out writes a fitted model, which needs a data file")
 	}
 	in := pathFlag{"DATA", source}
 	if fromMatrix {
@@ -351,11 +349,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if err != nil {
 			return err
 		}
-		opt, err := o.learnOptions(cmd, m, true, false)
-		if err != nil {
-			return err
-		}
-		if res, err = learn.FromDistances(dm, opt); err != nil {
+		if res, err = learn.FromDistances(dm, pre); err != nil {
 			return err
 		}
 	} else {
