@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -233,14 +234,7 @@ func candidates(t *tree.Tree, hiddenOnly bool, tried map[[2]int]bool) []candidat
 		}
 		out = append(out, c)
 	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		switch {
-		case a.length < b.length:
-			return -1
-		case a.length > b.length:
-			return 1
-		}
-		return 0
-	})
+	// Lengths are never NaN here, so cmp.Compare is the numeric order.
+	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(a.length, b.length) })
 	return out
 }

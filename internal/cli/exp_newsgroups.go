@@ -59,11 +59,7 @@ executable and its parents.`,
 					return err
 				}
 			}
-			outs, err := resultPaths("--out", out, "csv", "md")
-			if err != nil {
-				return err
-			}
-			if err := e.checkPaths([]pathFlag{{"--train", train}, {"--test", test}}, outs); err != nil {
+			if err := e.checkResults([]pathFlag{{"--train", train}, {"--test", test}}, out, "csv", "md"); err != nil {
 				return err
 			}
 			return runNewsgroups(e, train, test, out, experiment.NewsgroupsConfig{

@@ -48,11 +48,7 @@ and the table on standard output.`,
 			if trees < 1 {
 				return usagef("--trees %d: want at least 1", trees)
 			}
-			outs, err := resultPaths("--out", out, "csv", "txt")
-			if err != nil {
-				return err
-			}
-			if err := e.checkPaths(nil, outs); err != nil {
+			if err := e.checkResults(nil, out, "csv", "txt"); err != nil {
 				return err
 			}
 			sz, err := parseInts(sizes)

@@ -73,11 +73,7 @@ standard output.`,
   latentree experiment structure-recovery --runs 10 --sizes 1000,10000 --trees double-star --methods rg,clrg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			outs, err := resultPaths("--out", out, "csv", "svg", "png")
-			if err != nil {
-				return err
-			}
-			if err := e.checkPaths(nil, outs); err != nil {
+			if err := e.checkResults(nil, out, "csv", "svg", "png"); err != nil {
 				return err
 			}
 			sz, err := parseInts(sizes)
@@ -163,11 +159,7 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 		Example: `  latentree experiment quartet-recovery --reps 1000 --out results/quartet-recovery`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			outs, err := resultPaths("--out", out, "csv", "svg", "png")
-			if err != nil {
-				return err
-			}
-			if err := e.checkPaths(nil, outs); err != nil {
+			if err := e.checkResults(nil, out, "csv", "svg", "png"); err != nil {
 				return err
 			}
 			sz, err := parseInts(sizes)
@@ -221,11 +213,7 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 		Example: `  latentree experiment quartet-trees --reps 200 --out results/quartet-trees`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			outs, err := resultPaths("--out", out, "csv", "svg", "png")
-			if err != nil {
-				return err
-			}
-			if err := e.checkPaths(nil, outs); err != nil {
+			if err := e.checkResults(nil, out, "csv", "svg", "png"); err != nil {
 				return err
 			}
 			sz, err := parseInts(sizes)

@@ -310,6 +310,16 @@ func (s *stagedFile) abort() {
 // outputs for checkPaths ("--out (.csv)" → prefix.csv), after creating the
 // prefix's directory (so that checkPaths can check it is writable). An
 // empty prefix gives none.
+// checkResults checks, before any work, the files an experiment writes
+// next to its --out path prefix (see resultPaths) against its inputs.
+func (e *env) checkResults(inputs []pathFlag, prefix string, exts ...string) error {
+	outs, err := resultPaths("--out", prefix, exts...)
+	if err != nil {
+		return err
+	}
+	return e.checkPaths(inputs, outs)
+}
+
 func resultPaths(flag, prefix string, exts ...string) ([]pathFlag, error) {
 	if prefix == "" {
 		return nil, nil
