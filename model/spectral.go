@@ -1,0 +1,158 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
+)
+
+// Params names how Fit estimates a discrete model's parameters.
+type Params int
+
+const (
+	// ParamsEM (the default) fits conditional probability tables by EM.
+	ParamsEM Params = iota
+	// ParamsSpectral fits a Spectral model: the hierarchical low-rank
+	// tensor decomposition of Song et al. (ICML 2013), no iterations.
+	ParamsSpectral
+)
+
+// String returns "em" or "spectral".
+func (p Params) String() string {
+	switch p {
+	case ParamsEM:
+		return "em"
+	case ParamsSpectral:
+		return "spectral"
+	}
+	return fmt.Sprintf("Params(%d)", int(p))
+}
+
+// ParseParams parses "em" or "spectral".
+func ParseParams(s string) (Params, error) {
+	switch strings.ToLower(s) {
+	case "em":
+		return ParamsEM, nil
+	case "spectral":
+		return ParamsSpectral, nil
+	}
+	return 0, fmt.Errorf("model: unknown parameter method %q (want em or spectral)", s)
+}
+
+// Linker names the estimator of the linker matrix of each edge between two
+// hidden nodes of a Spectral model.
+type Linker int
+
+const (
+	// LinkerMStar (the default) is the rank-k′ linker M* of Song et al.
+	// (eqs. 5–6) on the local unfolding around the edge: the joint of the
+	// representatives of the other neighbours of both ends.
+	LinkerMStar Linker = iota
+	// LinkerParikh is the spectral algorithm of Parikh et al. (2011): the
+	// rank-k′ pseudo-inverse of the pair table of the edge's two
+	// representatives.
+	LinkerParikh
+	// LinkerMStarFull is the paper's literal M*: the unfolding of the
+	// whole current sub-tensor of Algorithm 1, computed over distinct rows
+	// by the QR route of §5.2.
+	LinkerMStarFull
+)
+
+// String returns "mstar", "parikh" or "mstar-full".
+func (l Linker) String() string {
+	switch l {
+	case LinkerMStar:
+		return "mstar"
+	case LinkerParikh:
+		return "parikh"
+	case LinkerMStarFull:
+		return "mstar-full"
+	}
+	return fmt.Sprintf("Linker(%d)", int(l))
+}
+
+// ParseLinker parses "mstar", "parikh" or "mstar-full".
+func ParseLinker(s string) (Linker, error) {
+	for _, l := range []Linker{LinkerMStar, LinkerParikh, LinkerMStarFull} {
+		if strings.EqualFold(s, l.String()) {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("model: unknown linker %q (want mstar, parikh or mstar-full)", s)
+}
+
+// DefaultSpectralTol is the relative cutoff of singular values in every
+// pseudo-inverse of a spectral fit: singular values below DefaultSpectralTol
+// times the largest are treated as zero.
+const DefaultSpectralTol = 1e-7
+
+// SpectralOptions configures FitSpectral.
+type SpectralOptions struct {
+	// HiddenStates is k′, the rank given to every hidden variable (0: 2).
+	HiddenStates int
+	// Linker is the estimator of the hidden–hidden linkers.
+	Linker Linker
+	// Tol is the relative singular-value cutoff (0: DefaultSpectralTol).
+	Tol float64
+	// Workers is the number of goroutines (0: GOMAXPROCS).
+	Workers int
+}
+
+// EdgeSpectrum reports the linker of one edge between two tensor-network
+// nodes of a Spectral model.
+type EdgeSpectrum struct {
+	// Parent and Child name the edge's ends (Child is farther from the
+	// root); A and B are the representatives the linker joins (A on the
+	// parent's side, B on the child's).
+	Parent string `json:"parent"`
+	Child  string `json:"child"`
+	A      string `json:"a"`
+	B      string `json:"b"`
+	// Rank is the rank used (at most k′, less when singular values were
+	// cut); Singular are the singular values of the matrix the rank was
+	// taken from, largest first; Cut counts those below the cutoff.
+	Rank     int       `json:"rank"`
+	Singular []float64 `json:"singular"`
+	Cut      int       `json:"cut,omitempty"`
+}
+
+// Spectral is a latent tree model whose parameters are a tensor network
+// (Song et al., ICML 2013): one table per hidden node over the
+// representatives of its neighbours and one linker matrix per edge between
+// hidden nodes. It gives an estimate P̂ of the joint distribution of the
+// observed variables, which may be ≤ 0 for some rows and need not sum to
+// exactly 1; it has no hidden-variable posteriors.
+type Spectral struct {
+	// Tree is the structure the model was fitted on.
+	Tree *tree.Tree
+	// HiddenStates is k′; Linker and Tol are the options of the fit.
+	HiddenStates int
+	Linker       Linker
+	Tol          float64
+	// States and Labels of the observed variables, indexed by node.
+	States []int
+	Labels [][]string
+	// Edges reports every linker.
+	Edges []EdgeSpectrum
+}
+
+// FitSpectral fits a Spectral model with structure t to the discrete data d.
+func FitSpectral(t *tree.Tree, d *data.Dataset, opt SpectralOptions) (*Spectral, error) {
+	return nil, errors.New("model: FitSpectral: not implemented yet")
+}
+
+// Prob returns P̂ of every row of d (missing cells marginalised); values
+// may be ≤ 0.
+func (s *Spectral) Prob(d *data.Dataset, opt InferOptions) ([]float64, error) {
+	return nil, errors.New("model: Spectral.Prob: not implemented yet")
+}
+
+// Discrete projects the spectral estimate onto valid conditional
+// probability tables: a discrete model with k′ states per hidden variable,
+// a start for EM.
+func (s *Spectral) Discrete() (*Discrete, error) {
+	return nil, errors.New("model: Spectral.Discrete: not implemented yet")
+}
