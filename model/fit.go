@@ -31,6 +31,11 @@ const (
 	// (default 5) run EM.RestartIter iterations each and the best
 	// continues.
 	InitRandom
+	// InitSpectral starts EM from the spectral estimate (FitSpectral with
+	// the same HiddenStates and Linker) projected onto valid conditional
+	// probability tables (Spectral.Discrete), and runs EM from there alone
+	// unless EM.Restarts > 0.
+	InitSpectral
 )
 
 // FitOptions configures Fit. The zero value fits a discrete model with two
@@ -46,6 +51,14 @@ type FitOptions struct {
 	AutoStates bool
 	// Init is the start of discrete EM.
 	Init Init
+	// Params is how a discrete model's parameters are estimated: by EM
+	// (the default; Fit returns a *Discrete) or spectrally (Fit returns a
+	// *Spectral and no EMResult; Init, AutoStates and EM must be zero).
+	Params Params
+	// Linker and SpectralTol configure the spectral estimate (Params
+	// ParamsSpectral, or Init InitSpectral); see SpectralOptions.
+	Linker      Linker
+	SpectralTol float64
 	// EM configures EM. For continuous data only Tol, MaxIter and
 	// Progress apply; Restarts, RestartIter, KeepInit, Pseudo and Rand
 	// must be zero.
@@ -65,8 +78,31 @@ func (o FitOptions) Validate(gaussian bool) error {
 		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", e.Pseudo)
 	case o.HiddenStates < 0:
 		return fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
-	case o.Init != InitSurrogate && o.Init != InitRandom:
+	case o.Init != InitSurrogate && o.Init != InitRandom && o.Init != InitSpectral:
 		return fmt.Errorf("model: unknown Init %d", o.Init)
+	case o.Params != ParamsEM && o.Params != ParamsSpectral:
+		return fmt.Errorf("model: unknown Params %d", o.Params)
+	case o.Linker != LinkerMStar && o.Linker != LinkerParikh && o.Linker != LinkerMStarFull:
+		return fmt.Errorf("model: unknown Linker %d", o.Linker)
+	case o.SpectralTol < 0 || o.SpectralTol >= 1 || math.IsNaN(o.SpectralTol):
+		return fmt.Errorf("model: spectral tolerance %g must be in [0, 1) (0: DefaultSpectralTol %g)", o.SpectralTol, DefaultSpectralTol)
+	}
+	if o.Params == ParamsSpectral {
+		var bad []string
+		if o.AutoStates {
+			bad = append(bad, "AutoStates")
+		}
+		if o.Init != InitSurrogate {
+			bad = append(bad, "Init")
+		}
+		if o.EM.MaxIter != 0 || o.EM.Tol != 0 || o.EM.Restarts != 0 || o.EM.RestartIter != 0 || o.EM.KeepInit || o.EM.Pseudo != 0 {
+			bad = append(bad, "EM")
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("model: %v do not apply to spectral parameters (no EM is run)", bad)
+		}
+	} else if (o.Linker != LinkerMStar || o.SpectralTol != 0) && o.Init != InitSpectral {
+		return errors.New("model: Linker and SpectralTol apply only to spectral parameters or the spectral start")
 	}
 	if !gaussian {
 		return nil
@@ -80,6 +116,9 @@ func (o FitOptions) Validate(gaussian bool) error {
 	}
 	if o.Init != InitSurrogate {
 		bad = append(bad, "Init")
+	}
+	if o.Params != ParamsEM {
+		bad = append(bad, "Params")
 	}
 	if e.Restarts != 0 || e.RestartIter != 0 || e.KeepInit {
 		bad = append(bad, "EM restarts")
