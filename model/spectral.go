@@ -114,4 +114,3 @@ type EdgeSpectrum struct {
 	Singular []float64 `json:"singular"`
 	Cut      int       `json:"cut,omitempty"`
 }
-
