@@ -28,6 +28,7 @@ type jsonSpecFactor struct {
 	// Node names the factor's tree node (empty for a copy of a split
 	// node); Parent is the parent factor's index (−1 for the root).
 	Node   string         `json:"node,omitempty"`
+	CopyOf string         `json:"copy_of,omitempty"`
 	Parent int            `json:"parent"`
 	Rank   int            `json:"rank"`
 	Modes  []jsonSpecMode `json:"modes"`
@@ -81,6 +82,9 @@ func (s *Spectral) WriteJSON(w io.Writer, prov *Provenance) error {
 		jf := jsonSpecFactor{Parent: fac.parent, Rank: fac.rank, Shape: fac.shape, Table: fac.table, Linker: fac.linker, Pair: fac.pair}
 		if fac.node >= 0 {
 			jf.Node = t.Name(fac.node)
+		}
+		if fac.copyOf >= 0 {
+			jf.CopyOf = t.Name(fac.copyOf)
 		}
 		if fac.parent >= 0 {
 			e := fac.edge
@@ -179,13 +183,20 @@ func specNetFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor) (*specNet
 		childOf[i] = -1
 	}
 	for f, jf := range jfs {
-		fac := specFactor{node: -1, parent: jf.Parent, rank: jf.Rank, table: jf.Table, linker: jf.Linker, pair: jf.Pair}
+		fac := specFactor{node: -1, copyOf: -1, parent: jf.Parent, rank: jf.Rank, table: jf.Table, linker: jf.Linker, pair: jf.Pair}
 		if jf.Node != "" {
 			v, ok := t.Lookup(jf.Node)
 			if !ok {
 				return nil, bad(f, "node %q is not in the tree", jf.Node)
 			}
 			fac.node = v
+		}
+		if jf.CopyOf != "" {
+			v, ok := t.Lookup(jf.CopyOf)
+			if !ok || fac.node >= 0 {
+				return nil, bad(f, "copy_of %q is not a node of the tree, or the factor is a node itself", jf.CopyOf)
+			}
+			fac.copyOf = v
 		}
 		if jf.Parent < -1 || jf.Parent >= nf || jf.Parent == f {
 			return nil, bad(f, "parent %d out of range", jf.Parent)

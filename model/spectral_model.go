@@ -98,6 +98,9 @@ func fitSpectral(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralO
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	if t.NumHidden() == 0 {
+		return nil, errors.New("model: spectral parameters need a tree with hidden nodes (this tree has none; fit it with EM)")
+	}
 	if d == nil || d.NumRows() == 0 {
 		return nil, errors.New("model: no data rows to fit")
 	}

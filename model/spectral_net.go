@@ -38,6 +38,7 @@ type specMode struct {
 // specFactor is one node of the tensor network.
 type specFactor struct {
 	node   int // tree node, or −1 for a split copy
+	copyOf int // for a split copy: the tree node it copies (else −1)
 	parent int // parent factor, −1 for the root
 	rank   int // the rank cap of the factor's variable: k′, or the states of an observed node
 	modes  []specMode
@@ -136,7 +137,12 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 		}
 		return c
 	}
-	// Split factors with too large tables into chains of copies.
+	// Split factors with too large tables into chains of copies; origin
+	// is the tree node a graph node stands for.
+	origin := make([]int, n)
+	for v := range origin {
+		origin[v] = v
+	}
 	for v := 0; v < len(adj); v++ {
 		if v < n && !alive[v] {
 			continue
@@ -154,6 +160,7 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 		c := len(adj)
 		moved := append([]int(nil), adj[v][keep:]...)
 		adj = append(adj, append(moved, v))
+		origin = append(origin, origin[v])
 		hidden = append(hidden, true)
 		rank = append(rank, rank[v])
 		adj[v] = append(adj[v][:keep:keep], c)
@@ -180,7 +187,11 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 			if v >= n {
 				node = -1
 			}
-			net.factors = append(net.factors, specFactor{node: node, parent: -1, rank: rank[v]})
+			copyOf := -1
+			if v >= n {
+				copyOf = origin[v]
+			}
+			net.factors = append(net.factors, specFactor{node: node, copyOf: copyOf, parent: -1, rank: rank[v]})
 		}
 	}
 	rootNode := DefaultRoot(t)

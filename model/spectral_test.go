@@ -1,9 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -138,6 +141,266 @@ func TestSpectralExactOnPopulation(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestSpectralProjectPopulation: on population tables with k′ = k the
+// projected CPTs give (up to the floor) the true distribution.
+func TestSpectralProjectPopulation(t *testing.T) {
+	for _, tc := range specTrees {
+		t.Run(tc.name, func(t *testing.T) {
+			m := specTestModel(t, tc.nw, 3, 2, 5)
+			d, p := population(t, m)
+			s, err := FitSpectralWeighted(m.Tree, d, p, SpectralOptions{HiddenStates: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := m.Clone()
+			dst.Randomize(rand.NewPCG(9, 9))
+			n, err := s.Project(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _, err := dst.LogLikelihood(d, InferOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kl := 0.0
+			for r := range p {
+				kl += p[r] * (math.Log(p[r]) - q[r])
+			}
+			t.Logf("%d of %d nodes projected, KL(P‖projected) = %.3g", n, m.Tree.NumNodes(), kl)
+			if n != m.Tree.NumNodes() || kl > 1e-3 {
+				t.Errorf("projected %d nodes, KL %.3g: want all and KL ≤ 1e-3 (the floor's cost)", n, kl)
+			}
+		})
+	}
+}
+
+// exactSpectral fits a spectral model to the population tables of a test
+// model with k′ = k.
+func exactSpectral(t *testing.T, nw string, n, k int, linker Linker) (*Discrete, *Spectral) {
+	t.Helper()
+	m := specTestModel(t, nw, n, k, 3)
+	d, p := population(t, m)
+	s, err := FitSpectralWeighted(m.Tree, d, p, SpectralOptions{HiddenStates: k, Linker: linker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
+
+// TestSpectralQueries: marginals, conditionals, imputation and distances
+// of an exact spectral model equal the true model's.
+func TestSpectralQueries(t *testing.T) {
+	m, s := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 3, 2, LinkerMStar)
+	rng := rand.New(rand.NewPCG(4, 4))
+	d, err := m.Sample(rand.NewPCG(5, 5), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Knock out cells, some rows entirely.
+	for j := 0; j < d.NumVars(); j++ {
+		col := d.Discrete(j)
+		for r := range col {
+			if rng.Float64() < 0.3 || r == 7 {
+				col[r] = data.Missing
+			}
+		}
+	}
+	want, _, err := m.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.LogLikelihood(d, InferOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range want {
+		if math.Abs(got[r]-want[r]) > 1e-9 {
+			t.Fatalf("row %d: log P̂ = %g, log P = %g", r, got[r], want[r])
+		}
+	}
+	obs := m.Tree.Observed()
+	cw, err := m.Conditionals(d, obs, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := s.Conditionals(d, obs, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := range obs {
+		for i := range cw[x].Prob {
+			if math.Abs(cw[x].Prob[i]-cg[x].Prob[i]) > 1e-9 {
+				t.Fatalf("%s: conditional %d = %g, want %g", cw[x].Name, i, cg[x].Prob[i], cw[x].Prob[i])
+			}
+		}
+	}
+	iw, err := m.Impute(d, ImputeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ig, err := s.Impute(d, ImputeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(iw.Cells) != len(ig.Cells) {
+		t.Fatalf("%d imputed cells, want %d", len(ig.Cells), len(iw.Cells))
+	}
+	for i := range iw.Cells {
+		if iw.Cells[i].Value != ig.Cells[i].Value && math.Abs(iw.Cells[i].Prob-ig.Cells[i].Prob) > 1e-9 {
+			t.Fatalf("cell %d imputed %s, want %s", i, ig.Cells[i].Value, iw.Cells[i].Value)
+		}
+	}
+	// Information distances need as many hidden as observed states.
+	m2, s2 := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 2, 2, LinkerMStar)
+	dw, err := m2.InformationDistances(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg, err := s2.InformationDistances(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range dw {
+		if math.Abs(dw[i]-dg[i]) > 1e-8 {
+			t.Fatalf("distance %d = %g, want %g", i, dg[i], dw[i])
+		}
+	}
+	if _, err := s.Conditionals(d, m.Tree.Hidden()[:1], InferOptions{}); err == nil || !strings.Contains(err.Error(), "hidden") {
+		t.Errorf("conditional of a hidden node: %v, want an error", err)
+	}
+	if s.NumParams() != m.NumParams() {
+		t.Errorf("NumParams %d, want the discrete model's %d", s.NumParams(), m.NumParams())
+	}
+}
+
+// TestSpectralSample: rows drawn from an exact spectral model have the
+// true model's pair marginals (within 4 standard errors).
+func TestSpectralSample(t *testing.T) {
+	m, s := exactSpectral(t, "(((a,b),(c,d)),(e,f));", 2, 2, LinkerMStar)
+	const n = 4000
+	d, err := s.Sample(rand.NewPCG(8, 8), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.Tree.Lookup("a")
+	f, _ := m.Tree.Lookup("f")
+	pw := m.PairMarginal(a, f)
+	ja, _ := d.Index("a")
+	jf, _ := d.Index("f")
+	cnt := make([]float64, 4)
+	for r := 0; r < n; r++ {
+		cnt[int(d.Discrete(ja)[r])*2+int(d.Discrete(jf)[r])]++
+	}
+	for i, p := range pw {
+		got := cnt[i] / n
+		if se := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 4*se {
+			t.Errorf("P(a,f) cell %d: sampled %.4f, true %.4f (se %.4f)", i, got, p, se)
+		}
+	}
+}
+
+// TestSpectralJSONRoundTrip: a written and read model gives the same P̂.
+func TestSpectralJSONRoundTrip(t *testing.T) {
+	for _, nw := range []string{"((a,b)x,(c,(d,e)),(f,g));", "(a,b,c,d,e,f,g,h);"} {
+		m := specTestModel(t, nw, 3, 2, 3)
+		d, err := m.Sample(rand.NewPCG(1, 1), 3000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := FitSpectral(m.Tree, d, SpectralOptions{HiddenStates: 2, Linker: LinkerParikh})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := s.WriteJSON(&buf, &Provenance{Method: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		back, prov, err := Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2, ok := back.(*Spectral)
+		if !ok || prov.Method != "test" || s2.Linker != LinkerParikh || s2.HiddenStates != 2 || len(s2.Edges) != len(s.Edges) {
+			t.Fatalf("read back %T %+v", back, prov)
+		}
+		p1, _ := s.Prob(d, InferOptions{})
+		p2, err := s2.Prob(d, InferOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range p1 {
+			if p1[r] != p2[r] {
+				t.Fatalf("row %d: P̂ %g after reading, %g before", r, p2[r], p1[r])
+			}
+		}
+	}
+}
+
+func TestSpectralBadInput(t *testing.T) {
+	m := specTestModel(t, "((a,b),(c,d),(e,f));", 2, 2, 3)
+	d, err := m.Sample(rand.NewPCG(1, 1), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noHidden, _ := tree.ParseNewick("((a,b)x,(c,d)y,(e,f)z)w;", tree.NewickOptions{})
+	fewer, _ := d.SelectNames([]string{"a", "b", "c", "d", "e"})
+	cont, _ := data.FromContinuous([]string{"a", "b", "c", "d", "e", "f"}, [][]float64{{1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}})
+	for _, tc := range []struct {
+		name string
+		t    *tree.Tree
+		d    *data.Dataset
+		opt  SpectralOptions
+		want string
+	}{
+		{"k′ < 1", m.Tree, d, SpectralOptions{HiddenStates: -1}, "hidden states"},
+		{"tol", m.Tree, d, SpectralOptions{Tol: 2}, "tolerance"},
+		{"no hidden", noHidden, d, SpectralOptions{}, "hidden nodes"},
+		{"missing variable", m.Tree, fewer, SpectralOptions{}, `"f"`},
+		{"continuous", m.Tree, cont, SpectralOptions{}, "discrete"},
+		{"no data", m.Tree, nil, SpectralOptions{}, "no data"},
+	} {
+		_, err := FitSpectral(tc.t, tc.d, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestSpectralSampledErrorFalls: on sampled data the median relative error
+// of P̂ falls with N for every linker.
+func TestSpectralSampledErrorFalls(t *testing.T) {
+	m := specTestModel(t, "(((a,b),(c,d)),((e,f),(g,h)));", 3, 2, 3)
+	test, err := m.Sample(rand.NewPCG(99, 1), 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, _, _ := m.LogLikelihood(test, InferOptions{})
+	for _, linker := range []Linker{LinkerMStar, LinkerParikh, LinkerMStarFull} {
+		var errs []float64
+		for _, n := range []int{1000, 100000} {
+			d, err := m.Sample(rand.NewPCG(uint64(n), 2), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := FitSpectral(m.Tree, d, SpectralOptions{HiddenStates: 2, Linker: linker})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := s.Prob(test, InferOptions{})
+			e := make([]float64, len(p))
+			for r := range p {
+				e[r] = math.Abs(p[r]-math.Exp(truth[r])) / math.Exp(truth[r])
+			}
+			slices.Sort(e)
+			errs = append(errs, e[len(e)/2])
+		}
+		t.Logf("%s: median ε %.3f at N=1000, %.3f at N=100000", linker, errs[0], errs[1])
+		if !(errs[1] < errs[0]/2) || errs[1] > 0.1 {
+			t.Errorf("%s: median ε %.3f → %.3f; want it to fall at least by half, below 0.1", linker, errs[0], errs[1])
 		}
 	}
 }
