@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -343,33 +344,77 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 	if !(tot > 0) {
 		return nil, errors.New("no row has all of the unfolding's variables observed")
 	}
-	k1, k2 := newKeyer(s1, states), newKeyer(s2, states)
 	type cell struct{ r, c int }
 	var pbRows, apRows [][]float64
 	// The joint's cells in order of first occurrence (deterministic sums).
-	cellID := map[cell]int{}
 	var cells []cell
 	var mass []float64
-	d.forRows(rows, func(r int) {
-		i, j := k1.id(d.cols, r), k2.id(d.cols, r)
-		if i == len(pbRows) {
-			pbRows = append(pbRows, make([]float64, nb))
+	r1, r2 := configs(s1, states), configs(s2, states)
+	if r1*r2 <= 1<<16 {
+		// Few configurations (the local unfolding): dense counts.
+		joint := make([]float64, r1*r2)
+		pb, ap := make([]float64, r1*nb), make([]float64, r2*na)
+		d.forRows(rows, func(r int) {
+			i, j := 0, 0
+			for _, v := range s1 {
+				i = i*states[v] + int(d.cols[v][r])
+			}
+			for _, v := range s2 {
+				j = j*states[v] + int(d.cols[v][r])
+			}
+			w := d.w(r) / tot
+			joint[i*r2+j] += w
+			pb[i*nb+int(d.cols[b][r])] += w
+			ap[j*na+int(d.cols[a][r])] += w
+		})
+		// Keep the configurations that occur.
+		id1, id2 := make([]int, r1), make([]int, r2)
+		for i := 0; i < r1; i++ {
+			id1[i] = -1
+			if row := pb[i*nb : (i+1)*nb]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
+				id1[i] = len(pbRows)
+				pbRows = append(pbRows, row)
+			}
 		}
-		if j == len(apRows) {
-			apRows = append(apRows, make([]float64, na))
+		for j := 0; j < r2; j++ {
+			id2[j] = -1
+			if row := ap[j*na : (j+1)*na]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
+				id2[j] = len(apRows)
+				apRows = append(apRows, row)
+			}
 		}
-		w := d.w(r) / tot
-		pbRows[i][d.cols[b][r]] += w
-		apRows[j][d.cols[a][r]] += w
-		id, ok := cellID[cell{i, j}]
-		if !ok {
-			id = len(cells)
-			cellID[cell{i, j}] = id
-			cells = append(cells, cell{i, j})
-			mass = append(mass, 0)
+		for i := 0; i < r1; i++ {
+			for j := 0; j < r2; j++ {
+				if w := joint[i*r2+j]; w != 0 {
+					cells = append(cells, cell{id1[i], id2[j]})
+					mass = append(mass, w)
+				}
+			}
 		}
-		mass[id] += w
-	})
+	} else {
+		k1, k2 := newKeyer(s1, states), newKeyer(s2, states)
+		cellID := map[cell]int{}
+		d.forRows(rows, func(r int) {
+			i, j := k1.id(d.cols, r), k2.id(d.cols, r)
+			if i == len(pbRows) {
+				pbRows = append(pbRows, make([]float64, nb))
+			}
+			if j == len(apRows) {
+				apRows = append(apRows, make([]float64, na))
+			}
+			w := d.w(r) / tot
+			pbRows[i][d.cols[b][r]] += w
+			apRows[j][d.cols[a][r]] += w
+			id, ok := cellID[cell{i, j}]
+			if !ok {
+				id = len(cells)
+				cellID[cell{i, j}] = id
+				cells = append(cells, cell{i, j})
+				mass = append(mass, 0)
+			}
+			mass[id] += w
+		})
+	}
 	ub, sb, vb, err := thinSVD(pbRows, nb)
 	if err != nil {
 		return nil, err
@@ -434,6 +479,18 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 	var m mat.Dense
 	m.Mul(left, right)
 	return append([]float64(nil), m.RawMatrix().Data...), nil
+}
+
+// configs returns the number of configurations of the nodes (capped).
+func configs(nodes, states []int) int {
+	c := 1
+	for _, v := range nodes {
+		c *= states[v]
+		if c > 1<<30 {
+			return 1 << 30
+		}
+	}
+	return c
 }
 
 // thinSVD factorises the rows×n matrix given by its rows: U (rows×n), the

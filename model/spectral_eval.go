@@ -36,6 +36,10 @@ func (m mvec) at(s int) float64 {
 // every mode i ≠ j and writes the vector over mode j to out (len
 // shape[j]). buf is scratch of at least 2·len(t).
 func contractExcept(t []float64, shape []int, vecs []mvec, j int, out, buf []float64) {
+	if j == 0 && len(shape) == 3 {
+		contract3(t, shape, vecs[1], vecs[2], out)
+		return
+	}
 	// Contract the trailing modes j+1.. from the last, alternating
 	// between the two halves of buf.
 	half := len(buf) / 2
@@ -105,16 +109,73 @@ func contractExcept(t []float64, shape []int, vecs []mvec, j int, out, buf []flo
 	}
 }
 
+// contract3 is contractExcept for a 3-mode table and mode 0, the common
+// case of binary trees.
+func contract3(t []float64, shape []int, v1, v2 mvec, out []float64) {
+	n0, n1, n2 := shape[0], shape[1], shape[2]
+	// (modeVecs gives summed-out leaves as dense vectors of ones.)
+	switch {
+	case v1.hot >= 0 && v2.hot >= 0:
+		off := v1.hot*n2 + v2.hot
+		for x := 0; x < n0; x++ {
+			out[x] = t[x*n1*n2+off]
+		}
+	case v2.hot >= 0:
+		a := v1.v[:n1]
+		for x := 0; x < n0; x++ {
+			s := 0.0
+			base := x*n1*n2 + v2.hot
+			for y, w := range a {
+				s += t[base+y*n2] * w
+			}
+			out[x] = s
+		}
+	case v1.hot >= 0:
+		b := v2.v[:n2]
+		for x := 0; x < n0; x++ {
+			row := t[(x*n1+v1.hot)*n2 : (x*n1+v1.hot+1)*n2]
+			s := 0.0
+			for z, c := range row {
+				s += c * b[z]
+			}
+			out[x] = s
+		}
+	default:
+		a, b := v1.v[:n1], v2.v[:n2]
+		for x := 0; x < n0; x++ {
+			s := 0.0
+			for y, w := range a {
+				row := t[(x*n1+y)*n2 : (x*n1+y+1)*n2]
+				r := 0.0
+				for z, c := range row {
+					r += c * b[z]
+				}
+				s += w * r
+			}
+			out[x] = s
+		}
+	}
+}
+
 // specEngine evaluates a network on bound rows.
 type specEngine struct {
 	net    *specNet
 	maxLen int
+	shapes [][]int // per factor: the folded table's shape
+	ones   []float64
 }
 
 func newSpecEngine(net *specNet) *specEngine {
-	e := &specEngine{net: net}
-	for _, f := range net.factors {
-		e.maxLen = max(e.maxLen, len(f.folded), len(f.table))
+	e := &specEngine{net: net, shapes: make([][]int, len(net.factors))}
+	for f := range net.factors {
+		fac := &net.factors[f]
+		e.maxLen = max(e.maxLen, len(fac.folded), len(fac.table))
+		e.shapes[f] = foldedShape(fac, nil)
+		for _, n := range fac.shape {
+			for len(e.ones) < n {
+				e.ones = append(e.ones, 1)
+			}
+		}
 	}
 	return e
 }
@@ -164,7 +225,7 @@ func (e *specEngine) modeVecs(w *specRow, f int, d *specData, r int, skip int) [
 		default:
 			c := d.cols[m.rep][r]
 			if c == data.Missing || m.rep == skip {
-				w.vecs = append(w.vecs, mvec{hot: hotOnes})
+				w.vecs = append(w.vecs, mvec{hot: hotDense, v: e.ones[:e.net.states[m.rep]]})
 			} else {
 				w.vecs = append(w.vecs, mvec{hot: int(c)})
 			}
@@ -177,14 +238,13 @@ func (e *specEngine) modeVecs(w *specRow, f int, d *specData, r int, skip int) [
 // normalised upward messages in w. skip (a node or −1) is summed out.
 func (e *specEngine) rowProb(w *specRow, d *specData, r, skip int) (float64, float64) {
 	net := e.net
-	logScale := 0.0
+	exp2 := 0 // P̂ = root value · 2^exp2
 	zero := false
-	var shape []int
 	for i := len(net.order) - 1; i >= 0; i-- {
 		f := net.order[i]
 		fac := &net.factors[f]
 		vecs := e.modeVecs(w, f, d, r, skip)
-		shape = foldedShape(fac, shape)
+		shape := e.shapes[f]
 		if fac.parent < 0 {
 			res := w.root[:shape[0]]
 			contractExcept(fac.folded, shape, vecs, 0, res, w.buf)
@@ -195,7 +255,7 @@ func (e *specEngine) rowProb(w *specRow, d *specData, r, skip int) (float64, flo
 			if zero || s == 0 || math.IsNaN(s) {
 				return 0, math.Inf(-1)
 			}
-			return math.Copysign(1, s), logScale + math.Log(math.Abs(s))
+			return math.Copysign(1, s), math.Log(math.Abs(s)) + float64(exp2)*math.Ln2
 		}
 		up := w.up[f]
 		contractExcept(fac.folded, shape, vecs, 0, up, w.buf)
@@ -207,10 +267,15 @@ func (e *specEngine) rowProb(w *specRow, d *specData, r, skip int) (float64, flo
 			zero = true
 			continue
 		}
-		for x := range up {
-			up[x] /= mx
+		// Rescale by an exact power of two only when the message drifts
+		// far from 1 (messages are signed: no logs needed).
+		if mx < 0x1p-200 || mx > 0x1p200 {
+			_, e2 := math.Frexp(mx)
+			for x := range up {
+				up[x] = math.Ldexp(up[x], -e2)
+			}
+			exp2 += e2
 		}
-		logScale += math.Log(mx)
 	}
 	return 0, math.Inf(-1)
 }
