@@ -19,6 +19,9 @@ type specData struct {
 	cols   [][]uint16
 	weight []float64
 	rows   int
+	// exact, if set, gives exact joint tables instead of counts (tests of
+	// population behaviour at sizes where rows cannot be enumerated).
+	exact func(nodes []int) ([]float64, error)
 }
 
 func (d *specData) w(r int) float64 {
@@ -90,6 +93,9 @@ func (d *specData) jointTable(nodes []int, states []int, t treeNamer) ([]float64
 	shape := make([]int, len(nodes))
 	for i, v := range nodes {
 		shape[i] = states[v]
+	}
+	if d.exact != nil {
+		return d.exact(nodes)
 	}
 	tab := make([]float64, cellCount(shape))
 	rows, tot := d.complete(nodes)
@@ -173,7 +179,7 @@ func (net *specNet) estimateFactor(f int, d *specData, linker Linker, tol float6
 		if linker == LinkerMStarFull {
 			s1, s2 = net.fullSides(f)
 		}
-		m, err = mstarLinker(d, net.states, s1, s2, a, b, rank, tol, &fac.edge)
+		m, err = mstarLinker(d, net.states, s1, s2, a, b, rank, tol, &fac.edge, tn)
 	}
 	if err != nil {
 		return fmt.Errorf("model: linker of edge %s–%s: %w", fac.edge.Parent, fac.edge.Child, err)
@@ -337,13 +343,9 @@ func (k *keyer) id(cols [][]uint16, r int) int {
 //
 // with PB = P_{S1;b} = U_B Σ_B V_Bᵀ and AᵀP = P_{a;S2} = U_A Σ_A V_Aᵀ
 // (thin SVDs, singular values below tol relative cut).
-func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64, e *EdgeSpectrum) ([]float64, error) {
+func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64, e *EdgeSpectrum, tn treeNamer) ([]float64, error) {
 	na, nb := states[a], states[b]
 	all := append(append([]int(nil), s1...), s2...)
-	rows, tot := d.complete(all)
-	if !(tot > 0) {
-		return nil, errors.New("no row has all of the unfolding's variables observed")
-	}
 	type cell struct{ r, c int }
 	var pbRows, apRows [][]float64
 	// The joint's cells in order of first occurrence (deterministic sums).
@@ -351,22 +353,31 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 	var mass []float64
 	r1, r2 := configs(s1, states), configs(s2, states)
 	if r1*r2 <= 1<<16 {
-		// Few configurations (the local unfolding): dense counts.
-		joint := make([]float64, r1*r2)
+		// Few configurations (the local unfolding): the dense joint table.
+		joint, err := d.jointTable(all, states, tn)
+		if err != nil {
+			return nil, err
+		}
 		pb, ap := make([]float64, r1*nb), make([]float64, r2*na)
-		d.forRows(rows, func(r int) {
-			i, j := 0, 0
-			for _, v := range s1 {
-				i = i*states[v] + int(d.cols[v][r])
+		ia, ib := slices.Index(s1, a), slices.Index(s2, b)
+		if ia < 0 || ib < 0 {
+			return nil, errors.New("internal error: a linker is not in its side of the unfolding")
+		}
+		sa, sb := 1, 1 // strides of a in S1's and b in S2's configurations
+		for _, v := range s1[ia+1:] {
+			sa *= states[v]
+		}
+		for _, v := range s2[ib+1:] {
+			sb *= states[v]
+		}
+		for i := 0; i < r1; i++ {
+			xa := i / sa % na
+			for j := 0; j < r2; j++ {
+				w := joint[i*r2+j]
+				pb[i*nb+j/sb%nb] += w
+				ap[j*na+xa] += w
 			}
-			for _, v := range s2 {
-				j = j*states[v] + int(d.cols[v][r])
-			}
-			w := d.w(r) / tot
-			joint[i*r2+j] += w
-			pb[i*nb+int(d.cols[b][r])] += w
-			ap[j*na+int(d.cols[a][r])] += w
-		})
+		}
 		// Keep the configurations that occur.
 		id1, id2 := make([]int, r1), make([]int, r2)
 		for i := 0; i < r1; i++ {
@@ -392,6 +403,13 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 			}
 		}
 	} else {
+		if d.exact != nil {
+			return nil, errors.New("the literal M* needs data rows")
+		}
+		rows, tot := d.complete(all)
+		if !(tot > 0) {
+			return nil, errors.New("no row has all of the unfolding's variables observed")
+		}
 		k1, k2 := newKeyer(s1, states), newKeyer(s2, states)
 		cellID := map[cell]int{}
 		d.forRows(rows, func(r int) {

@@ -404,3 +404,55 @@ func TestSpectralSampledErrorFalls(t *testing.T) {
 		}
 	}
 }
+
+// balancedNewick returns a balanced binary tree over leaves x lo..hi−1.
+func balancedNewick(lo, hi int) string {
+	if hi-lo == 1 {
+		return "x" + strconv.Itoa(lo)
+	}
+	mid := (lo + hi) / 2
+	return "(" + balancedNewick(lo, mid) + "," + balancedNewick(mid, hi) + ")"
+}
+
+// TestSpectralManyLeaves: with exact tables on a 500-leaf tree (rows of
+// probability far below 2^−200, so that messages are rescaled), log P̂
+// equals the exact log-likelihood for every linker that needs no rows.
+func TestSpectralManyLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large tree")
+	}
+	m := specTestModel(t, "("+balancedNewick(0, 250)+","+balancedNewick(250, 500)+");", 2, 2, 8)
+	d, err := m.Sample(rand.NewPCG(2, 2), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := m.LogLikelihood(d, InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want[0] > -200*math.Ln2 {
+		t.Fatalf("row 0 has log P = %g: too likely to need rescaling", want[0])
+	}
+	for _, linker := range []Linker{LinkerMStar, LinkerParikh} {
+		s := &Spectral{Tree: m.Tree, HiddenStates: 2, Linker: linker, Tol: DefaultSpectralTol,
+			States: m.States, Labels: make([][]string, m.Tree.MaxID()), root: DefaultRoot(m.Tree)}
+		net, err := buildNet(m.Tree, m.States, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &specData{exact: m.JointMarginal}
+		if err := net.estimate(src, SpectralOptions{HiddenStates: 2, Linker: linker, Tol: DefaultSpectralTol}, s); err != nil {
+			t.Fatal(err)
+		}
+		s.setNet(net)
+		got, _, err := s.LogLikelihood(d, InferOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range want {
+			if math.Abs(got[r]-want[r]) > 1e-8*math.Abs(want[r]) {
+				t.Fatalf("%s, row %d: log P̂ = %.12g, log P = %.12g", linker, r, got[r], want[r])
+			}
+		}
+	}
+}
