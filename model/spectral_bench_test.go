@@ -86,3 +86,13 @@ func BenchmarkEMPaperProtocol16x50k(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkSpectralFitFull16x50k(b *testing.B) {
+	truth, d := specBench(b, 16, 4, 50000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2, Linker: model.LinkerMStarFull}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
