@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -23,8 +24,8 @@ func PlotSpectral(w io.Writer, rows []SpectralRow, format string) error {
 		if !slices.Contains(topos, r.Topology) {
 			topos = append(topos, r.Topology)
 		}
-		if !slices.Contains(sets, r.SpectralSetting) {
-			sets = append(sets, r.SpectralSetting)
+		if !slices.Contains(sets, r.Setting) {
+			sets = append(sets, r.Setting)
 		}
 		if !slices.Contains(methods, r.Method) {
 			methods = append(methods, r.Method)
@@ -51,14 +52,14 @@ func PlotSpectral(w io.Writer, rows []SpectralRow, format string) error {
 				p.Y.Label.Text = m.label
 				p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 				p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-				p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+				p.Y.Tick.Marker = logTicks125{}
 				p.Legend.Left = true // bottom left: errors fall with N
 				p.Legend.TextStyle.Font.Size = vg.Points(8)
 				any := false
 				for k, name := range methods {
 					var pts plotter.XYs
 					for _, r := range rows {
-						if r.Topology == topo && r.SpectralSetting == set && r.Method == name {
+						if r.Topology == topo && r.Setting == set && r.Method == name {
 							if y := m.f(r); y > 0 && !math.IsInf(y, 0) {
 								pts = append(pts, plotter.XY{X: float64(r.Samples), Y: y})
 							}
@@ -86,4 +87,35 @@ func PlotSpectral(w io.Writer, rows []SpectralRow, format string) error {
 		}
 	}
 	return writeGrid(w, plots, format, 3.4*vg.Inch, 2.8*vg.Inch)
+}
+
+// logTicks125 labels a logarithmic axis at 1, 2 and 5 times the powers of
+// ten when it spans at most two decades (plot.LogTicks labels only the
+// powers, so a narrow range gets no label), otherwise at the powers.
+type logTicks125 struct{}
+
+// Ticks returns the ticks between min and max.
+func (logTicks125) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return plot.LogTicks{Prec: -1}.Ticks(min, max)
+	}
+	mults := []float64{1, 2, 5}
+	if math.Log10(max/min) > 2 {
+		return plot.LogTicks{Prec: -1}.Ticks(min, max)
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if slices.Contains(mults, float64(m)) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }
