@@ -37,6 +37,10 @@ type Score struct {
 	BICPaper float64 `json:"bic_paper"`
 	AIC      float64 `json:"aic"`
 	Hidden   int     `json:"hidden"`
+	// NonPositive counts the rows whose estimated probability is ≤ 0
+	// (possible under a Spectral model only); they are left out of
+	// LogLik.
+	NonPositive int `json:"nonpositive_rows"`
 }
 
 // Score computes the log-likelihood of d and the scores derived from it.
