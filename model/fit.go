@@ -169,11 +169,22 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		em.MaxIter = DefaultMaxIter
 	}
 	if gaussian {
+		if opt.Params == ParamsSpectral {
+			return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
+		}
 		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol, Progress: em.Progress})
 	}
 	k := opt.HiddenStates
 	if k == 0 {
 		k = 2
+	}
+	spec := SpectralOptions{HiddenStates: k, Linker: opt.Linker, Tol: opt.SpectralTol, Workers: em.Workers}
+	if opt.Params == ParamsSpectral {
+		s, err := FitSpectral(t, d, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, nil, nil
 	}
 	m, err := ForData(t, d, k)
 	if err != nil {
@@ -183,6 +194,21 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		em.Src = rand.NewPCG(1, 2)
 	}
 	switch opt.Init {
+	case InitSpectral:
+		if err := m.InitSurrogate(d, 0); err != nil {
+			return nil, nil, err
+		}
+		s, err := FitSpectral(t, d, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := s.Project(m); err != nil {
+			return nil, nil, err
+		}
+		em.KeepInit = true
+		if em.Restarts <= 0 {
+			em.Restarts = -1
+		}
 	case InitRandom:
 		em.KeepInit = false
 		if em.Restarts <= 0 {
