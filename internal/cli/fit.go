@@ -307,7 +307,7 @@ work with spectral models; they have no hidden-variable posteriors.`,
 					return err
 				}
 			}
-			if s, ok := any(m).(*model.Spectral); ok {
+			if s, ok := m.(*model.Spectral); ok {
 				if asJSON {
 					return writeJSON(e.stdout, map[string]any{"data": args[1], "params": "spectral", "hidden_states": s.HiddenStates,
 						"linker": s.Linker.String(), "spectral_tol": s.Tol, "seconds": sec, "score": sc, "edges": append([]model.EdgeSpectrum{}, s.Edges...)})
@@ -364,10 +364,10 @@ func printSpectralSummary(w io.Writer, s *model.Spectral, sc *model.Score, secon
 		fmt.Fprintln(w, "no linkers")
 		return
 	}
-	fmt.Fprintf(w, "%d linkers: %s; %d singular values cut (below %g of the largest)\n", len(s.Edges), strings.Join(parts, ", "), cut, s.Tol)
+	fmt.Fprintf(w, "%s: %s; %s cut (below %g of the largest)\n", plural(len(s.Edges), "linker"), strings.Join(parts, ", "), plural(cut, "singular value"), s.Tol)
 	const show = 5
 	if len(cutEdges) > show {
-		cutEdges = append(cutEdges[:show], fmt.Sprintf("%d more", len(cutEdges)-show))
+		cutEdges = append(cutEdges[:show], plural(len(cutEdges)-show, "more edge"))
 	}
 	if len(cutEdges) > 0 {
 		fmt.Fprintf(w, "  cut: %s\n", strings.Join(cutEdges, "; "))
@@ -390,4 +390,12 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

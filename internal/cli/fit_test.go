@@ -78,14 +78,6 @@ func TestFitRejectsSpectralFlags(t *testing.T) {
 	}
 }
 
-// skipUnlessSpectral skips while model.Fit cannot fit spectral models.
-func skipUnlessSpectral(t *testing.T, code int, out, errs string) {
-	t.Helper()
-	if code == ExitFailure && strings.Contains(errs, "not implemented") || code == ExitOK && strings.HasPrefix(out, "EM:") {
-		t.Skipf("spectral fitting is not available yet: exit %d, %q", code, errs)
-	}
-}
-
 // A spectral fit end to end: the summary, the model file, score (with
 // --rows) and infer.
 func TestFitSpectral(t *testing.T) {
@@ -93,11 +85,10 @@ func TestFitSpectral(t *testing.T) {
 	dir := t.TempDir()
 	mp := filepath.Join(dir, "spectral.json")
 	code, out, errs := run(t, "", "fit", "--params", "spectral", "--hidden-states", "3", nwk, disc, "--out", mp)
-	skipUnlessSpectral(t, code, out, errs)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, s := range []string{"spectral model: k′ = 3, linker mstar, 2000 rows", "rows with P̂ > 0", "rows with P̂ ≤ 0", "1 linkers: rank 3 on 1"} {
+	for _, s := range []string{"spectral model: k′ = 3, linker mstar, 2000 rows", "rows with P̂ > 0", "rows with P̂ ≤ 0", "1 linker: rank 3 on 1; 0 singular values cut"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("summary lacks %q:\n%s", s, out)
 		}
@@ -184,9 +175,6 @@ func TestFitSpectral(t *testing.T) {
 func TestFitInitSpectral(t *testing.T) {
 	nwk, disc := simulatedTree(t)
 	code, out, errs := run(t, "", "fit", "--init", "spectral", "--linker", "parikh", "--hidden-states", "3", nwk, disc)
-	if code == ExitFailure && strings.Contains(errs, "not implemented") {
-		t.Skipf("spectral start not available yet: %s", errs)
-	}
 	if code != ExitOK || !strings.HasPrefix(out, "EM: ") || !strings.Contains(out, "log-likelihood") {
 		t.Errorf("exit %d: %s %s", code, out, errs)
 	}

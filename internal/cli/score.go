@@ -199,7 +199,7 @@ The columns of DATA.csv must be the model's observed variables (in any order);
 
 // isSpectral reports whether m is a spectral model, whose P̂ may be ≤ 0.
 func isSpectral(m model.Model) bool {
-	_, ok := any(m).(*model.Spectral)
+	_, ok := m.(*model.Spectral)
 	return ok
 }
 
