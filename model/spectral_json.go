@@ -226,7 +226,7 @@ func specNetFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor) (*specNet
 				}
 				m.kind = modeParent
 			case "child":
-				if jm.Child <= 0 || jm.Child >= nf || childOf[jm.Child] >= 0 || jfs[jm.Child].Parent != f {
+				if jm.Child < 0 || jm.Child >= nf || childOf[jm.Child] >= 0 || jfs[jm.Child].Parent != f {
 					return nil, bad(f, "child %d is not a factor whose parent is %d", jm.Child, f)
 				}
 				childOf[jm.Child] = f

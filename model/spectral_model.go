@@ -334,6 +334,9 @@ func (s *Spectral) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 
 // Score returns the log-likelihood over the rows with P̂ > 0, the scores
 // derived from it, and the number of rows with P̂ ≤ 0 (NonPositive).
+// PerRow is the mean over the rows with P̂ > 0 (the others would be −∞);
+// BIC and AIC use the sum over those rows and all n rows, so they are not
+// comparable with another model's when NonPositive > 0.
 func (s *Spectral) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 	ll, total, err := s.LogLikelihood(d, opt)
 	if err != nil {
@@ -344,6 +347,9 @@ func (s *Spectral) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 		if math.IsNaN(x) {
 			sc.NonPositive++
 		}
+	}
+	if pos := sc.Rows - sc.NonPositive; pos > 0 {
+		sc.PerRow = total / float64(pos)
 	}
 	return sc, nil
 }

@@ -305,7 +305,9 @@ func TestSpectralSample(t *testing.T) {
 
 // TestSpectralJSONRoundTrip: a written and read model gives the same P̂.
 func TestSpectralJSONRoundTrip(t *testing.T) {
-	for _, nw := range []string{"((a,b)x,(c,(d,e)),(f,g));", "(a,b,c,d,e,f,g,h);"} {
+	// The third tree's root factor is not the first node (a root that is
+	// not factor 0).
+	for _, nw := range []string{"((a,b)x,(c,(d,e)),(f,g));", "(a,b,c,d,e,f,g,h);", "(a,(b,c),(d,(e,f,g,h)));"} {
 		m := specTestModel(t, nw, 3, 2, 3)
 		d, err := m.Sample(rand.NewPCG(1, 1), 3000)
 		if err != nil {
