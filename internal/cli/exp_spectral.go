@@ -55,6 +55,12 @@ with P̂ ≤ 0. Methods:
   mstar-full   spectral, the paper's literal M*
   em-spectral  latentree's default EM from the spectral start
 
+EM is slow at large N, so by default the EM methods run on only 5 of the
+models at N ≥ 50,000 (--large-size, --large-models) and em-default and
+em-spectral only at N ≤ 10,000 and on 5 models (--long-max-size,
+--long-models); 0 lifts a bound. The default run takes about 20 minutes on 2
+cores; --quick about 2.
+
 A method that fails is reported as such and the run goes on. Writes OUT.csv,
 OUT.md, OUT.svg and OUT.png (--out is a path prefix) and the tables on
 standard output. Same --seed, same results (times aside) on any number of
@@ -158,9 +164,9 @@ cores; settings differing only in k′ share their true models and data.`,
 	f.StringVar(&sizes, "sizes", "200,1000,5000,10000,50000,100000", "numbers of training rows")
 	f.IntVar(&models, "models", 10, "random models per topology and setting")
 	f.IntVar(&largeSize, "large-size", 50000, "EM methods run on only --large-models models at sizes ≥ this (0: no bound)")
-	f.IntVar(&largeModels, "large-models", 3, "models the EM methods run on at sizes ≥ --large-size (0: no bound)")
+	f.IntVar(&largeModels, "large-models", 5, "models the EM methods run on at sizes ≥ --large-size (0: no bound)")
 	f.IntVar(&longMax, "long-max-size", 10000, "em-default and em-spectral run only at sizes ≤ this (0: no bound)")
-	f.IntVar(&longModels, "long-models", 3, "models em-default and em-spectral run on (0: all)")
+	f.IntVar(&longModels, "long-models", 5, "models em-default and em-spectral run on (0: all)")
 	f.IntVar(&testRows, "test-rows", 1000, "test rows per model")
 	f.Float64Var(&mu, "mu", experiment.DefaultSpectralMu, "perturbation μ of the true CPTs: rows (e_a + μ·u)/Σ, u ~ U[0,1]^s")
 	f.StringArrayVar(&settings, "settings", nil, "settings O,n,k,k′ separated by ';' or given repeatedly, e.g. --settings 16,4,4,2 (default 16,4,4,2; 16,4,4,3; 16,4,2,2)")
