@@ -232,10 +232,12 @@ func normalizeInto(dst, src []float64, rows, k int, pseudo float64) {
 }
 
 // EMOptions configures EM. The zero value runs 5 random restarts of 10
-// plain EM iterations, then SQUAREM-accelerated EM from the best start
-// until the estimated remaining gain in log-likelihood is at most
-// DefaultTol·|L| (StopAuto). The protocol of Song et al. (2013) is
-// EMOptions{Accel: AccelNone, Stop: StopRelative, Tol: 1e-4}.
+// plain EM iterations, then SQUAREM-accelerated EM (AccelSQUAREM) from the
+// best start until StopAuto's bound on the remaining gain in
+// log-likelihood is at most DefaultTol·|L|. The protocol of Song et al.
+// (2013), plain EM from 5 random starts stopped at relative change 1e-4,
+// is EMOptions{Accel: AccelNone, Stop: StopRelative, Tol: 1e-4} (here the
+// restarts are 10-iteration screens and only the best runs to the end).
 type EMOptions struct {
 	// MaxIter bounds the E-steps of the final run (default
 	// DefaultMaxIter). A plain EM iteration is one E-step; a SQUAREM cycle
@@ -260,7 +262,8 @@ type EMOptions struct {
 	// log-likelihood L(θ) + Pseudo·Σ log θ over all prior and CPT entries
 	// (the log-posterior under Dirichlet(1+Pseudo) priors, up to a
 	// constant), and that is what the trace, the safeguard of SQUAREM and
-	// the stopping rule use.
+	// the stopping rule use; zero probabilities of the start are first
+	// raised to 1e-10 so that it is finite.
 	Pseudo float64
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
@@ -280,16 +283,18 @@ type EMResult struct {
 	// Iterations counts the E-steps of the final run (each costs one pass
 	// over the distinct rows): plain EM does one per iteration, a SQUAREM
 	// cycle three. The restart phase is not included.
-	Iterations int  `json:"iterations"`
-	Converged  bool `json:"converged"`
+	Iterations int `json:"iterations"`
+	// Converged reports that the stopping rule, not MaxIter, ended the
+	// final run.
+	Converged bool `json:"converged"`
 	// Trace has one entry per E-step of the final run: the objective (the
-	// log-likelihood, penalised when Pseudo > 0) of the best parameters
-	// evaluated so far, that is of the start, of each plain EM step, and of
-	// each accepted SQUAREM extrapolation (a rejected one repeats the
-	// previous entry). It never decreases, up to rounding.
+	// log-likelihood, penalised when Pseudo > 0) at the parameters the run
+	// has reached: the start, each plain EM step, each accepted SQUAREM
+	// extrapolation; the E-step of a rejected extrapolation repeats the
+	// previous entry. It never decreases, up to rounding.
 	Trace []float64 `json:"trace"`
-	// Starts are the log-likelihoods each start reached after the restart
-	// phase.
+	// Starts are the objectives (log-likelihoods, penalised when
+	// Pseudo > 0) each start reached after the restart phase.
 	Starts []float64 `json:"starts,omitempty"`
 	// Rows and DistinctRows count the data rows and the distinct rows EM
 	// worked on (identical rows are weighted, not repeated).

@@ -12,16 +12,22 @@ const (
 	// AccelSQUAREM (the default) is SQUAREM (Varadhan & Roland 2008,
 	// scheme SqS3). From θ0 a cycle takes two EM steps, θ1 = M(θ0) and
 	// θ2 = M(θ1), and jumps to θ′ = θ0 − 2αr + α²v with r = θ1 − θ0,
-	// v = θ2 − 2θ1 + θ0 and α = −‖r‖/‖v‖, clamped to at most −1
-	// (α = −1 gives θ′ = θ2). θ′ is projected back onto valid
-	// distributions (entries below 1e-10 raised to it, rows renormalised)
-	// and evaluated; if its objective is at least that of θ1 (the last
-	// plain EM point evaluated) it is accepted and followed by one
-	// stabilising EM step M(θ′), otherwise the cycle falls back to θ2, the
-	// plain EM point. Either way the objective never decreases: EM does not
-	// decrease it from any valid point. A cycle costs three E-steps
-	// (θ1, θ′, and the point the next cycle starts from) for what is often
-	// tens of plain EM steps' worth of progress on slowly converging fits.
+	// v = θ2 − 2θ1 + θ0 and α = −‖r‖/‖v‖, clamped to [−s, −1] (α = −1
+	// gives θ′ = θ2). The cap s starts at 1 and is multiplied by 4 after
+	// an accepted jump that used it and divided by 4 after a rejected one
+	// (the step-length control of Varadhan's SQUAREM package): SqS3's
+	// α alone reaches −1000 on slow fits and overshoots. θ′ is projected
+	// back onto valid distributions: every entry is raised to at least
+	// 0.3 times its value at θ2 (and 1e-10), and rows are renormalised. (A
+	// fixed small floor instead left entries that overshot below zero
+	// near 1e-10, from which EM recovers only slowly, multiplying the
+	// E-steps to convergence by up to four on test fits.) θ′ is accepted
+	// if its objective is at least that of θ1, the last plain EM point
+	// evaluated, and then followed by one stabilising EM step M(θ′);
+	// otherwise the cycle falls back to θ2, the plain EM point. Either way
+	// the objective never decreases, since an EM step does not decrease
+	// it from any valid point. A cycle costs three E-steps (θ1, θ′, and
+	// the point the next cycle starts from).
 	AccelSQUAREM Accel = iota
 	// AccelNone is plain EM: one E-step and one M-step per iteration.
 	AccelNone
@@ -53,16 +59,17 @@ const (
 	// mistakes slow progress for convergence: at 1e-4 it stops hundreds
 	// of nats short on 50,000 rows. Local estimates of ρ are unreliable
 	// here: Aitken's Δ² on SQUAREM's cycle gains (which jump tenfold
-	// between accepted and rejected extrapolations), or a log-linear fit
-	// over the last 4 to 16 cycles, stopped 1 to 180 nats short on every
-	// one of seven test fits. StopAuto therefore bounds the remaining gain
+	// between accepted and rejected extrapolations), a log-linear fit of
+	// the gains over the last 4 to 16 cycles, or the rate SQUAREM's
+	// ‖r‖/‖v‖ implies, each stopped more than 1 nat short (up to 180) on
+	// at least six of seven test fits. StopAuto therefore bounds the remaining gain
 	// by 1000·g, treating any rate up to 1 − 1/1000 as possible, and so
 	// stops when that bound is at most Tol·|L|: about 0.7 nats at
 	// DefaultTol on those fits. Plain EM pays for such a strict rule with
 	// thousands of iterations; SQUAREM, whose last phase converges fast,
 	// with few (see AccelSQUAREM). A cycle that gains nothing at all (a
 	// fixed point up to rounding) also stops EM. For plain EM, StopAuto is
-	// the relative-change rule with tolerance Tol/1000.
+	// in effect the relative-change rule with tolerance Tol/1000.
 	StopAuto Stop = iota
 	// StopRelative is the classic rule (the protocol of Song et al. 2013
 	// with Tol 1e-4): stop when |L_j − L_{j−1}| / ((|L_j| + |L_{j−1}|)/2)

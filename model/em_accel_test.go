@@ -122,15 +122,17 @@ func TestEMConvergesFast(t *testing.T) {
 	}
 }
 
-// BenchmarkEMConvergence is issue 11's measurement: six random models
-// (seeds 1–3, noise 0.5 and 1) with 50,000 rows; for each EM run it
+// BenchmarkEMConvergence is issue 11's measurement: twelve random models
+// (seeds 1–6, noise 0.5 and 1) with 50,000 rows; for each EM run it
 // reports the log-likelihood gap to the true model (positive: below it)
-// and the E-steps of the final run. Minutes: run it alone,
+// and the E-steps of the final run. (SQUAREM's step control and StopAuto
+// were designed on seeds 1–3; seeds 4–6 are held out.) About ten minutes
+// on 2 cores: run it alone,
 //
-//	go test ./model -run '^$' -bench EMConvergence -benchtime 1x
+//	go test ./model -run '^$' -bench EMConvergence -benchtime 1x -timeout 0
 func BenchmarkEMConvergence(b *testing.B) {
 	for _, mu := range []float64{0.5, 1} {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= 6; seed++ {
 			b.Run(fmt.Sprintf("mu=%g/seed=%d", mu, seed), func(b *testing.B) {
 				truth, fresh, d := emSetting(b, seed, mu, 50000)
 				_, llTrue, err := truth.LogLikelihood(d, model.InferOptions{})
