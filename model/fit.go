@@ -33,8 +33,9 @@ const (
 	InitRandom
 	// InitSpectral starts EM from the spectral estimate (FitSpectral with
 	// the same HiddenStates and Linker) projected onto valid conditional
-	// probability tables (Spectral.Discrete), and runs EM from there alone
-	// unless EM.Restarts > 0.
+	// probability tables (Spectral.Project, over the surrogate start where
+	// the estimate does not determine them), and runs EM from there alone
+	// unless EM.Restarts > 0. A tree without hidden nodes needs no start.
 	InitSpectral
 )
 
@@ -198,12 +199,14 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		if err := m.InitSurrogate(d, 0); err != nil {
 			return nil, nil, err
 		}
-		s, err := FitSpectral(t, d, spec)
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := s.Project(m); err != nil {
-			return nil, nil, err
+		if t.NumHidden() > 0 { // (without hidden nodes EM needs no start)
+			s, err := FitSpectral(t, d, spec)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, err := s.Project(m); err != nil {
+				return nil, nil, err
+			}
 		}
 		em.KeepInit = true
 		if em.Restarts <= 0 {

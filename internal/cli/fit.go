@@ -97,6 +97,9 @@ const (
 type spectralFlags struct {
 	params, init, linker string
 	tol                  float64
+	// keep names flags of the EM group that --params spectral leaves
+	// alone (learn's --seed also drives the quartet order).
+	keep []string
 }
 
 func (f *spectralFlags) registerInit(fs *pflag.FlagSet) {
@@ -149,7 +152,7 @@ func (f *spectralFlags) apply(cmd *cobra.Command, opt *model.FitOptions, continu
 	if params == model.ParamsSpectral {
 		var bad string
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
-			if g := fl.Annotations[groupAnnotation]; bad == "" && len(g) > 0 && g[0] == emGroup && fl.Name != "hidden-states" {
+			if g := fl.Annotations[groupAnnotation]; bad == "" && len(g) > 0 && g[0] == emGroup && fl.Name != "hidden-states" && !slices.Contains(f.keep, fl.Name) {
 				bad = fl.Name
 			}
 		})
