@@ -35,8 +35,9 @@ const (
 	InitRandom
 	// InitSpectral starts EM from the spectral estimate (FitSpectral with
 	// the same HiddenStates and Linker) projected onto valid conditional
-	// probability tables (Spectral.Discrete), and runs EM from there alone
-	// unless EM.Restarts > 0.
+	// probability tables (Spectral.Project, over the surrogate start where
+	// the estimate does not determine them), and runs EM from there alone
+	// unless EM.Restarts > 0. A tree without hidden nodes needs no start.
 	InitSpectral
 )
 
@@ -179,11 +180,22 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		em.MaxIter = DefaultMaxIter
 	}
 	if gaussian {
+		if opt.Params == ParamsSpectral {
+			return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
+		}
 		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol, Progress: em.Progress})
 	}
 	k := opt.HiddenStates
 	if k == 0 {
 		k = 2
+	}
+	spec := SpectralOptions{HiddenStates: k, Linker: opt.Linker, Tol: opt.SpectralTol, Workers: em.Workers}
+	if opt.Params == ParamsSpectral {
+		s, err := FitSpectral(t, d, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, nil, nil
 	}
 	m, err := ForData(t, d, k)
 	if err != nil {
@@ -193,6 +205,23 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		em.Src = rand.NewPCG(1, 2)
 	}
 	switch opt.Init {
+	case InitSpectral:
+		if err := m.InitSurrogate(d, 0); err != nil {
+			return nil, nil, err
+		}
+		if t.NumHidden() > 0 { // (without hidden nodes EM needs no start)
+			s, err := FitSpectral(t, d, spec)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, err := s.Project(m); err != nil {
+				return nil, nil, err
+			}
+		}
+		em.KeepInit = true
+		if em.Restarts <= 0 {
+			em.Restarts = -1
+		}
 	case InitRandom:
 		em.KeepInit = false
 		if em.Restarts <= 0 {

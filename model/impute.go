@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
 )
 
 // ImputeOptions configures Impute.
@@ -99,25 +100,31 @@ func missingColumns(names func(string) (int, bool), d *data.Dataset) (cols, node
 // distribution. On sparse data the most likely state is nearly always the
 // common one: the probabilities say how sure each filled value is.
 func (m *Discrete) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
+	return imputeDiscrete(m.Tree, m.StateLabels, m.Conditionals, d, opt)
+}
+
+// imputeDiscrete imputes with the conditionals of a discrete or spectral
+// model on tree t.
+func imputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals func(*data.Dataset, []int, InferOptions) ([]Conditional, error), d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
 	}
-	if err := matchColumns(m.Tree, d); err != nil {
+	if err := matchColumns(t, d); err != nil {
 		return nil, err
 	}
-	cols, nodes, err := missingColumns(m.Tree.Lookup, d)
+	cols, nodes, err := missingColumns(t.Lookup, d)
 	if err != nil {
 		return nil, err
 	}
-	post, err := m.Conditionals(d, nodes, opt.InferOptions)
+	post, err := conditionals(d, nodes, opt.InferOptions)
 	if err != nil {
 		return nil, err
 	}
 	vars := make([]data.Variable, d.NumVars())
 	out := make([][]uint16, d.NumVars())
 	for j := range vars {
-		v, _ := m.Tree.Lookup(d.Var(j).Name)
-		labels := m.StateLabels(v)
+		v, _ := t.Lookup(d.Var(j).Name)
+		labels := stateLabels(v)
 		dv := d.Var(j)
 		vars[j] = data.Variable{Name: dv.Name, Kind: data.Discrete, States: labels}
 		code := make([]uint16, len(dv.States))

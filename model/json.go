@@ -259,7 +259,7 @@ func (g *Gaussian) WriteJSON(w io.Writer, prov *Provenance) error {
 }
 
 // Read reads a model file of either type (written by WriteJSON) and
-// returns a *Discrete or a *Gaussian.
+// returns a *Discrete, a *Gaussian or a *Spectral.
 func Read(in io.Reader) (Model, *Provenance, error) {
 	raw, err := io.ReadAll(in)
 	if err != nil {
@@ -271,8 +271,11 @@ func Read(in io.Reader) (Model, *Provenance, error) {
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	if head.Type == "gaussian" {
+	switch head.Type {
+	case "gaussian":
 		return readGaussian(raw)
+	case "spectral":
+		return readSpectral(raw)
 	}
 	m, p, err := ReadJSON(bytes.NewReader(raw))
 	if err != nil {

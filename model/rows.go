@@ -12,21 +12,19 @@ import (
 // the probability is ≤ 0). The log is computed directly, so it stays
 // finite where the probability underflows to 0.
 func RowLikelihoods(m Model, d *data.Dataset, opt InferOptions) (prob, loglik []float64, err error) {
-	if s, ok := m.(interface {
-		Prob(*data.Dataset, InferOptions) ([]float64, error)
-	}); ok {
-		p, err := s.Prob(d, opt)
+	if s, ok := m.(*Spectral); ok {
+		sign, la, err := s.logProb(d, opt)
 		if err != nil {
 			return nil, nil, err
 		}
-		ll := make([]float64, len(p))
-		for i, x := range p {
-			ll[i] = math.NaN()
-			if x > 0 {
-				ll[i] = math.Log(x)
+		prob = make([]float64, len(sign))
+		for i := range la {
+			prob[i] = sign[i] * math.Exp(la[i])
+			if sign[i] <= 0 {
+				la[i] = math.NaN()
 			}
 		}
-		return p, ll, nil
+		return prob, la, nil
 	}
 	ll, _, err := m.LogLikelihood(d, opt)
 	if err != nil {

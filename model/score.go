@@ -37,6 +37,9 @@ type Score struct {
 	BICPaper float64 `json:"bic_paper"`
 	AIC      float64 `json:"aic"`
 	Hidden   int     `json:"hidden"`
+	// NonPositive counts the rows whose estimated probability is ≤ 0 (a
+	// Spectral model's P̂ can be); LogLik sums over the other rows.
+	NonPositive int `json:"nonpositive_rows,omitempty"`
 }
 
 // Score computes the log-likelihood of d and the scores derived from it.

@@ -1,12 +1,8 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/latentree/latentree/data"
-	"github.com/latentree/latentree/tree"
 )
 
 // Params names how Fit estimates a discrete model's parameters.
@@ -117,42 +113,4 @@ type EdgeSpectrum struct {
 	Rank     int       `json:"rank"`
 	Singular []float64 `json:"singular"`
 	Cut      int       `json:"cut,omitempty"`
-}
-
-// Spectral is a latent tree model whose parameters are a tensor network
-// (Song et al., ICML 2013): one table per hidden node over the
-// representatives of its neighbours and one linker matrix per edge between
-// hidden nodes. It gives an estimate P̂ of the joint distribution of the
-// observed variables, which may be ≤ 0 for some rows and need not sum to
-// exactly 1; it has no hidden-variable posteriors.
-type Spectral struct {
-	// Tree is the structure the model was fitted on.
-	Tree *tree.Tree
-	// HiddenStates is k′; Linker and Tol are the options of the fit.
-	HiddenStates int
-	Linker       Linker
-	Tol          float64
-	// States and Labels of the observed variables, indexed by node.
-	States []int
-	Labels [][]string
-	// Edges reports every linker.
-	Edges []EdgeSpectrum
-}
-
-// FitSpectral fits a Spectral model with structure t to the discrete data d.
-func FitSpectral(t *tree.Tree, d *data.Dataset, opt SpectralOptions) (*Spectral, error) {
-	return nil, errors.New("model: FitSpectral: not implemented yet")
-}
-
-// Prob returns P̂ of every row of d (missing cells marginalised); values
-// may be ≤ 0.
-func (s *Spectral) Prob(d *data.Dataset, opt InferOptions) ([]float64, error) {
-	return nil, errors.New("model: Spectral.Prob: not implemented yet")
-}
-
-// Discrete projects the spectral estimate onto valid conditional
-// probability tables: a discrete model with k′ states per hidden variable,
-// a start for EM.
-func (s *Spectral) Discrete() (*Discrete, error) {
-	return nil, errors.New("model: Spectral.Discrete: not implemented yet")
 }

@@ -8,7 +8,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,15 +97,103 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	return opt, nil
 }
 
+// Flag groups of fit: the EM flags (emFlags and --init) and the spectral
+// ones.
+const (
+	emGroup       = "Parameters (EM)"
+	spectralGroup = "Parameters (spectral)"
+)
+
+// spectralFlags are fit's flags that choose how parameters are estimated
+// (--params) and where discrete EM starts (--init), and that configure the
+// spectral estimate.
+type spectralFlags struct {
+	params, init, linker string
+	tol                  float64
+	// keep names flags of the EM group that --params spectral leaves
+	// alone (learn's --seed also drives the quartet order).
+	keep []string
+}
+
+func (f *spectralFlags) registerInit(fs *pflag.FlagSet) {
+	fs.StringVar(&f.init, "init", "surrogate", "discrete data: start of EM: surrogate (moment-based), random (5 random starts unless --restarts; as --random-init) or spectral (the spectral estimate projected onto valid tables)")
+}
+
+func (f *spectralFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.params, "params", "em", "discrete data: how parameters are estimated: em, or spectral (hierarchical tensor decomposition of Song et al. 2013 with --hidden-states as k′: no iterations, P̂ may be ≤ 0 for some rows)")
+	fs.StringVar(&f.linker, "linker", "mstar", "with --params spectral or --init spectral: estimator of the hidden–hidden linkers: mstar (local rank-k′ M*), parikh (Parikh et al. 2011) or mstar-full (M* on the whole sub-tensor)")
+	fs.Float64Var(&f.tol, "spectral-tol", model.DefaultSpectralTol, "with --params spectral or --init spectral: singular values below this times the largest are cut, in (0, 1)")
+}
+
+// apply sets opt's Params, Init, Linker and SpectralTol from the flags,
+// rejecting bad values and flags that do not apply: EM flags with
+// --params spectral, --linker and --spectral-tol without spectral
+// parameters or start, and any of them on continuous data. opt comes from
+// emFlags.fitOptions.
+func (f *spectralFlags) apply(cmd *cobra.Command, opt *model.FitOptions, continuous bool) error {
+	changed := cmd.Flags().Changed
+	params, err := model.ParseParams(f.params)
+	if err != nil {
+		return usagef("--params %q: want em or spectral", f.params)
+	}
+	linker, err := model.ParseLinker(f.linker)
+	if err != nil {
+		return usagef("--linker %q: want mstar, parikh or mstar-full", f.linker)
+	}
+	inits := map[string]model.Init{"surrogate": model.InitSurrogate, "random": model.InitRandom, "spectral": model.InitSpectral}
+	init, ok := inits[strings.ToLower(f.init)]
+	if !ok {
+		return usagef("--init %q: want surrogate, random or spectral", f.init)
+	}
+	if !(f.tol > 0 && f.tol < 1) {
+		return usagef("--spectral-tol %g: want a number in (0, 1) (default %g)", f.tol, model.DefaultSpectralTol)
+	}
+	if changed("random-init") && changed("init") && init != model.InitRandom {
+		return usagef("--random-init and --init %s contradict each other (--random-init is --init random)", f.init)
+	}
+	if opt.Init == model.InitRandom { // --random-init
+		init = model.InitRandom
+	}
+	if continuous {
+		for _, name := range []string{"params", "init", "linker", "spectral-tol"} {
+			if changed(name) {
+				return usagef("--%s does not apply to continuous data (spectral parameters and EM starts are for discrete latent trees)", name)
+			}
+		}
+		return nil
+	}
+	if params == model.ParamsSpectral {
+		var bad string
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			if g := fl.Annotations[groupAnnotation]; bad == "" && len(g) > 0 && g[0] == emGroup && fl.Name != "hidden-states" && !slices.Contains(f.keep, fl.Name) {
+				bad = fl.Name
+			}
+		})
+		if bad != "" {
+			return usagef("--%s does not apply to --params spectral (no EM is run)", bad)
+		}
+		if opt.AutoStates {
+			return usagef("--hidden-states auto does not apply to --params spectral: give k′, the number of states of every hidden variable")
+		}
+		*opt = model.FitOptions{HiddenStates: opt.HiddenStates, Params: params, Linker: linker, SpectralTol: f.tol}
+		return nil
+	}
+	if init != model.InitSpectral {
+		for _, name := range []string{"linker", "spectral-tol"} {
+			if changed(name) {
+				return usagef("--%s applies only to --params spectral or --init spectral", name)
+			}
+		}
+	} else {
+		opt.Linker, opt.SpectralTol = linker, f.tol
+	}
+	opt.Init = init
+	return nil
+}
+
 // writeModel writes a fitted model as JSON.
 func writeModel(w io.Writer, m model.Model, prov *model.Provenance) error {
-	switch m := m.(type) {
-	case *model.Discrete:
-		return m.WriteJSON(w, prov)
-	case *model.Gaussian:
-		return m.WriteJSON(w, prov)
-	}
-	return fmt.Errorf("cannot write a %T", m)
+	return m.WriteJSON(w, prov)
 }
 
 func fileDigest(path string) string {
@@ -145,11 +235,12 @@ func provenance(method, dataPath string, rows int, cmd *cobra.Command, em *model
 func newFitCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	ef := &emFlags{}
+	sf := &spectralFlags{}
 	var out string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "fit TREE DATA.csv",
-		Short: "Fit the parameters of a latent tree model to data by EM",
+		Short: "Fit the parameters of a latent tree model to data, by EM or spectrally",
 		Long: `fit reads a tree (Newick, latentree tree JSON, or a model file written by
 learn --out or fit --out, whose tree it takes) whose observed nodes are
 columns of DATA.csv, and fits a model on it by EM.
@@ -160,16 +251,35 @@ start: every hidden node a noisy copy of its nearest observed variable. For
 continuous data it fits a Gaussian latent tree: edge correlations in closed
 form from the tree's edge lengths (information distances) where it has them,
 then EM. Missing cells (with --missing keep) are marginalised in both.
-The model is written as JSON with --out.`,
+The model is written as JSON with --out.
+
+--init random starts EM from random parameters instead (5 starts unless
+--restarts); --init spectral from the spectral estimate (below) projected onto
+valid conditional probability tables, with --linker and --spectral-tol.
+
+--params spectral (discrete data) fits instead the hierarchical tensor
+decomposition of Song et al. (ICML 2013): no iterations and no local optima,
+every hidden variable given rank k′ = --hidden-states, one linker per edge
+between hidden nodes (--linker), singular values below --spectral-tol times the
+largest cut. The result is a spectral model, whose estimate P̂ of a row can be
+≤ 0: the summary counts those rows and gives the log-likelihood of the others,
+and the rank of every linker. EM flags do not apply. score and infer --impute
+work with spectral models; they have no hidden-variable posteriors.`,
 		Example: `  latentree fit tree.nwk train.csv --out model.json
   latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json
-  latentree fit old-model.json new-data.csv --out refitted.json`,
+  latentree fit old-model.json new-data.csv --out refitted.json
+  latentree fit --params spectral --hidden-states 2 tree.nwk train.csv --out spectral.json
+  latentree fit --init spectral --linker parikh tree.nwk train.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}, {"DATA", args[1]}}, []pathFlag{{"--out", out}}); err != nil {
 				return err
 			}
-			if _, err := ef.fitOptions(cmd, false); err != nil {
+			pre, err := ef.fitOptions(cmd, false)
+			if err != nil {
+				return err
+			}
+			if err := sf.apply(cmd, &pre, false); err != nil {
 				return err
 			}
 			t, err := e.readTree(args[0])
@@ -180,13 +290,21 @@ The model is written as JSON with --out.`,
 			if err != nil {
 				return err
 			}
-			opt, err := ef.fitOptions(cmd, d.AllContinuous())
+			continuous := d.AllContinuous()
+			opt, err := ef.fitOptions(cmd, continuous)
 			if err != nil {
 				return err
 			}
-			bar := e.newProgress(opt.EM.MaxIter, "EM")
-			last := 0
-			opt.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+			if err := sf.apply(cmd, &opt, continuous); err != nil {
+				return err
+			}
+			spectral := opt.Params == model.ParamsSpectral
+			bar := &progress{}
+			if !spectral {
+				bar = e.newProgress(opt.EM.MaxIter, "EM")
+				last := 0
+				opt.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+			}
 			start := time.Now()
 			m, em, err := model.Fit(t, d, opt)
 			bar.Finish()
@@ -205,8 +323,16 @@ The model is written as JSON with --out.`,
 					return err
 				}
 			}
+			if s, ok := m.(*model.Spectral); ok {
+				if asJSON {
+					return writeJSON(e.stdout, map[string]any{"data": args[1], "params": "spectral", "hidden_states": s.HiddenStates,
+						"linker": s.Linker.String(), "spectral_tol": s.Tol, "seconds": sec, "score": sc, "edges": append([]model.EdgeSpectrum{}, s.Edges...)})
+				}
+				printSpectralSummary(e.stdout, s, sc, sec)
+				return nil
+			}
 			if asJSON {
-				return writeJSON(e.stdout, map[string]any{"data": args[1], "em": em, "em_seconds": sec, "score": sc})
+				return writeJSON(e.stdout, map[string]any{"data": args[1], "params": "em", "em": em, "em_seconds": sec, "score": sc})
 			}
 			printFitSummary(e.stdout, m, em, sc, sec, false)
 			return nil
@@ -214,13 +340,54 @@ The model is written as JSON with --out.`,
 	}
 	f := c.Flags()
 	flagGroup(f, "Input", func(f *pflag.FlagSet) { df.register(f) })
-	flagGroup(f, "Parameters (EM)", func(f *pflag.FlagSet) { ef.register(f) })
+	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })
+	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { sf.register(f) })
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&out, "out", "o", "", "write the model (JSON) to this file")
 		f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	})
 	useGroupedHelp(c)
 	return c
+}
+
+// printSpectralSummary prints what a spectral fit did: k′, the linker,
+// the time, the log-likelihood of the rows with P̂ > 0 and the count of the
+// others, and the ranks of the linkers (edges where singular values were
+// cut are named, the first few).
+func printSpectralSummary(w io.Writer, s *model.Spectral, sc *model.Score, seconds float64) {
+	fmt.Fprintf(w, "spectral model: k′ = %d, linker %s, %d rows, %.2fs\n", s.HiddenStates, s.Linker, sc.Rows, seconds)
+	fmt.Fprintf(w, "log-likelihood %.2f over the %d rows with P̂ > 0; %d rows with P̂ ≤ 0\n", sc.LogLik, sc.Rows-sc.NonPositive, sc.NonPositive)
+	ranks := map[int]int{}
+	var cutEdges []string
+	cut := 0
+	for _, e := range s.Edges {
+		ranks[e.Rank]++
+		if e.Cut > 0 {
+			cut += e.Cut
+			cutEdges = append(cutEdges, fmt.Sprintf("%s–%s rank %d, %d cut", e.Parent, e.Child, e.Rank, e.Cut))
+		}
+	}
+	keys := make([]int, 0, len(ranks))
+	for r := range ranks {
+		keys = append(keys, r)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, r := range keys {
+		parts[len(keys)-1-i] = fmt.Sprintf("rank %d on %d", r, ranks[r])
+	}
+	if len(s.Edges) == 0 {
+		fmt.Fprintln(w, "no linkers")
+		return
+	}
+	fmt.Fprintf(w, "%s: %s; %s cut (below %g of the largest)\n", plural(len(s.Edges), "linker"), strings.Join(parts, ", "), plural(cut, "singular value"), s.Tol)
+	const show = 5
+	if len(cutEdges) > show {
+		cutEdges = append(cutEdges[:show], plural(len(cutEdges)-show, "more edge"))
+	}
+	if len(cutEdges) > 0 {
+		fmt.Fprintf(w, "  cut: %s\n", strings.Join(cutEdges, "; "))
+	}
 }
 
 // printFitSummary prints what EM did and the model's scores.
@@ -239,4 +406,12 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

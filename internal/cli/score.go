@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -101,23 +104,53 @@ func mismatchError(name string, err error) error {
 
 func newScoreCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
-	var asJSON bool
+	var asJSON, rows bool
+	var out string
 	c := &cobra.Command{
 		Use:   "score MODEL.json DATA.csv",
-		Short: "Log-likelihood, BIC and AIC of data under a model",
+		Short: "Log-likelihood, BIC and AIC of data under a model, or per row",
 		Long: `score prints the log-likelihood of DATA.csv under the model (natural log; missing
 cells, with --missing keep, are marginalised), the average per row, the number
 of free parameters κ, BIC = −2 log L + κ log n and AIC = −2 log L + 2κ (smaller
 is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log n.
+A spectral model's estimate P̂ can be ≤ 0 for some rows: they are counted
+("rows with P̂ ≤ 0") and left out of the log-likelihood.
+
+With --rows it writes one line per row of DATA.csv, in input order, to --out or
+standard output: "row,prob,loglik", where row counts data rows from 1 (the
+header is not a row), prob is the model's probability of the row's observed
+cells (a density for a Gaussian model, P̂ for a spectral one) and loglik its
+natural log, computed directly (so finite where prob underflows to 0), empty
+where prob ≤ 0. The summary then goes to standard error, or to standard output
+when --out is a file. With --rows --json the rows are written as one JSON
+object instead, {"model", "data", "score", "rows": [{"row", "prob",
+"loglik"}, ...]}, loglik null where prob ≤ 0; nothing else is printed unless
+--out is a file, in which case the summary is printed as JSON too. --rows needs
+every row: --missing drop-rows does not apply.
 
 The columns of DATA.csv must be the model's observed variables (in any order);
 --ignore or --columns leave out others, such as an ID column.`,
 		Example: `  latentree score model.json test.csv
   latentree score --json model.json test.csv
-  latentree score --ignore id model.json test.csv`,
+  latentree score --ignore id model.json test.csv
+  latentree score --rows model.json test.csv --out rows.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, nil); err != nil {
+			if !rows && cmd.Flags().Changed("out") {
+				return usagef("--out applies to --rows only (the summary goes to standard output)")
+			}
+			if rows && (df.missing == "drop-rows" || df.missing == "drop") {
+				return usagef("--missing %s does not apply to --rows, which writes one line per input row (use --missing keep to marginalise missing cells)", df.missing)
+			}
+			dest := ""
+			if rows {
+				dest = out
+				if dest == "" {
+					dest = "-"
+				}
+			}
+			outs := []pathFlag{{"--out", dest}}
+			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
 				return err
 			}
 			m, d, err := e.readModelAndData(args[0], args[1], df)
@@ -128,18 +161,124 @@ The columns of DATA.csv must be the model's observed variables (in any order);
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[1], err)
 			}
-			if asJSON {
-				return writeJSON(e.stdout, map[string]any{"model": args[0], "data": args[1], "score": sc})
+			doc := map[string]any{"model": args[0], "data": args[1], "score": sc}
+			if !rows {
+				if asJSON {
+					return writeJSON(e.stdout, doc)
+				}
+				printScore(e.stdout, args[0], args[1], sc, isSpectral(m))
+				return nil
 			}
-			fmt.Fprintf(e.stdout, "%s under %s: %d rows\n", args[1], args[0], sc.Rows)
-			fmt.Fprintf(e.stdout, "log-likelihood  %.2f\nper row         %.4f\nparameters      %d\nhidden          %d\nBIC             %.2f\nBIC (paper)     %.2f\nAIC             %.2f\n",
-				sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+			prob, ll, err := model.RowLikelihoods(m, d, model.InferOptions{})
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[1], err)
+			}
+			write := func(w io.Writer) error { return writeRowsCSV(w, prob, ll) }
+			if asJSON {
+				write = func(w io.Writer) error { return writeRowsJSON(w, doc, prob, ll) }
+			}
+			if err := e.writeOutputs([]output{{dest, write}}); err != nil {
+				return err
+			}
+			switch {
+			case asJSON && dest == "-":
+				return nil // the rows' document holds the summary
+			case asJSON:
+				return writeJSON(e.summaryWriter(outs), doc)
+			}
+			printScore(e.summaryWriter(outs), args[0], args[1], sc, isSpectral(m))
 			return nil
 		},
 	}
 	df.register(c.Flags())
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&rows, "rows", false, `write every row's probability and log-likelihood ("row,prob,loglik", rows from 1) instead of only the summary`)
+	c.Flags().StringVarP(&out, "out", "o", "", "with --rows: write the rows to this file instead of standard output")
+	c.Flags().BoolVar(&asJSON, "json", false, `print JSON (with --rows: one object with the summary and a "rows" array)`)
 	return c
+}
+
+// isSpectral reports whether m is a spectral model, whose P̂ may be ≤ 0.
+func isSpectral(m model.Model) bool {
+	_, ok := m.(*model.Spectral)
+	return ok
+}
+
+// printScore prints score's summary. Rows with P̂ ≤ 0 are reported for a
+// spectral model (and for any model that has them).
+func printScore(w io.Writer, modelPath, dataPath string, sc *model.Score, spectral bool) {
+	fmt.Fprintf(w, "%s under %s: %d rows\n", dataPath, modelPath, sc.Rows)
+	if spectral || sc.NonPositive > 0 {
+		fmt.Fprintf(w, "rows with P̂ ≤ 0 %d (left out of the log-likelihood)\n", sc.NonPositive)
+	}
+	fmt.Fprintf(w, "log-likelihood  %.2f\nper row         %.4f\nparameters      %d\nhidden          %d\nBIC             %.2f\nBIC (paper)     %.2f\nAIC             %.2f\n",
+		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+}
+
+// finite reports whether x is a number other than ±Inf.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// writeRowsCSV writes "row,prob,loglik", one line per row, rows from 1,
+// full precision; loglik is empty where it is not finite (prob ≤ 0).
+func writeRowsCSV(w io.Writer, prob, ll []float64) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString("row,prob,loglik\n")
+	var buf []byte
+	for r := range prob {
+		buf = strconv.AppendInt(buf[:0], int64(r+1), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, prob[r], 'g', -1, 64)
+		buf = append(buf, ',')
+		if finite(ll[r]) {
+			buf = strconv.AppendFloat(buf, ll[r], 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// writeRowsJSON writes the summary document doc with a "rows" array, one
+// row per line: {"row": r, "prob": p, "loglik": l}, rows from 1, null
+// where a value is not finite.
+func writeRowsJSON(w io.Writer, doc map[string]any, prob, ll []float64) error {
+	head, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	// head ends with "\n}": reopen the object to append the rows.
+	bw.Write(head[:len(head)-2])
+	bw.WriteString(",\n  \"rows\": [")
+	num := func(buf []byte, x float64) []byte {
+		if !finite(x) {
+			return append(buf, "null"...)
+		}
+		return strconv.AppendFloat(buf, x, 'g', -1, 64)
+	}
+	var buf []byte
+	for r := range prob {
+		buf = buf[:0]
+		if r > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\"row\": "...)
+		buf = strconv.AppendInt(buf, int64(r+1), 10)
+		buf = append(buf, ", \"prob\": "...)
+		buf = num(buf, prob[r])
+		buf = append(buf, ", \"loglik\": "...)
+		buf = num(buf, ll[r])
+		buf = append(buf, '}')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	if len(prob) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 // inferFlags are the options of infer.
@@ -171,6 +310,9 @@ filled value is, one line per missing cell and state, "row,column,value,prob"
 missing cell, "row,column,mean,sd"; rows are numbered from 1, the first data
 row. --json prints the same per cell (rows from 0) with the summary.
 
+A spectral model (fit --params spectral) has no hidden-variable posteriors: only
+--impute applies to it.
+
 Missing cells are read as missing (--missing keep) by default here.`,
 		Example: `  latentree infer model.json test.csv > posteriors.csv
   latentree infer --map model.json test.csv
@@ -201,6 +343,9 @@ Missing cells are read as missing (--missing keep) by default here.`,
 			}
 			if f.impute {
 				return e.impute(m, d, args, f, outs)
+			}
+			if isSpectral(m) {
+				return fmt.Errorf("%s: a spectral model has no hidden-variable posteriors (it estimates the joint distribution of the observed variables only); infer --impute works with it", args[0])
 			}
 			return e.writeTo(out, func(w io.Writer) error { return writePosteriors(w, m, d, f.mapState) })
 		},

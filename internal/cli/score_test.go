@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,5 +219,173 @@ func TestInferPosteriors(t *testing.T) {
 	gd := writeTestFile(t, dir, "g.csv", "ball,goal,team\n10,0,0\n")
 	if code, out, errs := run(t, "", "infer", gp, gd); code != ExitOK || !strings.HasPrefix(out, "h1_mean,h1_sd\n0,") {
 		t.Errorf("gaussian: exit %d, %q %s", code, out, errs)
+	}
+}
+
+// rowsCSV parses score --rows output: the header and, per row, the row
+// number, prob and loglik (NaN where the cell is empty).
+func rowsCSV(t *testing.T, s string) (rows []int, prob, ll []float64) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if lines[0] != "row,prob,loglik" {
+		t.Fatalf("header %q", lines[0])
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 3 {
+			t.Fatalf("line %q", l)
+		}
+		r, err1 := strconv.Atoi(f[0])
+		p, err2 := strconv.ParseFloat(f[1], 64)
+		x := math.NaN()
+		var err3 error
+		if f[2] != "" {
+			x, err3 = strconv.ParseFloat(f[2], 64)
+		}
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("line %q", l)
+		}
+		rows, prob, ll = append(rows, r), append(prob, p), append(ll, x)
+	}
+	return rows, prob, ll
+}
+
+// TestScoreRowsDiscrete: one line per input row, in order, rows from 1,
+// P(row's observed cells) by hand with missing cells marginalised, and
+// loglik its log; the summary goes to standard error, or to standard
+// output with --out.
+func TestScoreRowsDiscrete(t *testing.T) {
+	dir := t.TempDir()
+	mp := writeStarModel(t, dir, false)
+	dp := writeTestFile(t, dir, "d.csv", "ball,goal,team\n1,1,1\n0,0,\n,1,\n0,0,0\n,,\n")
+	code, out, errs := run(t, "", "score", "--rows", "--missing", "keep", mp, dp)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// h uniform; P(x = 1 | h) = 0.1, 0.8.
+	want := []float64{
+		0.5*0.001 + 0.5*0.512, // 1,1,1
+		0.5*0.81 + 0.5*0.04,   // 0,0,·
+		0.5*0.1 + 0.5*0.8,     // ·,1,·
+		0.5*0.729 + 0.5*0.008, // 0,0,0
+		1,                     // nothing observed
+	}
+	rows, prob, ll := rowsCSV(t, out)
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), out)
+	}
+	for i := range want {
+		if rows[i] != i+1 || math.Abs(prob[i]-want[i]) > 1e-12 || math.Abs(ll[i]-math.Log(want[i])) > 1e-12 {
+			t.Errorf("row %d: %d,%g,%g; want %d,%g,%g", i, rows[i], prob[i], ll[i], i+1, want[i], math.Log(want[i]))
+		}
+	}
+	if !strings.Contains(errs, "5 rows") || !strings.Contains(errs, "log-likelihood") || strings.Contains(errs, "P̂") {
+		t.Errorf("summary on standard error: %q", errs)
+	}
+	// --out: the same rows in the file, the summary on standard output.
+	rp := filepath.Join(dir, "rows.csv")
+	code, stdout, errs := run(t, "", "score", "--rows", "--missing", "keep", "--out", rp, mp, dp)
+	if b, _ := os.ReadFile(rp); code != ExitOK || string(b) != out || !strings.Contains(stdout, "5 rows") || errs != "" {
+		t.Errorf("--out: exit %d, file %q, stdout %q, stderr %q", code, b, stdout, errs)
+	}
+	// --json: one object with the score and the rows, nothing else.
+	code, stdout, errs = run(t, "", "score", "--rows", "--json", "--missing", "keep", mp, dp)
+	var doc struct {
+		Score struct {
+			Rows   int     `json:"rows"`
+			LogLik float64 `json:"loglik"`
+		} `json:"score"`
+		Rows []struct {
+			Row    int      `json:"row"`
+			Prob   float64  `json:"prob"`
+			LogLik *float64 `json:"loglik"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); code != ExitOK || err != nil || errs != "" {
+		t.Fatalf("--json: exit %d, %v, %q %q", code, err, stdout, errs)
+	}
+	sum := 0.0
+	for i, r := range doc.Rows {
+		if r.Row != i+1 || r.Prob != prob[i] || r.LogLik == nil || *r.LogLik != ll[i] {
+			t.Errorf("--json row %d: %+v", i, r)
+		}
+		sum += ll[i]
+	}
+	if len(doc.Rows) != 5 || doc.Score.Rows != 5 || math.Abs(doc.Score.LogLik-sum) > 1e-9 {
+		t.Errorf("--json: %+v", doc)
+	}
+	// --json --out: the document in the file, the JSON summary on
+	// standard output.
+	jp := filepath.Join(dir, "rows.json")
+	code, stdout, _ = run(t, "", "score", "--rows", "--json", "--missing", "keep", "--out", jp, mp, dp)
+	if b, _ := os.ReadFile(jp); code != ExitOK || !json.Valid(b) || !strings.Contains(string(b), `"rows": [`) ||
+		!strings.Contains(stdout, `"loglik"`) || strings.Contains(stdout, `"rows": [`) {
+		t.Errorf("--json --out: exit %d, file %s, stdout %s", code, b, stdout)
+	}
+}
+
+// TestScoreRowsGaussian: densities, a missing cell marginalised, and a
+// row whose density underflows to 0 keeps its finite log.
+func TestScoreRowsGaussian(t *testing.T) {
+	dir := t.TempDir()
+	mp := writeStarModel(t, dir, true)
+	dp := writeTestFile(t, dir, "g.csv", "ball,goal,team\n10,0,0\nNA,1,0.5\n1e6,0,0\n12,-1,2\n")
+	code, out, errs := run(t, "", "score", "--rows", "--missing", "keep", mp, dp)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows, prob, ll := rowsCSV(t, out)
+	if len(rows) != 4 || rows[0] != 1 || rows[3] != 4 {
+		t.Fatalf("rows %v:\n%s", rows, out)
+	}
+	// Row 2: goal and team standard normal with correlation 0.64.
+	det := 1 - 0.64*0.64
+	q := (1 - 2*0.64*0.5 + 0.25) / det
+	if want := math.Exp(-q/2) / (2 * math.Pi * math.Sqrt(det)); math.Abs(prob[1]-want) > 1e-12*want {
+		t.Errorf("row 2: density %g, want %g", prob[1], want)
+	}
+	for i := range rows {
+		if i != 2 && math.Abs(prob[i]-math.Exp(ll[i])) > 1e-12*prob[i] {
+			t.Errorf("row %d: prob %g, exp(loglik) %g", i+1, prob[i], math.Exp(ll[i]))
+		}
+	}
+	if prob[2] != 0 || !(ll[2] < -1e9) {
+		t.Errorf("row 3: prob %g, loglik %g; want 0 and a finite log", prob[2], ll[2])
+	}
+	// The rows' log-likelihoods add up to score's.
+	_, sout, _ := run(t, "", "score", "--json", "--missing", "keep", mp, dp)
+	var doc struct {
+		Score struct {
+			LogLik float64 `json:"loglik"`
+		} `json:"score"`
+	}
+	if err := json.Unmarshal([]byte(sout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if sum := ll[0] + ll[1] + ll[2] + ll[3]; math.Abs(sum-doc.Score.LogLik) > 1e-6*math.Abs(sum) {
+		t.Errorf("rows add up to %g, score says %g", sum, doc.Score.LogLik)
+	}
+}
+
+func TestScoreRowsBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	mp := writeStarModel(t, dir, false)
+	dp := writeTestFile(t, dir, "d.csv", "ball,goal,team\n1,1,1\n0,0,\n")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--out", filepath.Join(dir, "r.csv")}, "--out"},
+		{[]string{"--rows", "--missing", "drop-rows"}, "--missing"},
+		{[]string{"--rows", "--out", dp}, "--out"},
+		{[]string{"--rows", "--out", filepath.Join(dir, "no", "such", "r.csv")}, "--out"},
+	} {
+		code, _, errs := run(t, "", append(append([]string{"score"}, c.args...), mp, dp)...)
+		if code != ExitUsage || !strings.Contains(errs, c.flag) {
+			t.Errorf("score %v: exit %d, want 2 naming %s: %s", c.args, code, c.flag, errs)
+		}
+	}
+	if b, _ := os.ReadFile(dp); string(b) != "ball,goal,team\n1,1,1\n0,0,\n" {
+		t.Error("the input was changed")
 	}
 }
