@@ -159,6 +159,9 @@ type Options struct {
 	Reg     RegOptions
 	// Fit configures parameter learning (model.Fit). For regclnj and
 	// regclrg only HiddenStates and EM's Tol, MaxIter and Pseudo apply.
+	// With spectral parameters (Fit.Params) or the spectral start, a
+	// contraction by BIC scores EM fits from the default start and the
+	// chosen tree is then fitted as Fit says.
 	Fit model.FitOptions
 	// StructureOnly skips parameter learning.
 	StructureOnly bool
@@ -270,6 +273,9 @@ func (o *Options) Validate() error {
 		if f.AutoStates || f.Init != model.InitSurrogate || f.EM.Restarts != 0 || f.EM.RestartIter != 0 || f.EM.KeepInit {
 			return notFor("automatic hidden states, random starts and restarts")
 		}
+		if f.Params != model.ParamsEM {
+			return notFor("spectral parameters")
+		}
 		if o.StructureOnly {
 			return fmt.Errorf("learn: %s fits parameters while it learns the structure; it has no structure-only mode", m)
 		}
@@ -361,11 +367,27 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		popt.AIC = rule == ContractAIC
 		fit := opt.Fit
 		fit.EM.Progress = nil // the search reports through ContractProgress
+		refit := fit.Params == model.ParamsSpectral || fit.Init == model.InitSpectral
+		if refit {
+			// The search scores EM fits; the chosen tree is fitted as asked.
+			fit.Params, fit.Init, fit.Linker, fit.SpectralTol = model.ParamsEM, model.InitSurrogate, model.LinkerMStar, 0
+			if opt.Fit.Params == model.ParamsSpectral {
+				fit.EM = model.EMOptions{Workers: opt.Fit.EM.Workers}
+			}
+		}
 		pr, err := contractByBIC(res.Tree, d, fit, popt, opt.ContractProgress, cl)
 		if err != nil {
 			return nil, err
 		}
 		res.Tree, res.Model, res.EM = pr.Tree, pr.Model, pr.EM
+		if refit {
+			if opt.Fit.Params == model.ParamsSpectral && res.Tree.NumHidden() == 0 {
+				return nil, errors.New("learn: the search by BIC chose a tree without hidden variables, and spectral parameters need hidden nodes (fit by EM, or contract by threshold)")
+			}
+			if res.Model, res.EM, err = model.Fit(res.Tree, d, opt.Fit); err != nil {
+				return nil, err
+			}
+		}
 		if err := renameHidden(res.Tree); err != nil {
 			return nil, err
 		}

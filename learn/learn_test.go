@@ -1,6 +1,7 @@
 package learn_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/quartet"
+	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
@@ -154,5 +156,43 @@ func TestContractProgress(t *testing.T) {
 	}
 	if calls == 0 || res.Contraction == nil || last != res.Contraction.Evaluated {
 		t.Errorf("%d calls, last %d, report %+v", calls, last, res.Contraction)
+	}
+}
+
+// TestLearnSpectral: spectral parameters after a structure search by BIC;
+// regularized methods, which fit by EM while they search, refuse them.
+func TestLearnSpectral(t *testing.T) {
+	tr, err := simulate.RandomBinary(rand.NewPCG(1, 1), 10, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := simulate.General(rand.NewPCG(1, 2), tr, simulate.GeneralOptions{ObservedStates: 3, HiddenStates: 2, Scheme: simulate.Perturbed, Mu: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := truth.Sample(rand.NewPCG(1, 3), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := learn.Learn(d, learn.Options{Fit: model.FitOptions{Params: model.ParamsSpectral}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := res.Model.(*model.Spectral)
+	if !ok || res.EM != nil || res.ContractRule != learn.ContractBIC {
+		t.Fatalf("model %T, EM %v, rule %v: want a spectral model after a BIC search", res.Model, res.EM, res.ContractRule)
+	}
+	if s.Tree != res.Tree || res.Score == nil || res.Score.Rows != 5000 {
+		t.Errorf("spectral model on another tree, or no score: %+v", res.Score)
+	}
+	res2, err := learn.Learn(d, learn.Options{Fit: model.FitOptions{Init: model.InitSpectral}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res2.Model.(*model.Discrete); !ok || res2.EM == nil {
+		t.Errorf("spectral start: model %T, EM %v", res2.Model, res2.EM)
+	}
+	if _, err := learn.Learn(d, learn.Options{Method: learn.RegCLNJ, Fit: model.FitOptions{Params: model.ParamsSpectral}}); err == nil {
+		t.Error("regclnj with spectral parameters: no error")
 	}
 }

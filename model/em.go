@@ -161,15 +161,20 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 	}
 }
 
-// expected runs the E-step over all rows in parallel.
+// expected runs the E-step over all rows in parallel. Every block of rows
+// has its own counts, added up in block order, so the result does not
+// depend on the number of workers or on scheduling: EM's decisions (the
+// SQUAREM safeguard, the stopping rule) compare nearby likelihoods.
 func (e *engine) expected(b *binding, nw int) *counts {
-	nw = workers(nw)
-	parts := make([]*counts, nw)
-	for i := range parts {
-		parts[i] = e.newCounts()
+	nblocks := (b.rows + blockRows - 1) / blockRows
+	if nblocks == 0 {
+		return e.newCounts()
 	}
-	e.forBlocks(b.rows, nw, func(wk int, w *work, r0, nb int) {
-		e.estep(b, w, r0, nb, parts[wk])
+	parts := make([]*counts, nblocks)
+	e.forBlocks(b.rows, workers(nw), func(_ int, w *work, r0, nb int) {
+		c := e.newCounts()
+		e.estep(b, w, r0, nb, c)
+		parts[r0/blockRows] = c
 	})
 	for _, p := range parts[1:] {
 		parts[0].add(p)
@@ -177,15 +182,18 @@ func (e *engine) expected(b *binding, nw int) *counts {
 	return parts[0]
 }
 
-// loglik returns the weighted log-likelihood of all rows of b.
+// loglik returns the weighted log-likelihood of all rows of b, summed in
+// block order (independent of the number of workers).
 func (e *engine) loglik(b *binding, nw int) float64 {
-	nw = workers(nw)
-	parts := make([]float64, nw)
-	e.forBlocks(b.rows, nw, func(wk int, w *work, r0, nb int) {
+	nblocks := (b.rows + blockRows - 1) / blockRows
+	parts := make([]float64, nblocks)
+	e.forBlocks(b.rows, workers(nw), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb)
+		s := 0.0
 		for i := 0; i < nb; i++ {
-			parts[wk] += b.w(r0+i) * w.logZ[i]
+			s += b.w(r0+i) * w.logZ[i]
 		}
+		parts[r0/blockRows] = s
 	})
 	total := 0.0
 	for _, x := range parts {
@@ -224,40 +232,69 @@ func normalizeInto(dst, src []float64, rows, k int, pseudo float64) {
 }
 
 // EMOptions configures EM. The zero value runs 5 random restarts of 10
-// iterations, then EM from the best to convergence.
+// plain EM iterations, then SQUAREM-accelerated EM (AccelSQUAREM) from the
+// best start until StopAuto's bound on the remaining gain in
+// log-likelihood is at most DefaultTol·|L|. The protocol of Song et al.
+// (2013), plain EM from 5 random starts stopped at relative change 1e-4,
+// is EMOptions{Accel: AccelNone, Stop: StopRelative, Tol: 1e-4} (here the
+// restarts are 10-iteration screens and only the best runs to the end).
 type EMOptions struct {
-	// MaxIter bounds the iterations of the final run (default
-	// DefaultMaxIter).
+	// MaxIter bounds the E-steps of the final run (default
+	// DefaultMaxIter). A plain EM iteration is one E-step; a SQUAREM cycle
+	// takes three.
 	MaxIter int
-	// Tol stops EM when the relative change of the log-likelihood,
-	// |ΔL|/|L|, is at most Tol (default DefaultTol).
+	// Tol is the tolerance of the stopping rule (default DefaultTol); see
+	// Stop.
 	Tol float64
+	// Accel selects the acceleration of the final run (zero: SQUAREM).
+	Accel Accel
+	// Stop selects the stopping rule (zero: StopAuto).
+	Stop Stop
 	// Restarts is the number of random initialisations tried (default
-	// 5); each runs RestartIter iterations (default 10) and the best
-	// continues. Negative: no restarts (the model's current parameters
-	// are the only start).
+	// 5); each runs RestartIter plain EM iterations (default 10) and the
+	// best continues. Negative: no restarts (the model's current
+	// parameters are the only start).
 	Restarts, RestartIter int
 	// KeepInit includes the model's current parameters among the starts.
 	KeepInit bool
 	// Pseudo is a pseudo-count added to every expected count in the
-	// M-step (0: maximum likelihood).
+	// M-step (0: maximum likelihood). EM then maximises the penalised
+	// log-likelihood L(θ) + Pseudo·Σ log θ over all prior and CPT entries
+	// (the log-posterior under Dirichlet(1+Pseudo) priors, up to a
+	// constant), and that is what the trace, the safeguard of SQUAREM and
+	// the stopping rule use; zero probabilities of the start are first
+	// raised to 1e-10 so that it is finite.
 	Pseudo float64
-	// Workers is the number of goroutines (0: GOMAXPROCS).
+	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
+	// depend on it.
 	Workers int
 	// Rand draws the random initialisations (nil: a fixed seed).
 	Src rand.Source
-	// Progress, if set, is called after every iteration of the final run.
+	// Progress, if set, is called after every E-step of the final run with
+	// the number of E-steps so far and the objective of the current
+	// parameters (the entry just added to EMResult.Trace).
 	Progress func(iter int, ll float64)
 }
 
 // EMResult reports an EM run.
 type EMResult struct {
-	LogLik     float64   `json:"loglik"`
-	Iterations int       `json:"iterations"`
-	Converged  bool      `json:"converged"`
-	Trace      []float64 `json:"trace"`
-	// Starts are the log-likelihoods each start reached after the restart
-	// phase.
+	// LogLik is the log-likelihood of the final parameters.
+	LogLik float64 `json:"loglik"`
+	// Iterations counts the E-steps of the final run (each costs one pass
+	// over the distinct rows): plain EM does one per iteration, a SQUAREM
+	// cycle three. The restart phase is not included.
+	Iterations int `json:"iterations"`
+	// Converged reports that the stopping rule, not MaxIter, ended the
+	// final run.
+	Converged bool `json:"converged"`
+	// Trace has one entry per E-step of the final run: the objective (the
+	// log-likelihood, penalised when Pseudo > 0) at the parameters the run
+	// has reached: the start, each plain EM step, each accepted SQUAREM
+	// extrapolation; the E-step of a rejected extrapolation repeats the
+	// previous entry. It never decreases, up to rounding.
+	Trace []float64 `json:"trace"`
+	// Starts are the objectives (log-likelihoods, penalised when
+	// Pseudo > 0) each start reached after the restart phase.
 	Starts []float64 `json:"starts,omitempty"`
 	// Rows and DistinctRows count the data rows and the distinct rows EM
 	// worked on (identical rows are weighted, not repeated).
@@ -316,9 +353,13 @@ func (m *Discrete) Clone() *Discrete {
 
 // FitEM fits the model's parameters to d by expectation–maximisation,
 // keeping its structure and numbers of states; missing cells are
-// marginalised. The model is updated in place.
+// marginalised. The model is updated in place. See EMOptions for the
+// restarts, the acceleration and the stopping rule.
 func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.validate(); err != nil {
 		return nil, err
 	}
 	b0, err := m.bind(d)
@@ -348,33 +389,8 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 2))
 	}
-	if opt.Pseudo < 0 || math.IsNaN(opt.Pseudo) {
-		return nil, fmt.Errorf("model: negative pseudo-count %g", opt.Pseudo)
-	}
 	e := newEngine(m)
 	res := &EMResult{Rows: b0.rows, DistinctRows: b.rows}
-	run := func(mm *Discrete, iters int, trace bool) (float64, int, bool) {
-		ee := e
-		if mm != m {
-			ee = &engine{m: mm, order: e.order, parent: e.parent, children: e.children, k: e.k}
-		}
-		prev := math.Inf(-1)
-		for it := 1; it <= iters; it++ {
-			c := ee.expected(b, opt.Workers)
-			mm.mstep(c, opt.Pseudo)
-			if trace {
-				res.Trace = append(res.Trace, c.ll)
-				if opt.Progress != nil {
-					opt.Progress(it, c.ll)
-				}
-			}
-			if !math.IsInf(prev, -1) && math.Abs(c.ll-prev) <= tol*math.Abs(prev) {
-				return c.ll, it, true
-			}
-			prev = c.ll
-		}
-		return prev, iters, false
-	}
 	if restarts > 0 {
 		best := math.Inf(-1)
 		var bestModel *Discrete
@@ -388,19 +404,33 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 			if !(opt.KeepInit && s == 0) {
 				cand.Randomize(rng)
 			}
-			ll, _, _ := run(cand, rIter, false)
-			res.Starts = append(res.Starts, ll)
-			if ll > best || bestModel == nil {
-				best, bestModel = ll, cand
+			ce := &engine{m: cand, order: e.order, parent: e.parent, children: e.children, k: e.k}
+			l := &emLoop{e: ce, b: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: stopper{rule: StopRelative, tol: tol}}
+			l.plain()
+			res.Starts = append(res.Starts, l.last)
+			if l.last > best || bestModel == nil {
+				best, bestModel = l.last, cand
 			}
 		}
 		m.Prior = bestModel.Prior
 		m.CPT = bestModel.CPT
 	}
-	_, it, conv := run(m, maxIter, true)
-	// The trace holds the log-likelihood before each M-step; report the
+	l := &emLoop{e: e, b: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: stopper{rule: opt.Stop, tol: tol},
+		record: func(it int, obj float64) {
+			res.Trace = append(res.Trace, obj)
+			if opt.Progress != nil {
+				opt.Progress(it, obj)
+			}
+		}}
+	var conv bool
+	if opt.Accel == AccelNone {
+		conv = l.plain()
+	} else {
+		conv = l.squarem()
+	}
+	// The trace holds the objective before each M-step; report the
 	// likelihood of the final parameters (an upward pass suffices).
-	res.LogLik, res.Iterations, res.Converged = e.loglik(b, opt.Workers), it, conv
+	res.LogLik, res.Iterations, res.Converged = e.loglik(b, opt.Workers), l.it, conv
 	return res, nil
 }
 

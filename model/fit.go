@@ -10,10 +10,12 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// DefaultTol is the one EM stopping tolerance of latentree: EM stops when
-// the relative change of the log-likelihood, |ΔL|/|L|, between two
-// iterations is at most DefaultTol. Every EM (discrete, Gaussian, the local
-// fits of regularized CLGrouping, Fit) uses it when its Tol is zero.
+// DefaultTol is the one EM stopping tolerance of latentree, used by every
+// EM (discrete, Gaussian, the local fits of regularized CLGrouping, Fit)
+// when its Tol is zero. Discrete EM by default (StopAuto) stops when its
+// estimated remaining gain in log-likelihood is at most DefaultTol·|L|;
+// with StopRelative, and Gaussian EM, when the relative change of the
+// log-likelihood between two iterations is at most DefaultTol.
 const DefaultTol = 1e-6
 
 // DefaultMaxIter bounds EM iterations when MaxIter is zero.
@@ -33,8 +35,9 @@ const (
 	InitRandom
 	// InitSpectral starts EM from the spectral estimate (FitSpectral with
 	// the same HiddenStates and Linker) projected onto valid conditional
-	// probability tables (Spectral.Discrete), and runs EM from there alone
-	// unless EM.Restarts > 0.
+	// probability tables (Spectral.Project, over the surrogate start where
+	// the estimate does not determine them), and runs EM from there alone
+	// unless EM.Restarts > 0. A tree without hidden nodes needs no start.
 	InitSpectral
 )
 
@@ -60,7 +63,8 @@ type FitOptions struct {
 	Linker      Linker
 	SpectralTol float64
 	// EM configures EM. For continuous data only Tol, MaxIter and
-	// Progress apply; Restarts, RestartIter, KeepInit, Pseudo and Rand
+	// Progress apply (Gaussian EM is plain EM with the relative-change
+	// rule); Restarts, RestartIter, KeepInit, Pseudo, Accel, Stop and Rand
 	// must be zero.
 	EM EMOptions
 }
@@ -76,6 +80,10 @@ func (o FitOptions) Validate(gaussian bool) error {
 		return fmt.Errorf("model: EM MaxIter %d must be positive (0: %d)", e.MaxIter, DefaultMaxIter)
 	case e.Pseudo < 0 || math.IsNaN(e.Pseudo) || math.IsInf(e.Pseudo, 0):
 		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", e.Pseudo)
+	case e.Accel != AccelSQUAREM && e.Accel != AccelNone:
+		return fmt.Errorf("model: unknown EM acceleration %d", int(e.Accel))
+	case e.Stop != StopAuto && e.Stop != StopRelative:
+		return fmt.Errorf("model: unknown EM stopping rule %d", int(e.Stop))
 	case o.HiddenStates < 0:
 		return fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
 	case o.Init != InitSurrogate && o.Init != InitRandom && o.Init != InitSpectral:
@@ -95,7 +103,7 @@ func (o FitOptions) Validate(gaussian bool) error {
 		if o.Init != InitSurrogate {
 			bad = append(bad, "Init")
 		}
-		if o.EM.MaxIter != 0 || o.EM.Tol != 0 || o.EM.Restarts != 0 || o.EM.RestartIter != 0 || o.EM.KeepInit || o.EM.Pseudo != 0 {
+		if o.EM.MaxIter != 0 || o.EM.Tol != 0 || o.EM.Restarts != 0 || o.EM.RestartIter != 0 || o.EM.KeepInit || o.EM.Pseudo != 0 || o.EM.Accel != 0 || o.EM.Stop != 0 {
 			bad = append(bad, "EM")
 		}
 		if len(bad) > 0 {
@@ -125,6 +133,9 @@ func (o FitOptions) Validate(gaussian bool) error {
 	}
 	if e.Pseudo != 0 {
 		bad = append(bad, "EM.Pseudo")
+	}
+	if e.Accel != AccelSQUAREM || e.Stop != StopAuto {
+		bad = append(bad, "EM.Accel/Stop")
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("model: %v do not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", bad)
@@ -198,12 +209,14 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		if err := m.InitSurrogate(d, 0); err != nil {
 			return nil, nil, err
 		}
-		s, err := FitSpectral(t, d, spec)
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := s.Project(m); err != nil {
-			return nil, nil, err
+		if t.NumHidden() > 0 { // (without hidden nodes EM needs no start)
+			s, err := FitSpectral(t, d, spec)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, err := s.Project(m); err != nil {
+				return nil, nil, err
+			}
 		}
 		em.KeepInit = true
 		if em.Restarts <= 0 {

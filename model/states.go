@@ -136,7 +136,7 @@ func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 			if err := cand.AddState(h, rng); err != nil {
 				return nil, 0, nil, err
 			}
-			res, err := cand.FitEM(d, EMOptions{Restarts: -1, MaxIter: trial, Tol: trialTol, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo})
+			res, err := cand.FitEM(d, EMOptions{Restarts: -1, MaxIter: trial, Tol: trialTol, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo, Accel: opt.EM.Accel, Stop: opt.EM.Stop})
 			if err != nil {
 				return nil, 0, nil, err
 			}

@@ -28,16 +28,20 @@ type emFlags struct {
 	pseudo     float64
 	seed       uint64
 	random     bool
+	accel      string
+	stop       string
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
 	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
-	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "stop EM when the relative change of the log-likelihood is at most this (> 0)")
-	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations (≥ 1)")
+	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its estimated remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
+	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
 	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data: pseudo-count added to the expected counts in the M-step (≥ 0)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: drives EM restarts and random starts, --order random of the quartet method and regularized CLGrouping")
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
+	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
+	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (estimated remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
 }
 
 // fitOptions turns the flags into model.FitOptions, rejecting values out
@@ -46,9 +50,9 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	changed := cmd.Flags().Changed
 	var opt model.FitOptions
 	if continuous {
-		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init"} {
+		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init", "em-accel", "em-stop"} {
 			if changed(name) {
-				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", name)
+				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts, and its EM is plain EM with the relative-change rule)", name)
 			}
 		}
 	}
@@ -61,6 +65,14 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		return opt, usagef("--restarts %d: want 0 or more", f.restarts)
 	case f.pseudo < 0 || math.IsNaN(f.pseudo) || math.IsInf(f.pseudo, 0):
 		return opt, usagef("--em-pseudo %g: want a finite value ≥ 0", f.pseudo)
+	}
+	accel, ok := map[string]model.Accel{"squarem": model.AccelSQUAREM, "none": model.AccelNone}[f.accel]
+	if !ok {
+		return opt, usagef("--em-accel %q: want squarem or none", f.accel)
+	}
+	stop, ok := map[string]model.Stop{"auto": model.StopAuto, "relative": model.StopRelative}[f.stop]
+	if !ok {
+		return opt, usagef("--em-stop %q: want auto or relative", f.stop)
 	}
 	opt.EM = model.EMOptions{Tol: f.tol, MaxIter: f.maxIter}
 	if continuous {
@@ -77,6 +89,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		opt.HiddenStates = k
 	}
 	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
+	opt.EM.Accel, opt.EM.Stop = accel, stop
 	opt.EM.Src = rand.NewPCG(f.seed, 0xe3)
 	if f.random {
 		opt.Init = model.InitRandom
@@ -97,6 +110,9 @@ const (
 type spectralFlags struct {
 	params, init, linker string
 	tol                  float64
+	// keep names flags of the EM group that --params spectral leaves
+	// alone (learn's --seed also drives the quartet order).
+	keep []string
 }
 
 func (f *spectralFlags) registerInit(fs *pflag.FlagSet) {
@@ -149,7 +165,7 @@ func (f *spectralFlags) apply(cmd *cobra.Command, opt *model.FitOptions, continu
 	if params == model.ParamsSpectral {
 		var bad string
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
-			if g := fl.Annotations[groupAnnotation]; bad == "" && len(g) > 0 && g[0] == emGroup && fl.Name != "hidden-states" {
+			if g := fl.Annotations[groupAnnotation]; bad == "" && len(g) > 0 && g[0] == emGroup && fl.Name != "hidden-states" && !slices.Contains(f.keep, fl.Name) {
 				bad = fl.Name
 			}
 		})

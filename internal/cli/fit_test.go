@@ -179,3 +179,32 @@ func TestFitInitSpectral(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out, errs)
 	}
 }
+
+// TestLearnSpectral: learn takes --params spectral and --init spectral
+// after structure learning, and refuses them where they do not apply.
+func TestLearnSpectral(t *testing.T) {
+	_, disc := simulatedTree(t)
+	dir := t.TempDir()
+	mp := filepath.Join(dir, "m.json")
+	code, _, errs := run(t, "", "learn", "--params", "spectral", "--contraction", "threshold", disc, "--out", mp)
+	if code != ExitOK {
+		t.Fatalf("learn --params spectral: exit %d: %s", code, errs)
+	}
+	raw, err := os.ReadFile(mp)
+	if err != nil || !strings.Contains(string(raw), `"type": "spectral"`) {
+		t.Fatalf("model file: %v, %.200s", err, raw)
+	}
+	if code, _, errs = run(t, "", "learn", "--init", "spectral", "--json", disc); code != ExitOK {
+		t.Fatalf("learn --init spectral: exit %d: %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"learn", "--method", "regclnj", "--params", "spectral", disc},
+		{"learn", "--params", "spectral", "--tol", "1e-3", disc},
+		{"learn", "--structure-only", "--init", "spectral", disc},
+		{"learn", "--linker", "parikh", disc},
+	} {
+		if code, _, errs := run(t, "", args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, errs)
+		}
+	}
+}

@@ -38,6 +38,7 @@ type learnOpts struct {
 	qcands     int
 	maxHidden  int
 	em         emFlags
+	spec       spectralFlags
 	structOnly bool
 	out        string
 	newick     string
@@ -131,10 +132,13 @@ output), as JSON with --json.`,
 	flagGroup(f, "Regularized CLGrouping (regclnj, regclrg)", func(f *pflag.FlagSet) {
 		f.IntVar(&o.maxHidden, "max-hidden", 0, "grow up to this many hidden variables (0: until the BIC stops improving)")
 	})
-	flagGroup(f, "Parameters (EM)", func(f *pflag.FlagSet) {
+	flagGroup(f, emGroup, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only; fit no parameters")
 		o.em.register(f)
+		o.spec.registerInit(f)
 	})
+	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { o.spec.register(f) })
+	o.spec.keep = []string{"seed"}
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
 		f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
@@ -168,7 +172,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		{[]string{"tau", "eps", "grouping", "range-statistic"}, learn.Method.UsesRG, "rg and clrg"},
 		{[]string{"test", "k", "representatives", "order", "candidates"}, func(m learn.Method) bool { return m == learn.Quartet }, "quartet"},
 		{[]string{"max-hidden"}, learn.Method.Regularized, "regclnj and regclrg"},
-		{[]string{"restarts", "random-init"}, func(m learn.Method) bool { return !m.Regularized() }, "EM on a given tree (regclnj and regclrg run their own local EM from moment starts)"},
+		{[]string{"restarts", "random-init", "init", "params", "linker", "spectral-tol"}, func(m learn.Method) bool { return !m.Regularized() }, "EM or spectral parameters on a learned tree (regclnj and regclrg run their own local EM from moment starts)"},
 	}
 	for _, r := range rules {
 		for _, name := range r.flags {
@@ -178,7 +182,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 	}
 	if fromMatrix {
-		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
+		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "init", "params", "linker", "spectral-tol", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
 			if fs.Lookup(name) != nil && changed(name) {
 				return opt, usagef("--%s does not apply to --distance-matrix (a distance matrix gives the structure only)", name)
 			}
@@ -187,7 +191,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		return opt, usagef("--samples applies to --distance-matrix only (with data, the sample size is the number of rows)")
 	}
 	if o.structOnly {
-		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init"} {
+		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "init", "params", "linker", "spectral-tol"} {
 			if changed(name) {
 				return opt, usagef("--%s sets parameter learning, which --structure-only skips", name)
 			}
@@ -289,6 +293,9 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	if !opt.StructureOnly {
 		fo, err := o.em.fitOptions(cmd, continuous)
 		if err != nil {
+			return opt, err
+		}
+		if err := o.spec.apply(cmd, &fo, continuous); err != nil {
 			return opt, err
 		}
 		if m.Regularized() {
@@ -419,6 +426,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
+			if s, ok := res.Model.(*model.Spectral); ok {
+				out["params"], out["hidden_states"], out["linker"], out["edges"] = "spectral", s.HiddenStates, s.Linker.String(), s.Edges
+			}
 		}
 		return writeJSON(w, out)
 	}
@@ -456,7 +466,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 			}
 		}
 	}
-	if res.Model != nil {
+	if s, ok := res.Model.(*model.Spectral); ok {
+		printSpectralSummary(w, s, res.Score, res.Timings.Fit.Seconds())
+	} else if res.Model != nil {
 		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil)
 	}
 	fmt.Fprintf(w, "time: statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))

@@ -1,0 +1,381 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// Accel selects how discrete EM's steps are accelerated.
+type Accel int
+
+const (
+	// AccelSQUAREM (the default) is SQUAREM (Varadhan & Roland 2008,
+	// scheme SqS3). From θ0 a cycle takes two EM steps, θ1 = M(θ0) and
+	// θ2 = M(θ1), and jumps to θ′ = θ0 − 2αr + α²v with r = θ1 − θ0,
+	// v = θ2 − 2θ1 + θ0 and α = −‖r‖/‖v‖, clamped to [−s, −1] (α = −1
+	// gives θ′ = θ2). The cap s starts at 1 and is multiplied by 4 after
+	// an accepted jump that used it and divided by 4 after a rejected one
+	// (the step-length control of Varadhan's SQUAREM package): SqS3's
+	// α alone reaches −1000 on slow fits and overshoots. θ′ is projected
+	// back onto valid distributions: every entry is raised to at least
+	// 0.3 times its value at θ2 (and 1e-10), and rows are renormalised. (A
+	// fixed small floor instead left entries that overshot below zero
+	// near 1e-10, from which EM recovers only slowly, multiplying the
+	// E-steps to convergence by up to four on test fits.) θ′ is accepted
+	// if its objective is at least that of θ1, the last plain EM point
+	// evaluated, and then followed by one stabilising EM step M(θ′);
+	// otherwise the cycle falls back to θ2, the plain EM point. Either way
+	// the objective never decreases, since an EM step does not decrease
+	// it from any valid point. A cycle costs three E-steps (θ1, θ′, and
+	// the point the next cycle starts from).
+	AccelSQUAREM Accel = iota
+	// AccelNone is plain EM: one E-step and one M-step per iteration.
+	AccelNone
+)
+
+// String returns the name of the acceleration ("squarem" or "none").
+func (a Accel) String() string {
+	switch a {
+	case AccelSQUAREM:
+		return "squarem"
+	case AccelNone:
+		return "none"
+	}
+	return fmt.Sprintf("Accel(%d)", int(a))
+}
+
+// Stop selects discrete EM's stopping rule.
+type Stop int
+
+const (
+	// StopAuto (the default) stops when the objective gained at most
+	// Tol·|L| over the last cycle (iteration, for plain EM) and a plain EM
+	// step from the start of that cycle gained at most Tol·|L|/1000.
+	//
+	// Why: after a plain EM step that gains g, EM's remaining gain is
+	// about g/(1−ρ), where ρ is the rate at which its gains shrink. On
+	// latent tree fits ρ is often 0.999 or closer (weakly separated hidden
+	// states, plateaus near saddle points), so the relative-change rule
+	// mistakes slow progress for convergence: at 1e-4 it stops hundreds
+	// of nats short on 50,000 rows. Local estimates of ρ are unreliable
+	// here: Aitken's Δ² on SQUAREM's cycle gains (which jump tenfold
+	// between accepted and rejected extrapolations), a log-linear fit of
+	// the gains over the last 4 to 16 cycles, or the rate SQUAREM's
+	// ‖r‖/‖v‖ implies, each stopped more than 1 nat short (up to 180) on
+	// at least six of seven test fits. StopAuto therefore bounds the remaining gain
+	// by 1000·g, treating any rate up to 1 − 1/1000 as possible, and so
+	// stops when that bound is at most Tol·|L|: about 0.7 nats at
+	// DefaultTol on those fits. Plain EM pays for such a strict rule with
+	// thousands of iterations; SQUAREM, whose last phase converges fast,
+	// with few (see AccelSQUAREM). A cycle that gains nothing at all (a
+	// fixed point up to rounding) also stops EM. For plain EM, StopAuto is
+	// in effect the relative-change rule with tolerance Tol/1000.
+	StopAuto Stop = iota
+	// StopRelative is the classic rule (the protocol of Song et al. 2013
+	// with Tol 1e-4): stop when |L_j − L_{j−1}| / ((|L_j| + |L_{j−1}|)/2)
+	// is at most Tol, comparing successive iterations (plain EM) or cycles
+	// (SQUAREM).
+	StopRelative
+)
+
+// String returns the name of the stopping rule ("auto" or "relative").
+func (s Stop) String() string {
+	switch s {
+	case StopAuto:
+		return "auto"
+	case StopRelative:
+		return "relative"
+	}
+	return fmt.Sprintf("Stop(%d)", int(s))
+}
+
+// validate reports options out of range.
+func (o EMOptions) validate() error {
+	switch {
+	case o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0):
+		return fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", o.Tol, DefaultTol)
+	case o.Pseudo < 0 || math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0):
+		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", o.Pseudo)
+	case o.Accel != AccelSQUAREM && o.Accel != AccelNone:
+		return fmt.Errorf("model: unknown EM acceleration %d", int(o.Accel))
+	case o.Stop != StopAuto && o.Stop != StopRelative:
+		return fmt.Errorf("model: unknown EM stopping rule %d", int(o.Stop))
+	}
+	return nil
+}
+
+// stopper applies a stopping rule to the objectives at cycle boundaries.
+type stopper struct {
+	rule Stop
+	tol  float64
+	prev float64 // the previous boundary's objective
+	n    int     // boundaries seen
+}
+
+// slowK is StopAuto's bound on the ratio of EM's remaining gain to the gain
+// of one plain EM step.
+const slowK = 1000
+
+// done records the objective at a new boundary, and gEM, the gain of the
+// last plain EM step, and reports convergence.
+func (s *stopper) done(obj, gEM float64) bool {
+	prev := s.prev
+	s.prev = obj
+	s.n++
+	if s.n < 2 {
+		return false
+	}
+	if s.rule == StopRelative {
+		return math.Abs(obj-prev) <= s.tol*(math.Abs(obj)+math.Abs(prev))/2
+	}
+	g := obj - prev
+	if !(g > 0) {
+		// No gain at all: a fixed point up to rounding.
+		return true
+	}
+	eps := s.tol * math.Abs(obj)
+	return g <= eps && slowK*gEM <= eps
+}
+
+// emLoop runs EM iterations on the model of its engine.
+type emLoop struct {
+	e       *engine
+	b       *binding
+	workers int
+	pseudo  float64
+	maxIter int
+	stop    stopper
+	// record, if set, receives every E-step's trace entry.
+	record func(it int, obj float64)
+	it     int     // E-steps so far
+	last   float64 // the last trace entry
+}
+
+// estep runs an E-step at the model's parameters and returns the counts
+// and the objective there.
+func (l *emLoop) estep() (*counts, float64) {
+	c := l.e.expected(l.b, l.workers)
+	l.it++
+	obj := c.ll
+	if l.pseudo > 0 {
+		obj += l.pseudo * l.e.m.logParams()
+	}
+	return c, obj
+}
+
+func (l *emLoop) emit(obj float64) {
+	l.last = obj
+	if l.record != nil {
+		l.record(l.it, obj)
+	}
+}
+
+// start prepares the model's parameters: with pseudo-counts the objective
+// has log θ terms, so zero entries are raised to the floor.
+func (l *emLoop) start() {
+	if l.pseudo > 0 && l.e.m.logParams() < -math.MaxFloat64 {
+		lay := newLayout(l.e.m)
+		p := make([]float64, lay.n)
+		lay.save(p)
+		lay.project(p, make([]float64, lay.n))
+		lay.load(p)
+	}
+}
+
+func (l *emLoop) mstep(c *counts) { l.e.m.mstep(c, l.pseudo) }
+
+// plain runs plain EM until the stopping rule or maxIter E-steps; it
+// reports convergence.
+func (l *emLoop) plain() bool {
+	l.start()
+	prev := math.Inf(-1)
+	for l.it < l.maxIter {
+		c, obj := l.estep()
+		l.mstep(c)
+		l.emit(obj)
+		gain := obj - prev
+		prev = obj
+		if l.stop.done(obj, gain) {
+			return true
+		}
+	}
+	return false
+}
+
+// squarem runs SQUAREM cycles (see AccelSQUAREM) until the stopping rule,
+// checked at cycle boundaries, or maxIter E-steps; it reports convergence.
+// The model ends one M-step past the last point accepted, or at the plain
+// EM point θ2 when the budget ends after a rejected extrapolation.
+func (l *emLoop) squarem() bool {
+	l.start()
+	lay := newLayout(l.e.m)
+	p0, p1, p2, pe := make([]float64, lay.n), make([]float64, lay.n), make([]float64, lay.n), make([]float64, lay.n)
+	if l.it >= l.maxIter {
+		return false
+	}
+	c, obj := l.estep()
+	l.emit(obj)
+	l.stop.done(obj, math.Inf(1))
+	stepMax := 1.0
+	for {
+		if l.it >= l.maxIter {
+			l.mstep(c)
+			return false
+		}
+		lay.save(p0)
+		l.mstep(c)
+		lay.save(p1)
+		c1, obj1 := l.estep()
+		l.emit(obj1)
+		l.mstep(c1)
+		if l.it >= l.maxIter {
+			return false
+		}
+		lay.save(p2)
+		// gEM is the gain of one plain EM step from θ0.
+		gEM := obj1 - obj
+		alpha := steplength(p0, p1, p2, stepMax)
+		if alpha < -1 {
+			extrapolate(p0, p1, p2, pe, alpha)
+			lay.project(pe, p2)
+			lay.load(pe)
+		}
+		ce, obje := l.estep()
+		if obje >= obj1 {
+			l.emit(obje)
+			l.mstep(ce)
+			if -alpha >= stepMax {
+				stepMax *= stepGrow
+			}
+		} else {
+			l.emit(obj1)
+			lay.load(p2)
+			stepMax = max(1, min(stepMax, -alpha)/stepGrow)
+		}
+		if l.it >= l.maxIter {
+			return false
+		}
+		c, obj = l.estep()
+		l.emit(obj)
+		if l.stop.done(obj, gEM) {
+			l.mstep(c)
+			return true
+		}
+	}
+}
+
+// steplength returns SqS3's α = −‖r‖/‖v‖ for θ0 = p0, θ1 = p1, θ2 = p2,
+// clamped to [−stepMax, −1].
+func steplength(p0, p1, p2 []float64, stepMax float64) float64 {
+	var rr, vv float64
+	for i := range p0 {
+		r := p1[i] - p0[i]
+		v := p2[i] - 2*p1[i] + p0[i]
+		rr += r * r
+		vv += v * v
+	}
+	if !(rr > 0 && vv > 0) {
+		return -1
+	}
+	return min(-1, max(-math.Sqrt(rr/vv), -stepMax))
+}
+
+// extrapolate sets pe to θ0 − 2αr + α²v.
+func extrapolate(p0, p1, p2, pe []float64, alpha float64) {
+	for i := range p0 {
+		r := p1[i] - p0[i]
+		v := p2[i] - 2*p1[i] + p0[i]
+		pe[i] = p0[i] - 2*alpha*r + alpha*alpha*v
+	}
+}
+
+// stepGrow is the factor by which SQUAREM's largest step length grows
+// after an accepted extrapolation that used it, and shrinks after a
+// rejected one.
+const stepGrow = 4
+
+// keepFrac is the smallest fraction of its value at θ2 that an entry keeps
+// in a projected SQUAREM point.
+const keepFrac = 0.3
+
+// projFloor is the smallest probability of a projected SQUAREM point.
+const projFloor = 1e-10
+
+// layout views a discrete model's parameters (prior and CPTs) as one
+// vector of distributions (rows).
+type layout struct {
+	segs [][]float64 // the model's slices, written in place by mstep
+	k    []int       // row length of each
+	n    int
+}
+
+func newLayout(m *Discrete) *layout {
+	l := &layout{}
+	add := func(s []float64, k int) {
+		l.segs = append(l.segs, s)
+		l.k = append(l.k, k)
+		l.n += len(s)
+	}
+	add(m.Prior, len(m.Prior))
+	for _, v := range m.Rooted().Order {
+		if v != m.Root {
+			add(m.CPT[v], m.States[v])
+		}
+	}
+	return l
+}
+
+func (l *layout) save(dst []float64) {
+	o := 0
+	for _, s := range l.segs {
+		o += copy(dst[o:], s)
+	}
+}
+
+func (l *layout) load(src []float64) {
+	o := 0
+	for _, s := range l.segs {
+		o += copy(s, src[o:])
+	}
+}
+
+// project makes p (laid out as l) valid distributions: every entry is
+// raised to at least keepFrac times its value in ref (the plain EM point
+// θ2) and at least projFloor, and every row renormalised.
+func (l *layout) project(p, ref []float64) {
+	o := 0
+	for i, s := range l.segs {
+		k := l.k[i]
+		for a := o; a < o+len(s); a += k {
+			row := p[a : a+k]
+			sum := 0.0
+			for x := range row {
+				if lo := max(projFloor, keepFrac*ref[a+x]); !(row[x] >= lo) {
+					row[x] = lo
+				}
+				sum += row[x]
+			}
+			for x := range row {
+				row[x] /= sum
+			}
+		}
+		o += len(s)
+	}
+}
+
+// logParams returns Σ log θ over the prior and every CPT entry (−Inf if
+// any is 0), the log-prior of the pseudo-count objective.
+func (m *Discrete) logParams() float64 {
+	s := 0.0
+	for _, x := range m.Prior {
+		s += math.Log(x)
+	}
+	for _, v := range m.Rooted().Order {
+		if v != m.Root {
+			for _, x := range m.CPT[v] {
+				s += math.Log(x)
+			}
+		}
+	}
+	return s
+}

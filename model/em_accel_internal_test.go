@@ -1,0 +1,198 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/latentree/latentree/tree"
+)
+
+// binaryModel returns a random model on a caterpillar tree with m observed
+// leaves of obs states and m−2 hidden nodes of hid states, with CPTs
+// mixing a permutation-free diagonal and noise (well separated).
+func binaryModel(t *testing.T, rng *rand.Rand, m, obs, hid int) *Discrete {
+	t.Helper()
+	tr := tree.New()
+	var hidden []int
+	for i := 0; i < m-2; i++ {
+		hidden = append(hidden, tr.AddHidden())
+		if i > 0 {
+			if err := tr.AddEdge(hidden[i-1], hidden[i], math.NaN()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 0; i < m; i++ {
+		v, err := tr.AddObserved("x" + string(rune('a'+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hidden[max(0, min(len(hidden)-1, i-1))]
+		if err := tr.AddEdge(h, v, math.NaN()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	states := make([]int, tr.MaxID())
+	for _, v := range tr.Nodes() {
+		states[v] = obs
+		if tr.IsHidden(v) {
+			states[v] = hid
+		}
+	}
+	md, err := NewDiscrete(tr, hidden[0], states)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := func(p []float64, k int) {
+		for a := 0; a < len(p)/k; a++ {
+			s := 0.0
+			for b := 0; b < k; b++ {
+				p[a*k+b] = rng.Float64()
+				if b == a%k {
+					p[a*k+b] += 1.5
+				}
+				s += p[a*k+b]
+			}
+			for b := 0; b < k; b++ {
+				p[a*k+b] /= s
+			}
+		}
+	}
+	fill(md.Prior, len(md.Prior))
+	for _, v := range tr.Nodes() {
+		if v != md.Root {
+			fill(md.CPT[v], states[v])
+		}
+	}
+	return md
+}
+
+// TestEMTraceNeverDecreases checks EM's objective per E-step, for both
+// accelerations, with and without missing cells and pseudo-counts, on
+// random models: every trace entry is at least the previous one (up to
+// rounding, 1e-12 relative), the first is the start's objective, and the
+// reported log-likelihood is that of the final parameters and at least
+// the last trace entry's (without pseudo-counts).
+func TestEMTraceNeverDecreases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for rep := 0; rep < 8; rep++ {
+		var m *Discrete
+		if rep%2 == 0 {
+			m = smallModel(t, rng)
+		} else {
+			m = binaryModel(t, rng, 6+rep/2, 3, 2)
+		}
+		missing := []float64{0, 0.2}[rep/2%2]
+		d := randomData(t, m, rng, 3000, missing)
+		start := m.Clone()
+		start.Randomize(rng)
+		for _, accel := range []Accel{AccelSQUAREM, AccelNone} {
+			for _, pseudo := range []float64{0, 0.5} {
+				fit := start.Clone()
+				res, err := fit.FitEM(d, EMOptions{Restarts: -1, Accel: accel, Pseudo: pseudo, Tol: 1e-12, MaxIter: 150, Workers: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Trace) != res.Iterations {
+					t.Fatalf("%d trace entries for %d E-steps", len(res.Trace), res.Iterations)
+				}
+				for i := 1; i < len(res.Trace); i++ {
+					if res.Trace[i] < res.Trace[i-1]-1e-12*math.Abs(res.Trace[i-1]) {
+						t.Fatalf("rep %d %v pseudo %g: objective decreased at E-step %d: %.10g → %.10g", rep, accel, pseudo, i+1, res.Trace[i-1], res.Trace[i])
+					}
+				}
+				_, ll0, _ := start.LogLikelihood(d, InferOptions{})
+				if want := ll0 + pseudo*start.logParams(); math.Abs(res.Trace[0]-want) > 1e-9*math.Abs(want) {
+					t.Errorf("first trace entry %g, the start's objective %g", res.Trace[0], want)
+				}
+				_, ll, _ := fit.LogLikelihood(d, InferOptions{})
+				if math.Abs(ll-res.LogLik) > 1e-9*math.Abs(ll) {
+					t.Errorf("reported log-likelihood %g, recomputed %g", res.LogLik, ll)
+				}
+				last := res.Trace[len(res.Trace)-1]
+				if pseudo > 0 {
+					last -= pseudo * fit.logParams()
+				}
+				if pseudo == 0 && ll < last-1e-9*math.Abs(last) {
+					t.Errorf("final log-likelihood %g below the last trace entry %g", ll, last)
+				}
+			}
+		}
+	}
+}
+
+// TestSQUAREMShortRunsArePlainEM: with budgets of one or two E-steps
+// SQUAREM cannot extrapolate, and gives plain EM's parameters exactly
+// (regularized CLGrouping runs EM with MaxIter 2).
+func TestSQUAREMShortRunsArePlainEM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	m := binaryModel(t, rng, 6, 3, 2)
+	d := randomData(t, m, rng, 500, 0.1)
+	for _, n := range []int{1, 2} {
+		a, b := m.Clone(), m.Clone()
+		a.Randomize(rand.NewPCG(1, 1))
+		b.Randomize(rand.NewPCG(1, 1))
+		ra, err := a.FitEM(d, EMOptions{Restarts: -1, MaxIter: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.FitEM(d, EMOptions{Restarts: -1, MaxIter: n, Accel: AccelNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ra.LogLik != rb.LogLik || ra.Iterations != n || rb.Iterations != n {
+			t.Errorf("MaxIter %d: SQUAREM %g in %d, plain %g in %d", n, ra.LogLik, ra.Iterations, rb.LogLik, rb.Iterations)
+		}
+		for v := range a.CPT {
+			for i := range a.CPT[v] {
+				if a.CPT[v][i] != b.CPT[v][i] {
+					t.Fatalf("MaxIter %d: CPT of %d differs", n, v)
+				}
+			}
+		}
+	}
+}
+
+// TestStopperHandChecked runs the stopping rules on hand-made sequences.
+func TestStopperHandChecked(t *testing.T) {
+	// Plain EM with gains 8, 4, 2, 1, ½, … towards −1000; Tol 1e-3, so
+	// Tol·|L| ≈ 1.
+	seq := []float64{-1016}
+	for g := 8.0; len(seq) < 30; g /= 2 {
+		seq = append(seq, seq[len(seq)-1]+g)
+	}
+	at := func(s stopper, xs []float64) int {
+		prev := math.Inf(-1)
+		for i, x := range xs {
+			if s.done(x, x-prev) {
+				return i
+			}
+			prev = x
+		}
+		return -1
+	}
+	// The relative rule stops at the first gain ≤ 1, the fourth.
+	if got := at(stopper{rule: StopRelative, tol: 1e-3}, seq); got != 4 {
+		t.Errorf("StopRelative stopped at value %d, want 4", got)
+	}
+	// StopAuto needs 1000·g ≤ Tol·|L| ≈ 1: the gain 8/8192, the
+	// fourteenth.
+	if got := at(stopper{rule: StopAuto, tol: 1e-3}, seq); got != 14 {
+		t.Errorf("StopAuto stopped at value %d, want 14", got)
+	}
+	// No gain at all is convergence.
+	if got := at(stopper{rule: StopAuto, tol: 1e-12}, []float64{-5, -4, -4}); got != 2 {
+		t.Errorf("no gain: stopped at %d, want 2", got)
+	}
+	// SQUAREM: a small cycle gain is not enough while a plain EM step from
+	// the cycle's start still gains more than Tol·|L|/1000 = 1e-3.
+	s := stopper{rule: StopAuto, tol: 1e-3}
+	s.done(-1000.5, math.Inf(1))
+	if s.done(-1000, 0.002) {
+		t.Error("StopAuto stopped with a plain EM gain of 0.002")
+	}
+	if !s.done(-999.9995, 0.0005) {
+		t.Error("StopAuto did not stop with gains 0.0005")
+	}
+}
