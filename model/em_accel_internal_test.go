@@ -196,3 +196,30 @@ func TestStopperHandChecked(t *testing.T) {
 		t.Error("StopAuto did not stop with gains 0.0005")
 	}
 }
+
+func TestParseAccelStop(t *testing.T) {
+	for _, a := range []Accel{AccelSQUAREM, AccelNone} {
+		if got, err := ParseAccel(a.String()); err != nil || got != a {
+			t.Errorf("ParseAccel(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	for _, s := range []Stop{StopAuto, StopRelative} {
+		if got, err := ParseStop(s.String()); err != nil || got != s {
+			t.Errorf("ParseStop(%q) = %v, %v", s.String(), got, err)
+		}
+	}
+	if _, err := ParseAccel("fast"); err == nil {
+		t.Error("ParseAccel accepted fast")
+	}
+	if _, err := ParseStop("never"); err == nil {
+		t.Error("ParseStop accepted never")
+	}
+	rng := rand.New(rand.NewPCG(1, 5))
+	m := smallModel(t, rng)
+	d := randomData(t, m, rng, 50, 0)
+	for _, opt := range []EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}} {
+		if _, err := m.FitEM(d, opt); err == nil {
+			t.Errorf("FitEM accepted %+v", opt)
+		}
+	}
+}
