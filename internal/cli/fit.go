@@ -398,11 +398,11 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		conv = "stopped at --max-iter"
 	}
 	if warm {
-		fmt.Fprintf(w, "EM: %d final iterations from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
+		fmt.Fprintf(w, "EM: %d final E-steps from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
 	} else if _, ok := m.(*model.Gaussian); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
-		fmt.Fprintf(w, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
+		fmt.Fprintf(w, "EM: %d E-steps (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
