@@ -601,7 +601,8 @@ func learnReg(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 		k = 2
 	}
 	rr, err := regcl.Learn(d, regcl.Options{Inner: inner, HiddenStates: k, MaxHidden: opt.Reg.MaxHidden, SampleHidden: opt.Reg.SampleHidden,
-		EM:  model.EMOptions{Tol: opt.Fit.EM.Tol, MaxIter: opt.Fit.EM.MaxIter, Pseudo: opt.Fit.EM.Pseudo, Progress: opt.Fit.EM.Progress},
+		EM: model.EMOptions{Tol: opt.Fit.EM.Tol, MaxIter: opt.Fit.EM.MaxIter, Pseudo: opt.Fit.EM.Pseudo, Progress: opt.Fit.EM.Progress,
+			Accel: opt.Fit.EM.Accel, Stop: opt.Fit.EM.Stop},
 		Src: opt.rng()})
 	if err != nil {
 		return nil, err

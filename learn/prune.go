@@ -132,6 +132,10 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 			if dm, err = warmDiscrete(w, ct); err == nil {
 				em := fit.EM
 				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Src, em.Progress = iters, tol, -1, true, nil, nil
+				// Candidates are ranked with the relative-change rule, which
+				// stops sooner than StopAuto; the chosen model is run to
+				// fit's own rule at the end.
+				em.Stop = model.StopRelative
 				res, err = dm.FitEM(d, em)
 				m = dm
 			}
@@ -149,6 +153,20 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly, Progress: progress})
 	if err != nil {
 		return nil, err
+	}
+	if dm, ok := cr.State.m.(*model.Discrete); ok && cr.Contracted > 0 {
+		// Finish the chosen model with fit's stopping rule (EM from its
+		// parameters only raises the likelihood, so the BIC only falls).
+		em := fit.EM
+		em.Restarts, em.KeepInit, em.Src = -1, true, nil
+		res, err := dm.FitEM(d, em)
+		if err != nil {
+			return nil, err
+		}
+		cr.State.ll, cr.State.em = res.LogLik, res
+		if err := setFittedLengths(cr.Tree, dm); err != nil {
+			return nil, err
+		}
 	}
 	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, EM: cr.State.em, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),
 		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Accel selects how discrete EM's steps are accelerated.
@@ -42,6 +43,16 @@ func (a Accel) String() string {
 		return "none"
 	}
 	return fmt.Sprintf("Accel(%d)", int(a))
+}
+
+// ParseAccel parses "squarem" or "none".
+func ParseAccel(s string) (Accel, error) {
+	for _, a := range []Accel{AccelSQUAREM, AccelNone} {
+		if strings.EqualFold(s, a.String()) {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("model: unknown EM acceleration %q (want squarem or none)", s)
 }
 
 // Stop selects discrete EM's stopping rule.
@@ -87,6 +98,16 @@ func (s Stop) String() string {
 		return "relative"
 	}
 	return fmt.Sprintf("Stop(%d)", int(s))
+}
+
+// ParseStop parses "auto" or "relative".
+func ParseStop(s string) (Stop, error) {
+	for _, r := range []Stop{StopAuto, StopRelative} {
+		if strings.EqualFold(s, r.String()) {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("model: unknown EM stopping rule %q (want auto or relative)", s)
 }
 
 // validate reports options out of range.

@@ -196,3 +196,62 @@ func TestStopperHandChecked(t *testing.T) {
 		t.Error("StopAuto did not stop with gains 0.0005")
 	}
 }
+
+func TestParseAccelStop(t *testing.T) {
+	for _, a := range []Accel{AccelSQUAREM, AccelNone} {
+		if got, err := ParseAccel(a.String()); err != nil || got != a {
+			t.Errorf("ParseAccel(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	for _, s := range []Stop{StopAuto, StopRelative} {
+		if got, err := ParseStop(s.String()); err != nil || got != s {
+			t.Errorf("ParseStop(%q) = %v, %v", s.String(), got, err)
+		}
+	}
+	if _, err := ParseAccel("fast"); err == nil {
+		t.Error("ParseAccel accepted fast")
+	}
+	if _, err := ParseStop("never"); err == nil {
+		t.Error("ParseStop accepted never")
+	}
+	rng := rand.New(rand.NewPCG(1, 5))
+	m := smallModel(t, rng)
+	d := randomData(t, m, rng, 50, 0)
+	for _, opt := range []EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}} {
+		if _, err := m.FitEM(d, opt); err == nil {
+			t.Errorf("FitEM accepted %+v", opt)
+		}
+	}
+}
+
+// EM's result does not depend on the number of workers: E-step sums are
+// added in block order (the safeguard and the stopping rule compare
+// nearby likelihoods, so rounding differences could change the path).
+func TestEMSameForAnyWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	m := binaryModel(t, rng, 9, 4, 2)
+	d := randomData(t, m, rng, 3000, 0.05)
+	var ref *EMResult
+	var refM *Discrete
+	for _, w := range []int{1, 2, 3} {
+		fit := m.Clone()
+		res, err := fit.FitEM(d, EMOptions{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref, refM = res, fit
+			continue
+		}
+		if res.LogLik != ref.LogLik || res.Iterations != ref.Iterations {
+			t.Errorf("%d workers: %v in %d E-steps; 1 worker: %v in %d", w, res.LogLik, res.Iterations, ref.LogLik, ref.Iterations)
+		}
+		for v := range fit.CPT {
+			for i := range fit.CPT[v] {
+				if fit.CPT[v][i] != refM.CPT[v][i] {
+					t.Fatalf("%d workers: CPT of node %d differs", w, v)
+				}
+			}
+		}
+	}
+}

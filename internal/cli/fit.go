@@ -35,13 +35,13 @@ type emFlags struct {
 func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
 	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
-	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its estimated remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
+	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
 	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data: pseudo-count added to the expected counts in the M-step (≥ 0)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: drives EM restarts and random starts, --order random of the quartet method and regularized CLGrouping")
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
 	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
-	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (estimated remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
+	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (bound on the remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
 }
 
 // fitOptions turns the flags into model.FitOptions, rejecting values out
@@ -66,12 +66,12 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	case f.pseudo < 0 || math.IsNaN(f.pseudo) || math.IsInf(f.pseudo, 0):
 		return opt, usagef("--em-pseudo %g: want a finite value ≥ 0", f.pseudo)
 	}
-	accel, ok := map[string]model.Accel{"squarem": model.AccelSQUAREM, "none": model.AccelNone}[f.accel]
-	if !ok {
+	accel, err := model.ParseAccel(f.accel)
+	if err != nil {
 		return opt, usagef("--em-accel %q: want squarem or none", f.accel)
 	}
-	stop, ok := map[string]model.Stop{"auto": model.StopAuto, "relative": model.StopRelative}[f.stop]
-	if !ok {
+	stop, err := model.ParseStop(f.stop)
+	if err != nil {
 		return opt, usagef("--em-stop %q: want auto or relative", f.stop)
 	}
 	opt.EM = model.EMOptions{Tol: f.tol, MaxIter: f.maxIter}
@@ -398,11 +398,11 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		conv = "stopped at --max-iter"
 	}
 	if warm {
-		fmt.Fprintf(w, "EM: %d final iterations from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
+		fmt.Fprintf(w, "EM: %d final E-steps from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
 	} else if _, ok := m.(*model.Gaussian); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
-		fmt.Fprintf(w, "EM: %d iterations (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
+		fmt.Fprintf(w, "EM: %d E-steps (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)

@@ -182,7 +182,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 	}
 	if fromMatrix {
-		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "init", "params", "linker", "spectral-tol", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
+		for _, name := range []string{"distance", "rank", "table-pseudo", "structure-only", "out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "em-accel", "em-stop", "random-init", "init", "params", "linker", "spectral-tol", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
 			if fs.Lookup(name) != nil && changed(name) {
 				return opt, usagef("--%s does not apply to --distance-matrix (a distance matrix gives the structure only)", name)
 			}
@@ -191,7 +191,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		return opt, usagef("--samples applies to --distance-matrix only (with data, the sample size is the number of rows)")
 	}
 	if o.structOnly {
-		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "random-init", "init", "params", "linker", "spectral-tol"} {
+		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "em-accel", "em-stop", "random-init", "init", "params", "linker", "spectral-tol"} {
 			if changed(name) {
 				return opt, usagef("--%s sets parameter learning, which --structure-only skips", name)
 			}
