@@ -81,7 +81,7 @@ func BenchmarkEMPaperProtocol16x50k(b *testing.B) {
 	truth, d := specBench(b, 16, 4, 50000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := model.Fit(truth.Tree, d, model.FitOptions{Init: model.InitRandom, EM: model.EMOptions{Restarts: 5, Tol: 1e-4}}); err != nil {
+		if _, _, err := model.Fit(truth.Tree, d, model.FitOptions{Init: model.InitRandom, EM: model.EMOptions{Restarts: 5, Tol: 1e-4, Accel: model.AccelNone, Stop: model.StopRelative}}); err != nil {
 			b.Fatal(err)
 		}
 	}
