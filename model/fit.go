@@ -90,10 +90,9 @@ func (o FitOptions) Validate(gaussian bool) error {
 		return fmt.Errorf("model: unknown Init %d", o.Init)
 	case o.Params != ParamsEM && o.Params != ParamsSpectral:
 		return fmt.Errorf("model: unknown Params %d", o.Params)
-	case o.Linker != LinkerMStar && o.Linker != LinkerParikh && o.Linker != LinkerMStarFull:
-		return fmt.Errorf("model: unknown Linker %d", o.Linker)
-	case o.SpectralTol < 0 || o.SpectralTol >= 1 || math.IsNaN(o.SpectralTol):
-		return fmt.Errorf("model: spectral tolerance %g must be in [0, 1) (0: DefaultSpectralTol %g)", o.SpectralTol, DefaultSpectralTol)
+	}
+	if _, err := (SpectralOptions{Linker: o.Linker, Tol: o.SpectralTol}).validate(); err != nil {
+		return err
 	}
 	if o.Params == ParamsSpectral {
 		var bad []string

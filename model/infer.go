@@ -49,26 +49,35 @@ func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous but the model's variable is discrete", name)
 		}
-		labels := m.StateLabels(v)
-		remap := make([]uint16, len(dv.States))
-		for c, l := range dv.States {
-			k := -1
-			for s, ml := range labels {
-				if ml == l {
-					k = s
-					break
-				}
-			}
-			if k < 0 {
-				return nil, fmt.Errorf("model: column %q has state %q, which the model's variable does not have (states %v)", name, l, labels)
-			}
-			remap[c] = uint16(k)
+		remap, err := stateRemap(dv, m.StateLabels(v))
+		if err != nil {
+			return nil, err
 		}
 		b.col[v] = j
 		b.remap[v] = remap
 		b.codes[v] = d.Discrete(j)
 	}
 	return b, nil
+}
+
+// stateRemap maps the codes of a discrete column to the states of the
+// model's variable with the given labels, matched by label.
+func stateRemap(dv data.Variable, labels []string) ([]uint16, error) {
+	remap := make([]uint16, len(dv.States))
+	for c, l := range dv.States {
+		k := -1
+		for s, ml := range labels {
+			if ml == l {
+				k = s
+				break
+			}
+		}
+		if k < 0 {
+			return nil, fmt.Errorf("model: column %q has state %q, which the model's variable does not have (states %v)", dv.Name, l, labels)
+		}
+		remap[c] = uint16(k)
+	}
+	return remap, nil
 }
 
 // engine runs sum-product on blocks of rows for one model.

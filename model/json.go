@@ -289,19 +289,9 @@ func readGaussian(raw []byte) (*Gaussian, *Provenance, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	if doc.Format != ModelFormat || doc.Version != ModelVersion {
-		return nil, nil, fmt.Errorf("model: format %q version %d, want %q version %d", doc.Format, doc.Version, ModelFormat, ModelVersion)
-	}
-	t := tree.New()
-	if err := t.UnmarshalJSON(doc.Tree); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
-	}
-	if err := t.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
-	}
-	root, ok := t.Lookup(doc.Root)
-	if !ok {
-		return nil, nil, fmt.Errorf("model: root %q is not a node of the tree", doc.Root)
+	t, root, err := readModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	if err != nil {
+		return nil, nil, err
 	}
 	g, err := NewGaussian(t, root, 0)
 	if err != nil {
@@ -336,4 +326,24 @@ func readGaussian(raw []byte) (*Gaussian, *Provenance, error) {
 		return nil, nil, err
 	}
 	return g, doc.Provenance, nil
+}
+
+// readModelTree checks a model document's format and version and reads its
+// tree and root (the part every model type after the discrete one shares).
+func readModelTree(format string, version int, raw json.RawMessage, rootName string) (*tree.Tree, int, error) {
+	if format != ModelFormat || version != ModelVersion {
+		return nil, 0, fmt.Errorf("model: format %q version %d, want %q version %d", format, version, ModelFormat, ModelVersion)
+	}
+	t := tree.New()
+	if err := t.UnmarshalJSON(raw); err != nil {
+		return nil, 0, fmt.Errorf("model: tree: %w", err)
+	}
+	if err := t.Validate(); err != nil {
+		return nil, 0, fmt.Errorf("model: tree: %w", err)
+	}
+	root, ok := t.Lookup(rootName)
+	if !ok {
+		return nil, 0, fmt.Errorf("model: root %q is not a node of the tree", rootName)
+	}
+	return t, root, nil
 }

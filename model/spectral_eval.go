@@ -7,27 +7,21 @@ import (
 	"github.com/latentree/latentree/data"
 )
 
-// mvec is the vector contracted with one mode: a state (one-hot), all ones
-// (a summed-out variable) or a dense message.
+// mvec is the vector contracted with one mode: a state (one-hot) or a
+// dense vector (a message, or ones for a summed-out variable).
 type mvec struct {
-	hot int // ≥ 0: one-hot at hot; hotOnes; hotDense: v
+	hot int // ≥ 0: one-hot at hot; hotDense: v
 	v   []float64
 }
 
-const (
-	hotOnes  = -1
-	hotDense = -2
-)
+const hotDense = -1
 
 func (m mvec) at(s int) float64 {
-	switch {
-	case m.hot >= 0:
+	if m.hot >= 0 {
 		if s == m.hot {
 			return 1
 		}
 		return 0
-	case m.hot == hotOnes:
-		return 1
 	}
 	return m.v[s]
 }
@@ -55,14 +49,6 @@ func contractExcept(t []float64, shape []int, vecs []mvec, j int, out, buf []flo
 			for x := 0; x < size; x++ {
 				dst[x] = cur[x*n+v.hot]
 			}
-		case v.hot == hotOnes:
-			for x := 0; x < size; x++ {
-				s := 0.0
-				for _, y := range cur[x*n : (x+1)*n] {
-					s += y
-				}
-				dst[x] = s
-			}
 		default:
 			for x := 0; x < size; x++ {
 				s := 0.0
@@ -84,7 +70,12 @@ func contractExcept(t []float64, shape []int, vecs []mvec, j int, out, buf []flo
 		copy(out, cur[:nj])
 		return
 	}
-	idx := make([]int, j)
+	var idxBuf [16]int
+	idx := idxBuf[:0]
+	if j > len(idxBuf) {
+		idx = make([]int, j)
+	}
+	idx = idx[:j]
 	for p := 0; p < lead; p++ {
 		w := 1.0
 		for i := 0; i < j; i++ {
@@ -284,15 +275,19 @@ func (e *specEngine) rowProb(w *specRow, d *specData, r, skip int) (float64, flo
 // rowProb.
 func (e *specEngine) downward(w *specRow, d *specData, r int) {
 	net := e.net
-	var shape []int
 	for _, f := range net.order {
 		fac := &net.factors[f]
-		shape = foldedShape(fac, shape)
+		shape := e.shapes[f]
+		var vecs []mvec
 		for j, m := range fac.modes {
 			if m.kind != modeChild {
 				continue
 			}
-			vecs := e.modeVecs(w, f, d, r, -1)
+			if vecs == nil {
+				// (writing a child's downward message leaves f's mode
+				// vectors unchanged)
+				vecs = e.modeVecs(w, f, d, r, -1)
+			}
 			dn := w.dn[m.child]
 			contractExcept(fac.folded, shape, vecs, j, dn, w.buf)
 			normaliseMax(dn)
@@ -318,7 +313,7 @@ func normaliseMax(v []float64) {
 func (e *specEngine) leafVector(w *specRow, d *specData, r, v int, out []float64) {
 	f := e.net.leafOf[v]
 	fac := &e.net.factors[f]
-	shape := foldedShape(fac, nil)
+	shape := e.shapes[f]
 	vecs := e.modeVecs(w, f, d, r, v)
 	for j, m := range fac.modes {
 		if m.kind == modeLeaf && m.rep == v {

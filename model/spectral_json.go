@@ -116,15 +116,9 @@ func readSpectral(raw []byte) (*Spectral, *Provenance, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	if doc.Format != ModelFormat || doc.Version != ModelVersion {
-		return nil, nil, fmt.Errorf("model: format %q version %d, want %q version %d", doc.Format, doc.Version, ModelFormat, ModelVersion)
-	}
-	t := tree.New()
-	if err := t.UnmarshalJSON(doc.Tree); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
-	}
-	if err := t.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
+	t, root, err := readModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	if err != nil {
+		return nil, nil, err
 	}
 	linker, err := ParseLinker(doc.Linker)
 	if err != nil {
@@ -135,10 +129,6 @@ func readSpectral(raw []byte) (*Spectral, *Provenance, error) {
 	}
 	s := &Spectral{Tree: t, HiddenStates: doc.HiddenStates, Linker: linker, Tol: doc.Tol,
 		States: make([]int, t.MaxID()), Labels: make([][]string, t.MaxID())}
-	root, ok := t.Lookup(doc.Root)
-	if !ok {
-		return nil, nil, fmt.Errorf("model: root %q is not a node of the tree", doc.Root)
-	}
 	s.root = root
 	for _, jv := range doc.Observed {
 		v, ok := t.Lookup(jv.Name)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -255,20 +254,9 @@ func (s *Spectral) bind(d *data.Dataset) (*specData, error) {
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous but the model's variable is discrete", name)
 		}
-		labels := s.StateLabels(v)
-		remap := make([]uint16, len(dv.States))
-		for c, l := range dv.States {
-			k := -1
-			for x, ml := range labels {
-				if ml == l {
-					k = x
-					break
-				}
-			}
-			if k < 0 {
-				return nil, fmt.Errorf("model: column %q has state %q, which the model's variable does not have (states %v)", name, l, labels)
-			}
-			remap[c] = uint16(k)
+		remap, err := stateRemap(dv, s.StateLabels(v))
+		if err != nil {
+			return nil, err
 		}
 		col := make([]uint16, d.NumRows())
 		for r, c := range d.Discrete(j) {
@@ -573,17 +561,4 @@ func pairDistance(p []float64, k int) float64 {
 		return math.Inf(1)
 	}
 	return max(0, -ld+0.5*lu+0.5*lv)
-}
-
-// Summary describes the fit in one line per edge with cut singular values.
-func (s *Spectral) Summary() string {
-	var b strings.Builder
-	cut := 0
-	for _, e := range s.Edges {
-		if e.Cut > 0 {
-			cut++
-		}
-	}
-	fmt.Fprintf(&b, "spectral (%s linker), k′ = %d, %d linkers, %d with singular values cut", s.Linker, s.HiddenStates, len(s.Edges), cut)
-	return b.String()
 }
