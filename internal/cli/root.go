@@ -92,7 +92,7 @@ partial file or replaces a good one.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e))
+	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e))
 	return root
 }
 
