@@ -1,0 +1,578 @@
+package noisyor
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Defaults of LearnOptions for data (the paper's experiments) and for
+// exact moments ("infinite data", perfect tests up to rounding).
+const (
+	DefaultRankTol      = 0.01
+	DefaultPMITol       = 0.1
+	DefaultPairZ        = 3.0
+	DefaultMaxQuartets  = 4_000_000
+	DefaultExactRankTol = 1e-9
+	DefaultExactPMITol  = 1e-9
+)
+
+// Test chooses how a candidate quartet is judged singly coupled.
+type Test uint8
+
+const (
+	// TestRank is the rank test: the third singular value of each of the
+	// quartet's three 4×4 unfoldings is at most RankTol.
+	TestRank Test = iota
+	// TestCoherence is the coherence test: MIXTURE on the quartet's
+	// triplets must agree (spread of the prior estimates at most
+	// SpreadTol) and the one-source mixture they define must reproduce
+	// the quartet's joint distribution (largest absolute error at most
+	// RankTol).
+	TestCoherence
+)
+
+// String returns "rank" or "coherence".
+func (t Test) String() string {
+	switch t {
+	case TestRank:
+		return "rank"
+	case TestCoherence:
+		return "coherence"
+	}
+	return "Test(" + strconv.Itoa(int(t)) + ")"
+}
+
+// ParseTest parses "rank" or "coherence".
+func ParseTest(s string) (Test, error) {
+	switch s {
+	case "rank":
+		return TestRank, nil
+	case "coherence":
+		return TestCoherence, nil
+	}
+	return 0, fmt.Errorf("noisyor: unknown quartet test %q (want rank or coherence)", s)
+}
+
+// LearnOptions configure Learn and LearnExact. The zero value runs the
+// paper's algorithm with its thresholds.
+type LearnOptions struct {
+	// RankTol is τq, the rank test's bound on the third singular value
+	// (of a joint distribution, so a probability scale). Zero means
+	// DefaultRankTol (0.01, the paper's) for data and DefaultExactRankTol
+	// for exact moments. With TestCoherence it bounds the reconstruction
+	// error instead.
+	RankTol float64
+	// PMITol is τe: PRETEST and EXTEND call three effects siblings when
+	// PMI exceeds CPMI by more than τe. Zero means DefaultPMITol (0.1,
+	// the paper's) for data and DefaultExactPMITol for exact moments.
+	PMITol float64
+	// Test is the singly-coupled test (rank by default).
+	Test Test
+	// SpreadTol bounds the spread (max − min) of the prior estimates of
+	// the coherence test; zero means 0.05.
+	SpreadTol float64
+	// PairZ is the z-score above which two effects count as dependent when
+	// candidate quartets are enumerated from data (only 4-cliques of
+	// dependent effects can be singly coupled). Zero means DefaultPairZ.
+	PairZ float64
+	// MaxDepth stops after rounds 0..MaxDepth; negative means no limit
+	// (rounds continue until one finds nothing). Zero means depth 0 only
+	// when MaxDepthSet is true, no limit otherwise.
+	MaxDepth    int
+	MaxDepthSet bool
+	// MaxQuartets bounds the candidate quartets tested per round: when the
+	// dependence graph has more 4-cliques, that many are sampled (evenly
+	// over anchor effects, with Src) instead of enumerating them all.
+	// Zero means DefaultMaxQuartets.
+	MaxQuartets int
+	// Workers is the number of goroutines; zero means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+	// Src drives the sampling of candidate quartets; nil means a fixed
+	// seed.
+	Src rand.Source
+	// Logger, if not nil, receives one line per round.
+	Logger *slog.Logger
+}
+
+// Round reports one round (depth) of STRUCTURE-LEARN.
+type Round struct {
+	Depth int `json:"depth"`
+	// Candidates is the number of quartets tested: 4-cliques of the
+	// dependence graph (with, after round 0, a member whose moments
+	// changed since the last round); Sampled says they were sampled
+	// because there were more than MaxQuartets.
+	Candidates int  `json:"candidates"`
+	Sampled    bool `json:"sampled,omitempty"`
+	// Pretest and Passed count the quartets that passed PRETEST and then
+	// the singly-coupled test.
+	Pretest int `json:"pretest"`
+	Passed  int `json:"passed"`
+	// Sources and Edges learned in the round.
+	Sources int           `json:"sources"`
+	Edges   int           `json:"edges"`
+	Time    time.Duration `json:"time_ns"`
+}
+
+// LearnResult is what Learn returns.
+type LearnResult struct {
+	// Network is the learned network: sources in the order found, each
+	// with its Learned provenance, and leaks.
+	Network *Network
+	Rounds  []Round
+	// Rows is the number of data rows (0 for exact moments).
+	Rows int
+	Time time.Duration
+}
+
+// Learn learns a noisy-or network from binary data with quartet tests
+// (Jernite, Halpern & Sontag 2013, Algorithm 1 and §4): round d tests the
+// candidate quartets, with the sources of rounds < d subtracted off
+// (eq. 3), by PRETEST and the rank (or coherence) test; each surviving
+// quartet, in increasing order of its largest third singular value and
+// unless it overlaps a source already found in the round, gives a new
+// source by MIXTURE (eq. 2) whose other children and failures EXTEND finds
+// with conditional PMI (eqs. 4–6). Rounds continue until one finds
+// nothing. Leaks are what the learned sources leave unexplained:
+// ν_a = 1 − P(a = 0)/∏_X(1 − p_X + p_X f_{X,a}).
+//
+// Moments use, for each set of effects, the rows that observe all of it,
+// so missing cells are marginalised (unbiased when they are missing at
+// random).
+func Learn(b *Binary, opt LearnOptions) (*LearnResult, error) {
+	if b == nil {
+		return nil, errors.New("noisyor: nil data")
+	}
+	if err := checkLearnInput(b); err != nil {
+		return nil, err
+	}
+	res, err := learn(newDataMoments(b), b.Names, false, opt)
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = b.Rows
+	return res, nil
+}
+
+// LearnExact runs the same algorithm on the exact moments of net ("infinite
+// data"), to study which networks the quartet method can identify and at
+// which depth.
+func LearnExact(net *Network, opt LearnOptions) (*LearnResult, error) {
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	if len(net.Effects) < 4 {
+		return nil, fmt.Errorf("noisyor: %d effects; quartet learning needs at least 4", len(net.Effects))
+	}
+	return learn(newExactMoments(net), net.Effects, true, opt)
+}
+
+// checkLearnInput rejects data the method cannot use.
+func checkLearnInput(b *Binary) error {
+	if len(b.Names) < 4 {
+		return fmt.Errorf("noisyor: %d effects; quartet learning needs at least 4", len(b.Names))
+	}
+	if b.Rows == 0 {
+		return errors.New("noisyor: no rows")
+	}
+	for a, name := range b.Names {
+		if b.CountZeros(a) == 0 && b.Rows > b.Missing[a] {
+			return fmt.Errorf("noisyor: effect %q is 1 in every observed row; the method needs P(%s = 0) > 0", name, name)
+		}
+		if b.Missing[a] == b.Rows {
+			return fmt.Errorf("noisyor: effect %q has no observed cell", name)
+		}
+	}
+	return nil
+}
+
+// resolved are the options with defaults filled in.
+type resolved struct {
+	rankTol, pmiTol, spread, pairZ float64
+	maxQuartets, workers, maxDepth int
+	test                           Test
+}
+
+func resolve(opt LearnOptions, exact bool) (resolved, error) {
+	r := resolved{rankTol: opt.RankTol, pmiTol: opt.PMITol, spread: opt.SpreadTol, pairZ: opt.PairZ,
+		maxQuartets: opt.MaxQuartets, workers: opt.Workers, test: opt.Test, maxDepth: -1}
+	check := func(name string, v float64) error {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("noisyor: %s is %v, want a finite value ≥ 0", name, v)
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		n string
+		v float64
+	}{{"RankTol", r.rankTol}, {"PMITol", r.pmiTol}, {"SpreadTol", r.spread}, {"PairZ", r.pairZ}} {
+		if err := check(c.n, c.v); err != nil {
+			return r, err
+		}
+	}
+	if r.rankTol >= 1 {
+		return r, fmt.Errorf("noisyor: RankTol %v is not below 1 (it bounds a singular value of a probability table)", r.rankTol)
+	}
+	if r.rankTol == 0 {
+		r.rankTol = DefaultRankTol
+		if exact {
+			r.rankTol = DefaultExactRankTol
+		}
+	}
+	if r.pmiTol == 0 {
+		r.pmiTol = DefaultPMITol
+		if exact {
+			r.pmiTol = DefaultExactPMITol
+		}
+	}
+	if r.spread == 0 {
+		r.spread = 0.05
+	}
+	if r.pairZ == 0 {
+		r.pairZ = DefaultPairZ
+	}
+	if r.maxQuartets < 0 {
+		return r, fmt.Errorf("noisyor: MaxQuartets %d is negative", r.maxQuartets)
+	}
+	if r.maxQuartets == 0 {
+		r.maxQuartets = DefaultMaxQuartets
+	}
+	if r.workers <= 0 {
+		r.workers = runtime.GOMAXPROCS(0)
+	}
+	if r.test != TestRank && r.test != TestCoherence {
+		return r, fmt.Errorf("noisyor: unknown test %v", r.test)
+	}
+	if opt.MaxDepthSet || opt.MaxDepth != 0 {
+		r.maxDepth = opt.MaxDepth
+	}
+	return r, nil
+}
+
+// verdict is a tested candidate quartet.
+type verdict struct {
+	q        quartetKey
+	pass     bool
+	pretest  bool
+	singular [3]float64
+	worst    float64
+}
+
+// learn is STRUCTURE-LEARN on any moments.
+func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResult, error) {
+	start := time.Now()
+	r, err := resolve(opt, exact)
+	if err != nil {
+		return nil, err
+	}
+	src := opt.Src
+	if src == nil {
+		src = rand.NewPCG(0x6e6f6973, 0x796f72)
+	}
+	rng := rand.New(src)
+	m := mo.numEffects()
+	learned := newLearnedIndex(m)
+	net := &Network{Effects: slices.Clone(names)}
+	res := &LearnResult{Network: net}
+	var touched bitset // effects whose moments changed in the last round
+	for depth := 0; r.maxDepth < 0 || depth <= r.maxDepth; depth++ {
+		t0 := time.Now()
+		upto := len(learned.sources)
+		adj := dependenceGraph(mo, learned, upto, exact, r.pmiTol*1e-3, r.pairZ, r.workers)
+		cands, all := cliques(adj, touched, r.maxQuartets)
+		round := Round{Depth: depth}
+		if !all {
+			nAnchors := m
+			if touched != nil {
+				nAnchors = touched.count()
+			}
+			per := max(1, r.maxQuartets/max(1, nAnchors))
+			cands = sampleCliques(adj, touched, per, rng)
+			round.Sampled = true
+		}
+		round.Candidates = len(cands)
+		verdicts := make([]verdict, len(cands))
+		forEachBlock(r.workers, len(cands), 256, func(lo, hi int) {
+			var t [16]float64
+			set := make([]int, 4)
+			for i := lo; i < hi; i++ {
+				q := cands[i]
+				for k := range 4 {
+					set[k] = int(q[k])
+				}
+				verdicts[i] = testQuartet(mo, learned, upto, set, &t, r)
+			}
+		})
+		var pass []verdict
+		for _, v := range verdicts {
+			if v.pretest {
+				round.Pretest++
+			}
+			if v.pass {
+				round.Passed++
+				pass = append(pass, v)
+			}
+		}
+		slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
+		next := newBitset(m)
+		var t [16]float64
+		set := make([]int, 4)
+		for _, v := range pass {
+			for k := range 4 {
+				set[k] = int(v.q[k])
+			}
+			// Subtract this round's sources too: a quartet they explain
+			// is not a new source. (The paper skips every quartet that
+			// overlaps a source found in the round; that would also delay
+			// a source sharing one child with it to a later round.)
+			if overlaps(learned, upto, set) {
+				if w := testQuartet(mo, learned, len(learned.sources), set, &t, r); !w.pass {
+					continue
+				}
+			}
+			s, ok := newSource(mo, learned, set, v, depth, r)
+			if !ok {
+				continue
+			}
+			s.Name = "X" + strconv.Itoa(len(net.Sources)+1)
+			net.Sources = append(net.Sources, s)
+			learned.add(&net.Sources[len(net.Sources)-1])
+			round.Sources++
+			round.Edges += len(s.Children)
+			for _, c := range s.Children {
+				next.set(c.Effect)
+			}
+		}
+		// learned.sources point into net.Sources, which append may move:
+		// rebuild the index on the final slice.
+		learned = newLearnedIndex(m)
+		for i := range net.Sources {
+			learned.add(&net.Sources[i])
+		}
+		round.Time = time.Since(t0)
+		res.Rounds = append(res.Rounds, round)
+		if opt.Logger != nil {
+			opt.Logger.Info("noisyor round", "depth", depth, "candidates", round.Candidates, "sampled", round.Sampled,
+				"pretest", round.Pretest, "passed", round.Passed, "sources", round.Sources, "edges", round.Edges, "time", round.Time)
+		}
+		if round.Sources == 0 {
+			break
+		}
+		touched = next
+	}
+	net.Leak = leaks(mo, learned)
+	res.Time = time.Since(start)
+	return res, nil
+}
+
+// forEachBlock runs fn over [0, n) in blocks of size block on workers
+// goroutines.
+func forEachBlock(workers, n, block int, fn func(lo, hi int)) {
+	nb := (n + block - 1) / block
+	forEachIndex(workers, nb, func(i int) {
+		fn(i*block, min(n, (i+1)*block))
+	})
+}
+
+// testQuartet computes the quartet's negative moments, subtracts off the
+// first upto learned sources and applies PRETEST and the singly-coupled
+// test.
+func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved) verdict {
+	v := verdict{q: quartetKey{int32(set[0]), int32(set[1]), int32(set[2]), int32(set[3])}}
+	if mo.neg(set, t[:]) == 0 {
+		return v
+	}
+	learned.adjust(set, t[:], upto)
+	if !pretest(t, r.pmiTol) {
+		return v
+	}
+	v.pretest = true
+	joint := *t
+	NegToJoint(joint[:], 4)
+	v.singular = unfoldings(&joint)
+	v.worst = max(v.singular[0], v.singular[1], v.singular[2])
+	switch r.test {
+	case TestRank:
+		v.pass = v.worst <= r.rankTol
+	case TestCoherence:
+		v.pass = coherent(&joint, r.spread, r.rankTol)
+	}
+	return v
+}
+
+// coherent is the coherence test: MIXTURE on the four triplets must agree
+// (prior estimates within spread) and the one-source model they define
+// must reproduce the quartet's joint within tol (largest absolute error).
+func coherent(joint *[16]float64, spread, tol float64) bool {
+	var priors []float64
+	for o := range 4 {
+		var m [3]int
+		n := 0
+		for i := range 4 {
+			if i != o {
+				m[n] = i
+				n++
+			}
+		}
+		j := triplet8(joint, m[0], m[1], m[2])
+		p, _, ok := mixture3(&j)
+		if !ok {
+			return false
+		}
+		priors = append(priors, p)
+	}
+	if slices.Max(priors)-slices.Min(priors) > spread {
+		return false
+	}
+	prior, fail, ok := quartetMixture(joint)
+	if !ok || !(prior > 0 && prior < 1) {
+		return false
+	}
+	// Rebuild: each member's own-noise zero probability α_i from its
+	// marginal P(i=0) = α_i(1 − p + p f_i).
+	var alpha [4]float64
+	for i := range 4 {
+		p0 := 0.0
+		for idx, v := range joint {
+			if idx>>(3-i)&1 == 0 {
+				p0 += v
+			}
+		}
+		alpha[i] = p0 / (1 - prior + prior*fail[i])
+	}
+	worst := 0.0
+	for idx, v := range joint {
+		off, on := 1-prior, prior
+		for i := range 4 {
+			z := idx>>(3-i)&1 == 0
+			a0, a1 := alpha[i], alpha[i]*fail[i]
+			if z {
+				off *= a0
+				on *= a1
+			} else {
+				off *= 1 - a0
+				on *= 1 - a1
+			}
+		}
+		worst = math.Max(worst, math.Abs(off+on-v))
+	}
+	return worst <= tol
+}
+
+// overlaps reports whether a member of set is a child of a source learned
+// in this round (index ≥ upto).
+func overlaps(learned *learnedIndex, upto int, set []int) bool {
+	for _, a := range set {
+		for _, p := range learned.parents[a] {
+			if p.Source >= upto {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newSource runs MIXTURE on the quartet (subtracting the sources of
+// earlier rounds) and EXTEND over every other effect (subtracting every
+// source known so far).
+func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth int, r resolved) (Source, bool) {
+	var t [16]float64
+	mo.neg(set, t[:])
+	learned.adjust(set, t[:], len(learned.sources))
+	joint := t
+	NegToJoint(joint[:], 4)
+	prior, fail, ok := quartetMixture(&joint)
+	if !ok || !(prior > 0) {
+		return Source{}, false
+	}
+	prior = math.Min(prior, 1)
+	// EXTEND from the pair with the smallest f_a·f_b.
+	pa, pb := 0, 1
+	for i := range 4 {
+		for j := i + 1; j < 4; j++ {
+			if fail[i]*fail[j] < fail[pa]*fail[pb] {
+				pa, pb = i, j
+			}
+		}
+	}
+	a, b := set[pa], set[pb]
+	fa, fb := clampFail(fail[pa]), clampFail(fail[pb])
+	s := Source{Prior: prior, Learned: &Provenance{Depth: depth, Singular: v.singular, Pair: [2]int{a, b}}}
+	for k := range 4 {
+		s.Learned.Quartet[k] = set[k]
+	}
+	inQuartet := func(x int) int {
+		for k, y := range set {
+			if y == x {
+				return k
+			}
+		}
+		return -1
+	}
+	m := mo.numEffects()
+	var t8 [8]float64
+	trip := []int{a, b, 0}
+	for x := range m {
+		if k := inQuartet(x); k >= 0 {
+			if f := clampFail(fail[k]); f < 1 {
+				s.Children = append(s.Children, Child{Effect: x, Failure: f})
+			}
+			continue
+		}
+		trip[2] = x
+		if mo.neg(trip, t8[:]) == 0 {
+			continue
+		}
+		learned.adjust(trip, t8[:], len(learned.sources))
+		pmi, cpmi := pmiGap(t8[:], 3, 0, 1, 2)
+		if !(pmi-cpmi > r.pmiTol) {
+			continue
+		}
+		if f := clampFail(extendFailure(cpmi, fa, fb, prior)); f < 1 {
+			s.Children = append(s.Children, Child{Effect: x, Failure: f})
+		}
+	}
+	return s, len(s.Children) >= 4
+}
+
+// clampFail maps a failure estimate into [0, 1]; 1 (no edge) for
+// estimates at or above 1 − 1e-12 and for NaN.
+func clampFail(f float64) float64 {
+	switch {
+	case math.IsNaN(f) || f >= 1-1e-12:
+		return 1
+	case f < 0:
+		return 0
+	}
+	return f
+}
+
+// leaks returns ν_a = 1 − P(a = 0)/∏_X(1 − p_X + p_X f_{X,a}), clamped
+// to [0, 1).
+func leaks(mo moments, learned *learnedIndex) []float64 {
+	m := mo.numEffects()
+	nu := make([]float64, m)
+	var t [2]float64
+	set := []int{0}
+	for a := range m {
+		set[0] = a
+		if mo.neg(set, t[:]) == 0 {
+			continue
+		}
+		learned.adjust(set, t[:], len(learned.sources))
+		v := 1 - t[0]
+		if v < 0 || math.IsNaN(v) {
+			v = 0
+		}
+		nu[a] = math.Min(v, 1-1e-12)
+	}
+	return nu
+}

@@ -1,0 +1,219 @@
+package noisyor
+
+import (
+	"math/bits"
+)
+
+// moments gives the negative moments of small sets of effects: the data's
+// empirical ones or a network's exact ones.
+type moments interface {
+	numEffects() int
+	// neg writes into t (len 1<<len(set), len(set) ≤ 4) the negative-moment
+	// tensor of set: t[mask] is the probability that every member whose
+	// index bit is 0 is 0 (set[i] has bit 1<<(len(set)−1−i); bit 1 means
+	// "summed out"). It returns the number of rows the estimate rests on
+	// (math.MaxInt64 for exact moments) and 0 when no row observes the
+	// whole set.
+	neg(set []int, t []float64) int64
+}
+
+// exactMoments are a network's exact negative moments (eq. 1).
+type exactMoments struct {
+	net     *Network
+	parents [][]Parent
+}
+
+func newExactMoments(n *Network) *exactMoments {
+	return &exactMoments{net: n, parents: n.Parents()}
+}
+
+func (e *exactMoments) numEffects() int { return len(e.net.Effects) }
+
+func (e *exactMoments) neg(set []int, t []float64) int64 {
+	k := len(set)
+	for mask := range t {
+		p := 1.0
+		for i, a := range set {
+			if mask&(1<<(k-1-i)) == 0 {
+				p *= 1 - e.net.LeakOf(a)
+			}
+		}
+		t[mask] = p
+	}
+	// Each source that is a parent of a member multiplies every entry by
+	// 1 − p + p·∏ f over the entry's zero members; the others give 1.
+	var seen [4][]Parent
+	for i, a := range set {
+		seen[i] = e.parents[a]
+	}
+	srcs := make([]int, 0, 16)
+	for i := range k {
+		for _, p := range seen[i] {
+			dup := false
+			for _, s := range srcs {
+				if s == p.Source {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				srcs = append(srcs, p.Source)
+			}
+		}
+	}
+	var f [4]float64
+	for _, s := range srcs {
+		for i := range k {
+			f[i] = 1
+			for _, p := range seen[i] {
+				if p.Source == s {
+					f[i] = p.Failure
+					break
+				}
+			}
+		}
+		prior := e.net.Sources[s].Prior
+		for mask := range t {
+			prod := 1.0
+			for i := range k {
+				if mask&(1<<(k-1-i)) == 0 {
+					prod *= f[i]
+				}
+			}
+			t[mask] *= 1 - prior + prior*prod
+		}
+	}
+	return 1<<63 - 1
+}
+
+// dataMoments are empirical negative moments counted from bit-packed data
+// by popcounts, over the rows that observe every member of the set.
+type dataMoments struct {
+	b        *Binary
+	complete bool
+	words    int
+	lastMask uint64 // valid bits of the last word
+}
+
+func newDataMoments(b *Binary) *dataMoments {
+	d := &dataMoments{b: b, complete: !b.HasMissing(), words: (b.Rows + 63) / 64}
+	d.lastMask = ^uint64(0)
+	if r := b.Rows % 64; r != 0 {
+		d.lastMask = 1<<r - 1
+	}
+	return d
+}
+
+func (d *dataMoments) numEffects() int { return len(d.b.Names) }
+
+func (d *dataMoments) neg(set []int, t []float64) int64 {
+	k := len(set)
+	full := 1<<k - 1
+	var counts [16]int64
+	var z [4][]uint64
+	var o [4][]uint64
+	for i, a := range set {
+		z[i] = d.b.Zeros[a][:d.words]
+		o[i] = d.b.Ones[a][:d.words]
+	}
+	var v [16]uint64
+	for w := range d.words {
+		obs := ^uint64(0)
+		if w == d.words-1 {
+			obs = d.lastMask
+		}
+		if !d.complete {
+			for i := range k {
+				obs &= z[i][w] | o[i][w]
+			}
+		}
+		// v[mask] = obs ∧ (zero bits of the members whose mask bit is 0),
+		// built from the mask with one more bit set.
+		v[full] = obs
+		for mask := full - 1; mask >= 0; mask-- {
+			// lowest clear bit of mask
+			i := bits.TrailingZeros(uint(^mask))
+			v[mask] = v[mask|1<<i] & z[k-1-i][w]
+		}
+		for mask := 0; mask <= full; mask++ {
+			counts[mask] += int64(bits.OnesCount64(v[mask]))
+		}
+	}
+	n := counts[full]
+	if n == 0 {
+		return 0
+	}
+	for mask := 0; mask <= full; mask++ {
+		t[mask] = float64(counts[mask]) / float64(n)
+	}
+	return n
+}
+
+// learnedIndex maps each effect to the learned sources that are its
+// parents, for subtracting them off.
+type learnedIndex struct {
+	sources []*Source
+	parents [][]Parent // per effect: index into sources, failure
+}
+
+func newLearnedIndex(m int) *learnedIndex {
+	return &learnedIndex{parents: make([][]Parent, m)}
+}
+
+func (l *learnedIndex) add(s *Source) {
+	id := len(l.sources)
+	l.sources = append(l.sources, s)
+	for _, c := range s.Children {
+		l.parents[c.Effect] = append(l.parents[c.Effect], Parent{Source: id, Failure: c.Failure})
+	}
+}
+
+// parentOfAny reports whether learned source s is a parent of a member of set.
+func (l *learnedIndex) parentOfAny(s int, set []int) bool {
+	for _, a := range set {
+		for _, q := range l.parents[a] {
+			if q.Source == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// adjust divides the negative-moment tensor t of set by the factors of the
+// first upto learned sources (eq. 3, "subtracting off"): afterwards t holds
+// the moments of the network without them.
+func (l *learnedIndex) adjust(set []int, t []float64, upto int) {
+	k := len(set)
+	var f [4]float64
+	for i0, a := range set {
+		for _, p := range l.parents[a] {
+			s := p.Source
+			if s >= upto || l.parentOfAny(s, set[:i0]) {
+				continue // not subtracted yet, or already divided out
+			}
+			for i := range k {
+				f[i] = 1
+				if i < i0 {
+					continue // an earlier member would have listed s first
+				}
+				for _, q := range l.parents[set[i]] {
+					if q.Source == s {
+						f[i] = q.Failure
+						break
+					}
+				}
+			}
+			prior := l.sources[s].Prior
+			for mask := range t {
+				prod := 1.0
+				for i := range k {
+					if mask&(1<<(k-1-i)) == 0 {
+						prod *= f[i]
+					}
+				}
+				t[mask] /= 1 - prior + prior*prod
+			}
+		}
+	}
+}
