@@ -11,9 +11,9 @@ import (
 // bitset is a set of effects.
 type bitset []uint64
 
-func newBitset(m int) bitset        { return make(bitset, (m+63)/64) }
-func (s bitset) set(i int)          { s[i>>6] |= 1 << (i & 63) }
-func (s bitset) has(i int) bool     { return s[i>>6]&(1<<(i&63)) != 0 }
+func newBitset(m int) bitset    { return make(bitset, (m+63)/64) }
+func (s bitset) set(i int)      { s[i>>6] |= 1 << (i & 63) }
+func (s bitset) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
 func (s bitset) clearBelow(i int) { // clears bits < i... used on copies
 	w := i >> 6
 	for k := 0; k < w && k < len(s); k++ {

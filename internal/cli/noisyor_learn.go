@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/noisyor"
+)
+
+func init() { noisyorSubcommands = append(noisyorSubcommands, newNoisyorLearnCmd) }
+
+type noisyorLearnOpts struct {
+	out, exact      string
+	asJSON          bool
+	rankTol, pmiTol float64
+	test            string
+	maxDepth        int
+	maxQuartets     int
+	pairZ           float64
+	seed            uint64
+	spreadTol       float64
+}
+
+func newNoisyorLearnCmd(e *env) *cobra.Command {
+	o := &noisyorLearnOpts{}
+	df := &dataFlags{}
+	c := &cobra.Command{
+		Use:   "learn DATA.csv | --exact NETWORK.json",
+		Short: "Learn a noisy-or network's sources, edges and parameters with quartet tests",
+		Long: `learn discovers the hidden sources of binary data, their children and every
+parameter (priors, failure probabilities, leaks) with the quartet method of
+Jernite, Halpern & Sontag (NIPS 2013). DATA.csv has a header of effect names and
+0/1 cells (also false/true, no/yes); "-" reads standard input.
+
+Round d tests candidate quartets of effects, with the sources of earlier rounds
+subtracted off: PRETEST (every triplet shares a parent: PMI − CPMI > --pmi-tol)
+and the rank test (the third singular value of each 4×4 unfolding ≤ --rank-tol)
+find singly-coupled quartets; MIXTURE gives a source's prior and failures from
+one, EXTEND its other children by conditional PMI. Rounds continue until one
+finds nothing; a source's depth is the round that found it. Leaks are what the
+sources leave unexplained. The defaults are the paper's (τq = 0.01, τe = 0.1).
+
+--exact NETWORK.json runs the same algorithm on the exact moments of a given
+network ("infinite data"), to see which sources the method can identify and at
+which depth; its thresholds default to 1e-9.
+
+The network is written to --out as a latentree model file of type noisy-or
+(sources with prior, children and failures, depth, quartet and singular values;
+leaks), which score and infer read.`,
+		Example: `  latentree noisyor simulate --network image --rows 10000 --out img.csv --model truth.json
+  latentree noisyor learn img.csv --out net.json
+  latentree noisyor learn --exact truth.json --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.exact != "" {
+				if len(args) != 0 {
+					return usagef("learn takes DATA.csv or --exact NETWORK.json, not both")
+				}
+				return nil
+			}
+			if len(args) != 1 {
+				return usagef("learn needs one DATA.csv argument (or --exact NETWORK.json)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := o.options(cmd)
+			if err != nil {
+				return err
+			}
+			input := pathFlag{flag: "--exact", path: o.exact}
+			if o.exact == "" {
+				input = pathFlag{flag: "DATA", path: args[0]}
+			}
+			outs := []pathFlag{{"--out", o.out}}
+			if err := e.checkPaths([]pathFlag{input}, outs); err != nil {
+				return err
+			}
+			var res *noisyor.LearnResult
+			if o.exact != "" {
+				net, err := e.readNoisyor(o.exact)
+				if err != nil {
+					return err
+				}
+				if res, err = noisyor.LearnExact(net, opt); err != nil {
+					return err
+				}
+			} else {
+				b, _, err := e.readBinary(args[0], df)
+				if err != nil {
+					return err
+				}
+				if res, err = noisyor.Learn(b, opt); err != nil {
+					return err
+				}
+			}
+			prov := provenance("quartet", input.path, res.Rows, cmd, nil, nil)
+			if o.exact != "" {
+				prov.Method = "quartet-exact"
+				prov.Data = nil
+			}
+			if o.out != "" {
+				if err := e.writeOutputs([]output{{o.out, func(w io.Writer) error { return res.Network.WriteJSON(w, prov) }}}); err != nil {
+					return err
+				}
+			}
+			w := e.summaryWriter(outs)
+			if o.asJSON {
+				return writeJSON(w, noisyorLearnJSON(res, input.path))
+			}
+			printNoisyorLearn(w, res, input.path)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.out, "out", "", `write the learned network (model JSON) here ("-" for standard output)`)
+	f.StringVar(&o.exact, "exact", "", "learn from the exact moments of this noisy-or model file instead of data")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.01; 1e-9 with --exact)")
+	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default 0.1; 1e-9 with --exact)")
+	f.StringVar(&o.test, "test", "rank", "singly-coupled test: rank, or coherence (MIXTURE on the triplets agrees and reproduces the quartet within --rank-tol)")
+	f.Float64Var(&o.spreadTol, "spread-tol", 0, "coherence test: largest spread of the triplets' prior estimates (default 0.05)")
+	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
+	f.IntVar(&o.maxQuartets, "max-quartets", noisyor.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, that many are sampled")
+	f.Float64Var(&o.pairZ, "pair-z", noisyor.DefaultPairZ, "z-score above which two effects count as dependent when candidate quartets are formed")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
+	df.register(f)
+	for _, name := range []string{"discrete", "continuous", "max-states", "drop-constant"} {
+		_ = f.MarkHidden(name)
+	}
+	return c
+}
+
+func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, error) {
+	var opt noisyor.LearnOptions
+	t, err := noisyor.ParseTest(o.test)
+	if err != nil {
+		return opt, usagef("--test %q: want rank or coherence", o.test)
+	}
+	if o.rankTol < 0 || o.rankTol >= 1 {
+		return opt, usagef("--rank-tol %v: want a value in [0, 1) (0: the default)", o.rankTol)
+	}
+	if o.pmiTol < 0 {
+		return opt, usagef("--pmi-tol %v: want a value ≥ 0 (0: the default)", o.pmiTol)
+	}
+	if o.spreadTol < 0 {
+		return opt, usagef("--spread-tol %v: want a value ≥ 0", o.spreadTol)
+	}
+	if cmd.Flags().Changed("spread-tol") && t != noisyor.TestCoherence {
+		return opt, usagef("--spread-tol applies only to --test coherence")
+	}
+	if o.maxDepth < -1 {
+		return opt, usagef("--max-depth %d: want -1 (no limit) or a depth ≥ 0", o.maxDepth)
+	}
+	if o.maxQuartets < 1 {
+		return opt, usagef("--max-quartets %d: want at least 1", o.maxQuartets)
+	}
+	if !(o.pairZ > 0) {
+		return opt, usagef("--pair-z %v: want a positive z-score", o.pairZ)
+	}
+	if o.exact != "" && cmd.Flags().Changed("pair-z") {
+		return opt, usagef("--pair-z applies to data, not to --exact")
+	}
+	opt = noisyor.LearnOptions{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
+		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f)}
+	if o.maxDepth >= 0 {
+		opt.MaxDepth, opt.MaxDepthSet = o.maxDepth, true
+	}
+	return opt, nil
+}
+
+// readNoisyor reads a noisy-or model file.
+func (e *env) readNoisyor(path string) (*noisyor.Network, error) {
+	r, name, err := e.openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	n, _, err := noisyor.ReadJSON(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return n, nil
+}
+
+func noisyorLearnJSON(res *noisyor.LearnResult, input string) map[string]any {
+	net := res.Network
+	type src struct {
+		Name     string     `json:"name"`
+		Depth    int        `json:"depth"`
+		Prior    float64    `json:"prior"`
+		Children int        `json:"children"`
+		Quartet  []string   `json:"quartet"`
+		Singular [3]float64 `json:"singular"`
+	}
+	srcs := make([]src, len(net.Sources))
+	for i, s := range net.Sources {
+		p := s.Learned
+		srcs[i] = src{Name: s.Name, Depth: p.Depth, Prior: s.Prior, Children: len(s.Children), Singular: p.Singular}
+		for _, a := range p.Quartet {
+			srcs[i].Quartet = append(srcs[i].Quartet, net.Effects[a])
+		}
+	}
+	return map[string]any{
+		"input": input, "rows": res.Rows, "effects": net.NumEffects(), "sources": srcs,
+		"edges": net.NumEdges(), "rounds": res.Rounds, "seconds": res.Time.Seconds(),
+	}
+}
+
+func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
+	net := res.Network
+	what := fmt.Sprintf("%d rows", res.Rows)
+	if res.Rows == 0 {
+		what = "exact moments"
+	}
+	fmt.Fprintf(w, "%s: %d effects, %s: %d sources, %d edges in %s\n", input, net.NumEffects(), what,
+		net.NumSources(), net.NumEdges(), res.Time.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "depth\tquartets\tpretest\tpassed\tsources\tedges\ttime")
+	for _, r := range res.Rounds {
+		c := fmt.Sprint(r.Candidates)
+		if r.Sampled {
+			c += " (sampled)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Depth, c, r.Pretest, r.Passed, r.Sources, r.Edges, r.Time.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "source\tdepth\tprior\tchildren\tstrongest children (failure)")
+	for _, s := range net.Sources {
+		ch := slices.Clone(s.Children)
+		slices.SortStableFunc(ch, func(x, y noisyor.Child) int {
+			switch {
+			case x.Failure < y.Failure:
+				return -1
+			case x.Failure > y.Failure:
+				return 1
+			}
+			return 0
+		})
+		var parts []string
+		for i, c := range ch {
+			if i == 6 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s %.3f", net.Effects[c.Effect], c.Failure))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%d\t%s\n", s.Name, s.Learned.Depth, s.Prior, len(s.Children), strings.Join(parts, ", "))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,48 @@
+package noisyor
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestScaleProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_PROBE") == "" {
+		t.Skip("set NOISYOR_PROBE=sources,effects")
+	}
+	ns, m := 100, 1000
+	if v := os.Getenv("NOISYOR_PROBE_N"); v != "" {
+		ns, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("NOISYOR_PROBE_M"); v != "" {
+		m, _ = strconv.Atoi(v)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var children [][]int
+	var prior, fail []float64
+	for range ns {
+		k := 10 + rng.IntN(50)
+		ch := rng.Perm(m)[:k]
+		sortInts(ch)
+		children = append(children, ch)
+		prior = append(prior, 0.01+0.09*rng.Float64())
+		fail = append(fail, 0.2+0.6*rng.Float64())
+	}
+	n := netFrom(m, prior, children, fail, 0.01)
+	t0 := time.Now()
+	want := bruteDepthsFast(n)
+	t.Logf("structural depths in %v", time.Since(t0))
+	res, err := LearnExact(n, LearnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rounds {
+		t.Logf("%+v", r)
+	}
+	t.Logf("learned %d of %d sources in %v", len(res.Network.Sources), ns, res.Time)
+	_ = want
+}
+
+func bruteDepthsFast(n *Network) []int { return nil }
