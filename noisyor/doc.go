@@ -16,6 +16,30 @@
 // (Joint), and removing a known source divides it out ("subtracting off",
 // eq. 3), which is how the learner finds sources hidden behind others.
 //
+// # Learning with quartets
+//
+// Learn (from data) and LearnExact (from a network's exact moments,
+// "infinite data") run STRUCTURE-LEARN of Jernite, Halpern & Sontag:
+// round d tests candidate quartets of effects with the sources of earlier
+// rounds subtracted off. PRETEST keeps quartets whose every triplet shares
+// a parent (PMI − CPMI > τe, Lemma 2); the rank test keeps those whose
+// three 4×4 unfoldings have a third singular value ≤ τq (singly coupled:
+// one source is a parent of all four and no other source of two); the
+// coherence test is an alternative. Survivors, in increasing order of that
+// singular value, give new sources: MIXTURE (eq. 2, the median over the
+// quartet's triplets) their prior and failures on the quartet, EXTEND
+// (conditional PMI, eqs. 4–6) their other children. Rounds continue until
+// one finds nothing; a source's depth is its round. Leaks are what the
+// sources leave unexplained. The defaults are the paper's: τq = 0.01 and
+// τe = 0.1 for data, 1e-9 for exact moments.
+//
+// Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
+// dependent effect pairs can be singly coupled, after round 0 only cliques
+// with an effect whose moments the last round changed are tested again,
+// and beyond LearnOptions.MaxQuartets cliques a seeded sample is drawn per
+// effect. Quartet tables come from popcounts over bit-packed columns
+// (Binary), in parallel over quartets, with missing cells marginalised.
+//
 // Randomness comes only from a rand.Source passed in (math/rand/v2), so the
 // same inputs and seed give the same output whatever the number of cores.
 package noisyor

@@ -299,28 +299,35 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 			round.Sampled = true
 		}
 		round.Candidates = len(cands)
-		verdicts := make([]verdict, len(cands))
-		forEachBlock(r.workers, len(cands), 256, func(lo, hi int) {
+		// Test in blocks; keep only the survivors, in candidate order.
+		const block = 512
+		nb := (len(cands) + block - 1) / block
+		blockPass := make([][]verdict, nb)
+		blockPre := make([]int, nb)
+		forEachIndex(r.workers, nb, func(bi int) {
 			var t [16]float64
 			set := make([]int, 4)
-			for i := lo; i < hi; i++ {
+			for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
 				q := cands[i]
 				for k := range 4 {
 					set[k] = int(q[k])
 				}
-				verdicts[i] = testQuartet(mo, learned, upto, set, &t, r)
+				v := testQuartet(mo, learned, upto, set, &t, r)
+				if v.pretest {
+					blockPre[bi]++
+				}
+				if v.pass {
+					blockPass[bi] = append(blockPass[bi], v)
+				}
 			}
 		})
 		var pass []verdict
-		for _, v := range verdicts {
-			if v.pretest {
-				round.Pretest++
-			}
-			if v.pass {
-				round.Passed++
-				pass = append(pass, v)
-			}
+		for bi := range nb {
+			round.Pretest += blockPre[bi]
+			pass = append(pass, blockPass[bi]...)
 		}
+		round.Passed = len(pass)
+		cands = nil
 		slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
 		next := newBitset(m)
 		var t [16]float64
@@ -371,15 +378,6 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 	net.Leak = leaks(mo, learned)
 	res.Time = time.Since(start)
 	return res, nil
-}
-
-// forEachBlock runs fn over [0, n) in blocks of size block on workers
-// goroutines.
-func forEachBlock(workers, n, block int, fn func(lo, hi int)) {
-	nb := (n + block - 1) / block
-	forEachIndex(workers, nb, func(i int) {
-		fn(i*block, min(n, (i+1)*block))
-	})
 }
 
 // testQuartet computes the quartet's negative moments, subtracts off the
