@@ -244,16 +244,16 @@ type QMROptions struct {
 	Effects int
 	// MedianChildren and ChildrenSpread shape the number of children of
 	// an ordinary source: exp of a normal with mean ln MedianChildren and
-	// standard deviation ChildrenSpread (defaults 50 and 0.8: most
+	// standard deviation ChildrenSpread (defaults 60 and 0.8: most
 	// sources have tens of children, a few hundreds), clamped to
-	// [MinChildren, MaxChildren] (defaults 6 and 600, at most Effects).
+	// [MinChildren, MaxChildren] (defaults 6 and 600, at most Effects−2).
 	MedianChildren, ChildrenSpread float64
 	MinChildren, MaxChildren       int
 	// Popularity is the Zipf exponent of the findings' popularity: a
 	// source picks its children without replacement with weights
 	// rank^−Popularity, the ranks a random permutation of the findings
-	// (default 0.5: the most common findings are children of about half
-	// the sources).
+	// (default 0.5: with the other defaults the most common finding is a
+	// child of over a third of the sources, the median one of 8).
 	Popularity float64
 	// PriorMin and PriorMax bound the priors, drawn log-uniformly
 	// (defaults 0.001 and 0.05).
@@ -264,7 +264,7 @@ type QMROptions struct {
 	// Leak is the leak of every effect (default 0.01; negative: none).
 	Leak float64
 	// Subtypes is the fraction of the ordinary sources that are subtypes
-	// of an earlier source (default 0.2).
+	// of an earlier source (default 0.17).
 	Subtypes float64
 	// Twins is the number of pairs of sources that share all their
 	// children but one each (default 1): never learnable, not even with
@@ -281,7 +281,7 @@ func (o *QMROptions) defaults() error {
 	o.MedianChildren = cmp.Or(o.MedianChildren, 60)
 	o.ChildrenSpread = cmp.Or(o.ChildrenSpread, 0.8)
 	o.MinChildren = cmp.Or(o.MinChildren, 6)
-	o.MaxChildren = cmp.Or(o.MaxChildren, max(o.MinChildren, min(600, o.Effects)))
+	o.MaxChildren = cmp.Or(o.MaxChildren, max(o.MinChildren, min(600, o.Effects-2)))
 	o.Popularity = cmp.Or(o.Popularity, 0.5)
 	o.PriorMin = cmp.Or(o.PriorMin, 0.001)
 	o.PriorMax = cmp.Or(o.PriorMax, max(o.PriorMin, 0.05))
@@ -324,12 +324,12 @@ func (o *QMROptions) defaults() error {
 //     rank(a)^−Popularity for a random ranking, so a few findings (fever,
 //     pain) are children of many diseases and most of few.
 //  2. Ordinary diseases draw a number of children from a log-normal
-//     (median 50, most have tens, a few hundreds) and pick them by
+//     (median 60, most have tens, a few hundreds) and pick them by
 //     popularity without replacement.
 //  3. A fraction Subtypes of them are instead subtypes of an earlier
-//     disease with at least 8 children (chosen uniformly, possibly a
-//     subtype itself): a random 50–85% of its base's children, leaving the
-//     base at least 4 of its own, plus 0, 1 or 2 (probabilities ¼, ¼, ½)
+//     disease with at least 8 children (chosen uniformly among those not
+//     yet a base, possibly a subtype itself): a random 50–85% of its base's children, leaving the
+//     base at least 4 of its own, plus 0, 1 or 2 (probabilities 1/6, 1/6, 2/3)
 //     findings of their own. Four children of a subtype hold at least two
 //     of its base, so a subtype is found only after its base: chains of
 //     subtypes give depths 1, 2, 3. With two findings of its own a
@@ -344,10 +344,17 @@ func (o *QMROptions) defaults() error {
 //     [0.1, 0.95], every leak 0.01; the sources are shuffled before they
 //     are named.
 //
-// With the defaults about 80% of the sources have quartet depth 0, most of
-// the rest 1, a few 2 or 3, and a few (the twins, and the odd base hidden
-// by its subtypes) are never found. A nil src uses a fixed seed; the same
-// src gives the same network.
+// With the defaults (mean over 10 seeds; the paper's aQMR-DT in brackets)
+// about 44,700 edges [45,470] and these depths:
+//
+//	depth   triplets: sources   quartets: sources
+//	0       505 [527]           464 [469]
+//	1        61  [39]            89  [82]
+//	2       2.4   [2]            12  [13]
+//	3       0.1   [0]           0.9   [2]
+//	never     2   [2]             4   [4]
+//
+// A nil src uses a fixed seed; the same src gives the same network.
 func QMRLike(src rand.Source, opt QMROptions) (*Network, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err

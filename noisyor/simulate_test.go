@@ -262,7 +262,7 @@ func TestQMRLikeBadOptions(t *testing.T) {
 	for _, o := range []QMROptions{
 		{Sources: -3},
 		{Sources: 3, Twins: 1, NearTwins: 1},
-		{Effects: 100},
+		{Effects: 5},
 		{Effects: 100, MaxChildren: 99},
 		{MinChildren: 10, MaxChildren: 9},
 		{MedianChildren: -1},
