@@ -142,13 +142,11 @@ func DepthTable(n *Network, depths []int) []DepthCount {
 type coupler struct {
 	net     *Network
 	parents [][]int32 // parents of every effect, in increasing order
-	maxKids int
 }
 
 func newCoupler(n *Network) *coupler {
 	c := &coupler{net: n, parents: make([][]int32, len(n.Effects))}
 	for s, src := range n.Sources {
-		c.maxKids = max(c.maxKids, len(src.Children))
 		for _, ch := range src.Children {
 			c.parents[ch.Effect] = append(c.parents[ch.Effect], int32(s))
 		}
@@ -240,8 +238,8 @@ func (c *coupler) find(s, size int, removed []bool, sc *coupleScratch) []int {
 				continue
 			}
 			m := sc.masks[int(sc.slot[y])*w:]
-			for k := range row {
-				row[k] |= m[k]
+			for j := range row {
+				row[j] |= m[j]
 			}
 		}
 		row[i>>6] &^= 1 << (i & 63)
