@@ -184,12 +184,17 @@ func (l *learnedIndex) parentOfAny(s int, set []int) bool {
 // first upto learned sources (eq. 3, "subtracting off"): afterwards t holds
 // the moments of the network without them.
 func (l *learnedIndex) adjust(set []int, t []float64, upto int) {
+	l.adjustSkip(set, t, upto, -1)
+}
+
+// adjustSkip is adjust that leaves learned source skip in.
+func (l *learnedIndex) adjustSkip(set []int, t []float64, upto, skip int) {
 	k := len(set)
 	var f [4]float64
 	for i0, a := range set {
 		for _, p := range l.parents[a] {
 			s := p.Source
-			if s >= upto || l.parentOfAny(s, set[:i0]) {
+			if s >= upto || s == skip || l.parentOfAny(s, set[:i0]) {
 				continue // not subtracted yet, or already divided out
 			}
 			for i := range k {

@@ -1,6 +1,7 @@
 package noisyor
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -83,6 +84,100 @@ func TestImageProbe(t *testing.T) {
 		}
 		if rows == 100000 {
 			matchNetworks(t, n, res.Network, 0.02)
+		}
+	}
+}
+
+func TestImageNetworkProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_PROBE") == "" {
+		t.Skip("set NOISYOR_PROBE")
+	}
+	n := ImageNetwork()
+	res, err := LearnExact(n, LearnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("exact: %d sources, rounds %+v", len(res.Network.Sources), res.Rounds)
+	matchNetworks(t, n, res.Network, 1e-9)
+	for _, rows := range []int{100, 500, 1000, 2000, 10000, 100000} {
+		for _, tol := range []float64{0.01, 0.003} {
+			d, _ := n.Sample(rand.NewPCG(uint64(rows), 1), rows)
+			b, _ := NewBinary(d)
+			t0 := time.Now()
+			res, err := Learn(b, LearnOptions{RankTol: tol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			depths := []int{}
+			for _, s := range res.Network.Sources {
+				depths = append(depths, s.Learned.Depth)
+			}
+			t.Logf("rows %d tol %v: %d sources depths %v in %v", rows, tol, len(res.Network.Sources), depths, time.Since(t0))
+			if rows >= 10000 {
+				matchNetworks(t, n, res.Network, 0.02)
+			}
+		}
+	}
+}
+
+func TestQMRProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_QMR") == "" {
+		t.Skip("set NOISYOR_QMR")
+	}
+	n, err := QMRLike(rand.NewPCG(1, 3), QMROptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := QuartetDepths(n)
+	res, err := LearnExact(n, LearnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rounds {
+		t.Logf("%+v", r)
+	}
+	t.Logf("table want %+v", DepthTable(n, want))
+	var got []int
+	for _, s := range res.Network.Sources {
+		got = append(got, s.Learned.Depth)
+	}
+	hist := map[int]int{}
+	for _, d := range got {
+		hist[d]++
+	}
+	t.Logf("learned %d sources, depth histogram %v in %v", len(got), hist, res.Time)
+}
+
+func TestBiasProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_PROBE") == "" {
+		t.Skip()
+	}
+	n := ImageNetwork()
+	for _, rows := range []int{10000, 100000} {
+		for _, noref := range []bool{false, true} {
+			var sum, sumAbs, maxAbs float64
+			cnt := 0
+			for seed := range 5 {
+				d, _ := n.Sample(rand.NewPCG(uint64(seed), 77), rows)
+				b, _ := NewBinary(d)
+				res, _ := Learn(b, LearnOptions{NoRefine: noref})
+				for _, s := range res.Network.Sources {
+					for _, c := range s.Children {
+						// find truth source with this quartet
+						for ts := range n.Sources {
+							if n.Failure(ts, s.Learned.Quartet[0]) < 1 && n.Failure(ts, s.Learned.Quartet[1]) < 1 && n.Failure(ts, s.Learned.Quartet[2]) < 1 && n.Failure(ts, s.Learned.Quartet[3]) < 1 {
+								e := c.Failure - n.Failure(ts, c.Effect)
+								sum += e
+								sumAbs += math.Abs(e)
+								maxAbs = math.Max(maxAbs, math.Abs(e))
+								cnt++
+								break
+							}
+						}
+					}
+				}
+			}
+			t.Logf("rows %d norefine %v: mean err %.4f mean abs %.4f max %.4f over %d", rows, noref, sum/float64(cnt), sumAbs/float64(cnt), maxAbs, cnt)
 		}
 	}
 }
