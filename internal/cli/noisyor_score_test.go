@@ -15,9 +15,9 @@ import (
 	"github.com/latentree/latentree/noisyor"
 )
 
-// noisyorTestNet is a small noisy-or network: "rash" has no parent and no
+// scoreTestNet is a small noisy-or network: "rash" has no parent and no
 // leak, so a row with rash = 1 has probability 0.
-func noisyorTestNet() *noisyor.Network {
+func scoreTestNet() *noisyor.Network {
 	return &noisyor.Network{
 		Effects: []string{"fever", "cough", "ache", "rash"},
 		Leak:    []float64{0.01, 0.05, 0.02, 0},
@@ -28,7 +28,7 @@ func noisyorTestNet() *noisyor.Network {
 	}
 }
 
-func writeNoisyorNet(t *testing.T, dir string, n *noisyor.Network) (string, string) {
+func writeScoreNet(t *testing.T, dir string, n *noisyor.Network) (string, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := n.WriteJSON(&buf, nil); err != nil {
@@ -37,16 +37,16 @@ func writeNoisyorNet(t *testing.T, dir string, n *noisyor.Network) (string, stri
 	return writeTestFile(t, dir, "net.json", buf.String()), buf.String()
 }
 
-// noisyorTestRows are the test data: columns in another order than the
+// scoreTestCSV are the test data: columns in another order than the
 // network's effects, a missing cell, and (row 4) rash = 1.
-const noisyorTestCSV = "cough,rash,ache,fever\n1,0,1,1\n0,0,0,0\n1,0,,0\n0,1,0,0\n1,0,1,0\n"
+const scoreTestCSV = "cough,rash,ache,fever\n1,0,1,1\n0,0,0,0\n1,0,,0\n0,1,0,0\n1,0,1,0\n"
 
-// noisyorTestLik is the library's answer for the test data.
-func noisyorTestLik(t *testing.T, n *noisyor.Network, opt noisyor.LikOptions) *noisyor.Likelihood {
+// scoreTestLik is the library's answer for the test data.
+func scoreTestLik(t *testing.T, n *noisyor.Network, opt noisyor.LikOptions) *noisyor.Likelihood {
 	t.Helper()
 	vars := make([]data.Variable, 4)
 	cols := make([][]uint16, 4)
-	lines := strings.Split(strings.TrimSpace(noisyorTestCSV), "\n")
+	lines := strings.Split(strings.TrimSpace(scoreTestCSV), "\n")
 	for j, name := range strings.Split(lines[0], ",") {
 		vars[j] = data.Variable{Name: name, Kind: data.Discrete, States: []string{"0", "1"}}
 		for _, line := range lines[1:] {
@@ -79,10 +79,10 @@ func noisyorTestLik(t *testing.T, n *noisyor.Network, opt noisyor.LikOptions) *n
 // input.
 func TestScoreNoisyor(t *testing.T) {
 	dir := t.TempDir()
-	n := noisyorTestNet()
-	mp, doc := writeNoisyorNet(t, dir, n)
-	dp := writeTestFile(t, dir, "d.csv", noisyorTestCSV)
-	want := noisyorTestLik(t, n, noisyor.LikOptions{})
+	n := scoreTestNet()
+	mp, doc := writeScoreNet(t, dir, n)
+	dp := writeTestFile(t, dir, "d.csv", scoreTestCSV)
+	want := scoreTestLik(t, n, noisyor.LikOptions{})
 	if want.Zero != 1 || want.Exact != 5 {
 		t.Fatalf("library: %+v", want)
 	}
@@ -176,12 +176,12 @@ func TestScoreNoisyor(t *testing.T) {
 // and the estimate is within 5 standard errors of the exact value.
 func TestScoreNoisyorEstimated(t *testing.T) {
 	dir := t.TempDir()
-	n := noisyorTestNet()
+	n := scoreTestNet()
 	n.Effects[3] = "rash"
 	n.Leak[3] = 0.01
-	mp, _ := writeNoisyorNet(t, dir, n)
-	dp := writeTestFile(t, dir, "d.csv", noisyorTestCSV)
-	exact := noisyorTestLik(t, n, noisyor.LikOptions{})
+	mp, _ := writeScoreNet(t, dir, n)
+	dp := writeTestFile(t, dir, "d.csv", scoreTestCSV)
+	exact := scoreTestLik(t, n, noisyor.LikOptions{})
 	code, out, errs := run(t, "", "score", "--missing", "keep", "--json", "--max-exact", "1", "--samples", "4000", "--seed", "3", mp, dp)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -216,10 +216,10 @@ func TestScoreNoisyorEstimated(t *testing.T) {
 // --json), empty for a row with probability 0.
 func TestInferNoisyor(t *testing.T) {
 	dir := t.TempDir()
-	n := noisyorTestNet()
-	mp, _ := writeNoisyorNet(t, dir, n)
-	dp := writeTestFile(t, dir, "d.csv", noisyorTestCSV)
-	want := noisyorTestLik(t, n, noisyor.LikOptions{})
+	n := scoreTestNet()
+	mp, _ := writeScoreNet(t, dir, n)
+	dp := writeTestFile(t, dir, "d.csv", scoreTestCSV)
+	want := scoreTestLik(t, n, noisyor.LikOptions{})
 
 	code, out, errs := run(t, "", "infer", mp, dp)
 	if code != ExitOK {
@@ -306,7 +306,7 @@ func TestInferNoisyor(t *testing.T) {
 // noisy-or flags are refused for other models.
 func TestNoisyorDataMismatch(t *testing.T) {
 	dir := t.TempDir()
-	mp, _ := writeNoisyorNet(t, dir, noisyorTestNet())
+	mp, _ := writeScoreNet(t, dir, scoreTestNet())
 	lack := writeTestFile(t, dir, "lack.csv", "fever,cough,ache\n1,0,1\n")
 	for _, cmd := range []string{"score", "infer"} {
 		if code, _, errs := run(t, "", cmd, mp, lack); code != ExitFailure || !strings.Contains(errs, `"rash"`) || !strings.Contains(errs, "lack.csv") {
