@@ -126,14 +126,16 @@ type Likelihood struct {
 // ν_a = 0).
 //
 // What is approximated. A component with min(2^k, 2^p) > MaxExact is
-// estimated by importance sampling of its sources' states: Samples draws
-// from a defensive mixture, with probability 0.75 independent Bernoullis
-// at a mean-field-like fixed point of the sources' posteriors and otherwise
-// the sources' posteriors given the negative findings alone (which bounds
-// every importance weight, so the variance is finite). The estimate of
-// the component's probability is unbiased; its log has the delta-method
-// standard error se(P̂)/P̂ (and a bias of about −se²/2). A row's standard
-// error combines its components' in quadrature, and StdErr the rows'.
+// estimated by importance sampling of its sources' states, Samples draws
+// from a defensive mixture: with probability 0.75 independent Bernoullis
+// q_X at a damped fixed point of logit q_X = logit π_X + Σ_a log((1 −
+// f_{X,a} m_a)/(1 − m_a)), m_a = (1−ν_a)∏_{Y≠X}(1 − q_Y + q_Y f_{Y,a}) over
+// X's positive children a, and otherwise the posteriors π given the
+// negative findings alone, which bounds every importance weight by 4, so
+// the variance is finite. The estimate of the component's probability is
+// unbiased; its log has the delta-method standard error se(P̂)/P̂ (and a
+// bias of about −se²/2). A row's standard error combines its components'
+// in quadrature, and StdErr the rows'.
 //
 // Rows are independent and computed in parallel over Workers; sums are
 // formed in row order, so the result is the same for any number of

@@ -3,6 +3,7 @@ package noisyor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Posteriors returns P(source s is on | row r) for every row r of b and
@@ -48,6 +49,7 @@ type likComponent struct {
 	last     []int32 // scratch: per positive
 	order    []int32 // scratch: per source
 	tmpSrc   []int32
+	picked   []bool // scratch: per source
 	wantPost bool
 	postv    []float64 // per source: P(on | row), filled by eval
 
@@ -63,8 +65,10 @@ type likComponent struct {
 	num                    []dd
 	numAbs                 []float64
 	// Importance sampling.
-	qv, lq1, lq0, lpi1, lpi0, sx []float64
-	x                            []bool
+	qv, sx, dp, dq, mj, logNu []float64
+	free, fixedOn, on         []int32
+	stamp, hit                []int32
+	drawPi, drawQ             bernoulliSet
 }
 
 // build fills the component for the row being computed by w from its
@@ -162,15 +166,15 @@ func (c *likComponent) reorder() bool {
 		c.last[j] = c.paStart[j+1] - c.paStart[j]
 	}
 	c.order = resizeInt(c.order, k)
-	c.x = c.x[:0]
+	c.picked = c.picked[:0]
 	for range k {
-		c.x = append(c.x, false)
+		c.picked = append(c.picked, false)
 	}
 	changed := false
 	for step := range k {
 		best, bestDone, bestNew := -1, -1, 0
 		for t := range k {
-			if c.x[t] {
+			if c.picked[t] {
 				continue
 			}
 			done, fresh := 0, 0
@@ -187,7 +191,7 @@ func (c *likComponent) reorder() bool {
 				best, bestDone, bestNew = t, done, fresh
 			}
 		}
-		c.x[best] = true
+		c.picked[best] = true
 		c.order[step] = int32(best)
 		changed = changed || best != step
 		for i := c.chStart[best]; i < c.chStart[best+1]; i++ {
@@ -512,115 +516,265 @@ func (c *likComponent) qs(j int, odd bool, lf dd) {
 
 // sample estimates the component's factor by importance sampling (see
 // LogLikelihood) and returns its log and the log's standard error; the
-// posteriors are self-normalised estimates.
+// posteriors are self-normalised estimates. Sources whose posterior given
+// the negatives is 0 or 1 are fixed; the others are drawn from the
+// defensive mixture. A draw costs time proportional to the number of
+// sources drawn on and their positive children, not to k.
 func (c *likComponent) sample(rng *rand.Rand, nsamp int) (float64, float64) {
 	k, np := c.k, c.np
-	c.qv, c.lq1, c.lq0 = resize(c.qv, k), resize(c.lq1, k), resize(c.lq0, k)
-	c.lpi1, c.lpi0, c.sx = resize(c.lpi1, k), resize(c.lpi0, k), resize(c.sx, k)
-	if cap(c.x) < k {
-		c.x = make([]bool, k)
-	}
-	x := c.x[:k]
+	c.proposal()
+	c.free, c.fixedOn = c.free[:0], c.fixedOn[:0]
+	c.dp, c.dq = resize(c.dp, k), resize(c.dq, k)
+	baseP, baseQ := 0.0, 0.0
 	for t := range k {
-		c.qv[t] = c.pi1[t]
-		c.lpi1[t], c.lpi0[t] = math.Log(c.pi1[t]), math.Log(c.pi0[t])
-	}
-	// Proposal: each source's odds given its positive children, the other
-	// parents averaged under the current proposal (damped fixed point).
-	for range 200 {
-		change := 0.0
-		for t := range k {
-			lon, loff := c.lpi1[t], c.lpi0[t]
-			for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
-				j := c.chPos[i]
-				m := c.leakOff[j]
-				for h := c.paStart[j]; h < c.paStart[j+1]; h++ {
-					if u := c.paSrc[h]; u != int32(t) {
-						m *= 1 - c.qv[u] + c.qv[u]*c.paF[h]
-					}
-				}
-				lon += math.Log1p(-c.chF[i] * m)
-				loff += math.Log1p(-m)
-			}
-			nq := 1 / (1 + math.Exp(loff-lon))
-			if math.IsNaN(nq) {
-				nq = c.pi1[t]
-			}
-			nq = 0.5 * (nq + c.qv[t])
-			change = max(change, math.Abs(nq-c.qv[t]))
-			c.qv[t] = nq
-		}
-		if change < 1e-6 {
-			break
+		switch {
+		case c.pi1[t] == 0:
+		case c.pi0[t] == 0:
+			c.fixedOn = append(c.fixedOn, int32(t))
+		default:
+			c.free = append(c.free, int32(t))
+			lp0, lq0 := math.Log(c.pi0[t]), math.Log1p(-c.qv[t])
+			baseP += lp0
+			baseQ += lq0
+			c.dp[t] = math.Log(c.pi1[t]) - lp0
+			c.dq[t] = math.Log(c.qv[t]) - lq0
 		}
 	}
-	for t := range k {
-		c.lq1[t], c.lq0[t] = math.Log(c.qv[t]), math.Log1p(-c.qv[t])
+	c.drawPi.init(c.pi1, c.free)
+	c.drawQ.init(c.qv, c.free)
+	// Positives: with no parent on, a positive's factor is ν.
+	c.logNu = resize(c.logNu, np)
+	baseNu, zeroNu := 0.0, 0
+	for j := range np {
+		if c.leak[j] == 0 {
+			zeroNu++
+			c.logNu[j] = 0
+			continue
+		}
+		c.logNu[j] = math.Log(c.leak[j])
+		baseNu += c.logNu[j]
 	}
+	c.fj, c.cj = resize(c.fj, np), resize(c.cj, np)
+	c.stamp = resizeInt(c.stamp, np)
+	for j := range np {
+		c.stamp[j] = -1
+	}
+	clear(c.sx[:k])
 	lmix, lprior := math.Log(defensiveMix), math.Log1p(-defensiveMix)
 	big := math.Inf(-1)
-	var s, s2 float64
-	clear(c.sx)
-	for range nsamp {
-		useQ := rng.Float64() < defensiveMix
-		lp, lq := 0.0, 0.0
-		for t := range k {
-			pr := c.pi1[t]
-			if useQ {
-				pr = c.qv[t]
-			}
-			x[t] = rng.Float64() < pr
-			if x[t] {
-				lp += c.lpi1[t]
-				lq += c.lq1[t]
-			} else {
-				lp += c.lpi0[t]
-				lq += c.lq0[t]
-			}
+	var sum, sum2 float64
+	for it := range nsamp {
+		on := c.on[:0]
+		if rng.Float64() < defensiveMix {
+			on = c.drawQ.draw(rng, on)
+		} else {
+			on = c.drawPi.draw(rng, on)
+		}
+		c.on = on
+		lp, lq := baseP, baseQ
+		for _, t := range on {
+			lp += c.dp[t]
+			lq += c.dq[t]
 		}
 		lw := lp - logAddExp(lmix+lq, lprior+lp)
-		for j := range np {
-			f, cf := 1.0, 0.0 // ∏_{on} f and 1 − ∏_{on} f
-			for h := c.paStart[j]; h < c.paStart[j+1]; h++ {
-				if x[c.paSrc[h]] {
-					cf += f * (1 - c.paF[h])
-					f *= c.paF[h]
+		// The positives with a parent on.
+		c.hit = c.hit[:0]
+		stamp := int32(it)
+		for _, list := range [2][]int32{on, c.fixedOn} {
+			for _, t := range list {
+				for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
+					j := c.chPos[i]
+					if c.stamp[j] != stamp {
+						c.stamp[j] = stamp
+						c.fj[j], c.cj[j] = 1, 0
+						c.hit = append(c.hit, j)
+					}
+					c.cj[j] += c.fj[j] * (1 - c.chF[i])
+					c.fj[j] *= c.chF[i]
 				}
 			}
-			lw += math.Log(c.leak[j] + c.leakOff[j]*cf)
 		}
+		prod := scaled{v: 1}
+		lnu := baseNu
+		zero := zeroNu
+		for _, j := range c.hit {
+			prod = prod.mul(c.leak[j] + c.leakOff[j]*c.cj[j])
+			if c.leak[j] == 0 {
+				zero--
+			} else {
+				lnu -= c.logNu[j]
+			}
+		}
+		if zero > 0 || prod.v == 0 {
+			continue // a positive with no cause: weight 0
+		}
+		lw += lnu + prod.log()
 		if math.IsNaN(lw) || math.IsInf(lw, -1) {
 			continue
 		}
 		if lw > big {
 			r := math.Exp(big - lw)
-			s *= r
-			s2 *= r * r
-			for t := range k {
+			sum *= r
+			sum2 *= r * r
+			for _, t := range c.free {
 				c.sx[t] *= r
 			}
 			big = lw
 		}
 		wt := math.Exp(lw - big)
-		s += wt
-		s2 += wt * wt
-		for t := range k {
-			if x[t] {
-				c.sx[t] += wt
-			}
+		sum += wt
+		sum2 += wt * wt
+		for _, t := range on {
+			c.sx[t] += wt
 		}
 	}
-	if s == 0 {
+	if sum == 0 {
 		return math.Inf(-1), math.Inf(1)
 	}
 	n := float64(nsamp)
-	rel := math.Sqrt(max(0, s2*n/(s*s)-1) / (n - 1))
+	rel := math.Sqrt(max(0, sum2*n/(sum*sum)-1) / (n - 1))
 	if c.wantPost {
 		for t := range k {
-			c.postv[t] = min(1, c.sx[t]/s)
+			c.postv[t] = c.pi1[t] // 0 or 1 for the fixed sources
+		}
+		for _, t := range c.free {
+			c.postv[t] = min(1, c.sx[t]/sum)
 		}
 	}
-	return big + math.Log(s/n), rel
+	return big + math.Log(sum/n), rel
+}
+
+// proposal sets c.qv to a damped fixed point of each source's odds given
+// its positive children, the other parents averaged under the current
+// proposal: logit q_X = logit π_X + Σ_a log((1 − f_{X,a} m_a)/(1 − m_a)),
+// m_a = (1−ν_a)∏_{Y≠X}(1 − q_Y + q_Y f_{Y,a}). Free sources' values are
+// kept within [1e-9, 1 − 1e-9].
+func (c *likComponent) proposal() {
+	k, np := c.k, c.np
+	c.qv, c.sx = resize(c.qv, k), resize(c.sx, k)
+	c.mj = resize(c.mj, np)
+	copy(c.qv, c.pi1)
+	for range 50 {
+		// m_j with every parent, recomputed each sweep against drift.
+		for j := range np {
+			m := c.leakOff[j]
+			for h := c.paStart[j]; h < c.paStart[j+1]; h++ {
+				q := c.qv[c.paSrc[h]]
+				m *= 1 - q + q*c.paF[h]
+			}
+			c.mj[j] = m
+		}
+		change := 0.0
+		for t := range k {
+			if c.pi1[t] == 0 || c.pi0[t] == 0 {
+				continue
+			}
+			qt := c.qv[t]
+			lon, loff := math.Log(c.pi1[t]), math.Log(c.pi0[t])
+			for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
+				j, f := c.chPos[i], c.chF[i]
+				rest := c.others(j, int32(t), qt, f)
+				lon += math.Log1p(-f * rest)
+				loff += math.Log1p(-rest)
+			}
+			nq := 1 / (1 + math.Exp(loff-lon))
+			if math.IsNaN(nq) {
+				nq = c.pi1[t]
+			}
+			nq = min(1-1e-9, max(1e-9, 0.5*(nq+qt)))
+			change = max(change, math.Abs(nq-qt))
+			for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
+				j, f := c.chPos[i], c.chF[i]
+				c.mj[j] = c.others(j, int32(t), qt, f) * (1 - nq + nq*f)
+			}
+			c.qv[t] = nq
+		}
+		if change < 1e-4 {
+			break
+		}
+	}
+}
+
+// others returns m_j without source t's factor (t's proposal qt, failure
+// f): by division when the factor is not small, else recomputed.
+func (c *likComponent) others(j, t int32, qt, f float64) float64 {
+	if own := 1 - qt + qt*f; own > 1e-3 {
+		return c.mj[j] / own
+	}
+	m := c.leakOff[j]
+	for h := c.paStart[j]; h < c.paStart[j+1]; h++ {
+		if u := c.paSrc[h]; u != t {
+			q := c.qv[u]
+			m *= 1 - q + q*c.paF[h]
+		}
+	}
+	return m
+}
+
+// bernoulliSet draws subsets of sources, each source t in it independently
+// with probability r[t], in time proportional to the number of distinct
+// binary exponents of the r plus twice the expected size of the subset:
+// sources are grouped by r into buckets [2^(e−1), 2^e), candidates in a
+// bucket are found by geometric jumps at rate 2^e and kept with
+// probability r/2^e ≥ 1/2.
+type bernoulliSet struct {
+	r       []float64
+	members []int32
+	buckets []bernoulliBucket
+	keys    []int64 // scratch: exponent<<32 | source
+}
+
+type bernoulliBucket struct {
+	start, end int
+	rate, logq float64 // rate and log(1 − rate)
+}
+
+// init prepares draws of the sources free with probabilities r.
+func (bs *bernoulliSet) init(r []float64, free []int32) {
+	bs.r = r
+	bs.keys = bs.keys[:0]
+	for _, t := range free {
+		_, e := math.Frexp(r[t])
+		bs.keys = append(bs.keys, int64(min(e, 1))<<32|int64(t))
+	}
+	slices.Sort(bs.keys)
+	bs.members, bs.buckets = bs.members[:0], bs.buckets[:0]
+	for i, key := range bs.keys {
+		e := int(key >> 32)
+		if i == 0 || e != int(bs.keys[i-1]>>32) {
+			rate := math.Ldexp(1, e)
+			bs.buckets = append(bs.buckets, bernoulliBucket{start: i, rate: rate, logq: math.Log1p(-rate)})
+		}
+		bs.members = append(bs.members, int32(key&0xffffffff))
+		bs.buckets[len(bs.buckets)-1].end = i + 1
+	}
+}
+
+// draw appends a subset to out.
+func (bs *bernoulliSet) draw(rng *rand.Rand, out []int32) []int32 {
+	for _, bk := range bs.buckets {
+		if bk.rate >= 1 {
+			for _, t := range bs.members[bk.start:bk.end] {
+				if rng.Float64() < bs.r[t] {
+					out = append(out, t)
+				}
+			}
+			continue
+		}
+		i := bk.start - 1
+		for {
+			gap := math.Log(1-rng.Float64()) / bk.logq // failures before the next candidate
+			if gap >= float64(bk.end-i-1) {
+				break
+			}
+			i += int(gap) + 1
+			t := bs.members[i]
+			if rng.Float64()*bk.rate < bs.r[t] {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // logAddExp returns log(exp(a) + exp(b)).
