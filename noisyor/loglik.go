@@ -15,7 +15,7 @@ import (
 
 // Defaults of LikOptions.
 const (
-	// DefaultMaxExact is the default LikOptions.MaxExact: 2^20 terms.
+	// DefaultMaxExact is the default LikOptions.MaxExact: 2^20.
 	DefaultMaxExact = 1 << 20
 	// DefaultSamples is the default LikOptions.Samples.
 	DefaultSamples = 10000
@@ -34,10 +34,10 @@ const defensiveMix = 0.75
 // LikOptions configures LogLikelihood and Posteriors. The zero value is
 // usable.
 type LikOptions struct {
-	// MaxExact is the largest number of terms summed exactly for one
-	// component of a row (see LogLikelihood): 2^k source states for
-	// enumeration, 2^p subsets for quickscore. Components beyond it are
-	// estimated by importance sampling. 0 means DefaultMaxExact.
+	// MaxExact bounds the work of summing one component of a row exactly
+	// (see LogLikelihood): 2^k source states for enumeration, 2^p·(k+1)
+	// products of a subset and a source for quickscore. Components beyond
+	// it are estimated by importance sampling. 0 means DefaultMaxExact.
 	MaxExact int
 	// Samples is the number of importance samples drawn for each
 	// component that is estimated. 0 means DefaultSamples; otherwise at
@@ -102,11 +102,13 @@ type Likelihood struct {
 // What is exact. A row factorises: its negative findings (effects at 0)
 // contribute ∏(1−ν_a) and turn every source's prior into its posterior
 // given them, 1 − p + p·∏_{neg} f per source in closed form (the negative
-// moment, eq. 1). The positive findings couple their parents; the sources
-// that are parents of a positive finding split into connected components
-// (two sources are connected when they share a positive child), which are
+// moment, eq. 1). A positive finding with one parent multiplies that
+// parent's weights in closed form (ν + (1−ν)(1−f) when on, ν when off); one
+// with no parent contributes its leak ν. The positive findings with two or
+// more parents couple them: those sources split into connected components
+// (two sources are connected when they share such a child), which are
 // independent. Each component, with k sources and p positive findings,
-// is summed exactly when min(2^k, 2^p) ≤ MaxExact:
+// is summed exactly when min(2^k, 2^p·(k+1)) ≤ MaxExact:
 //   - by enumeration of its 2^k source states (all terms positive; sums
 //     of products kept with a separate binary exponent, so nothing
 //     underflows), preferred unless 2^p·(k+1)·16 < 2^k;
@@ -121,11 +123,11 @@ type Likelihood struct {
 //
 // Exact components are correct to a small multiple of the float64
 // rounding unit times the number of factors (the factor of a positive
-// finding is formed as ν + (1−ν)(1 − ∏f), without cancellation). A
-// positive effect with no parent contributes its leak ν_a (−Inf when
-// ν_a = 0).
+// finding is formed as ν + (1−ν)(1 − ∏f), without cancellation). A row
+// in which a positive effect cannot be on (no parent and no leak, say) has
+// probability 0: its log-likelihood is −Inf and it is counted in Zero.
 //
-// What is approximated. A component with min(2^k, 2^p) > MaxExact is
+// What is approximated. A component with min(2^k, 2^p·(k+1)) > MaxExact is
 // estimated by importance sampling of its sources' states, Samples draws
 // from a defensive mixture: with probability 0.75 independent Bernoullis
 // q_X at a damped fixed point of logit q_X = logit π_X + Σ_a log((1 −

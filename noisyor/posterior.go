@@ -216,7 +216,7 @@ func (c *likComponent) reorder() bool {
 func (c *likComponent) eval(w *likWorker) (logv, se float64, method int) {
 	maxE := float64(w.e.opt.MaxExact)
 	enumOK := c.k < 62 && math.Ldexp(1, c.k) <= maxE
-	qsOK := c.np < 62 && math.Ldexp(1, c.np) <= maxE
+	qsOK := c.np < 62 && math.Ldexp(float64(c.k+1), c.np) <= maxE
 	preferQS := qsOK && (!enumOK || math.Ldexp(float64(c.k+1)*16, c.np) < math.Ldexp(1, c.k))
 	if preferQS {
 		if v, ok := c.quickscore(); ok {

@@ -30,7 +30,7 @@ var noisyorFlagNames = []string{"max-exact", "samples", "seed"}
 // addNoisyorFlags registers the noisy-or options of score and infer.
 func addNoisyorFlags(f *pflag.FlagSet) *noisyorFlags {
 	nf := &noisyorFlags{}
-	f.IntVar(&nf.maxExact, "max-exact", noisyor.DefaultMaxExact, "noisy-or models: most terms summed exactly for one component of a row (2^sources or 2^positives); larger components are estimated by importance sampling")
+	f.IntVar(&nf.maxExact, "max-exact", noisyor.DefaultMaxExact, "noisy-or models: most work to compute one group of coupled sources of a row exactly (2^sources states, or 2^positives·(sources+1) for quickscore); larger groups are estimated by importance sampling")
 	f.IntVar(&nf.samples, "samples", noisyor.DefaultSamples, "noisy-or models: importance samples per estimated component")
 	f.Uint64Var(&nf.seed, "seed", 1, "noisy-or models: random seed of the importance sampler")
 	return nf

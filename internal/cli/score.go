@@ -135,7 +135,7 @@ The columns of DATA.csv must be the model's observed variables (in any order);
 A noisy-or model (type "noisy-or", from latentree noisyor) takes 0/1 data, one
 column per effect. Each row is computed exactly (negative findings in closed
 form, the sources of the positive findings summed over their states), unless a
-group of coupled sources needs more than --max-exact terms: such rows are
+group of coupled sources needs more work than --max-exact: such rows are
 estimated by importance sampling (--samples, --seed) and the summary counts
 them, with the standard error of the log-likelihood. Rows with probability 0
 are counted and left out, as above. κ counts priors, failures and leaks.`,
