@@ -106,6 +106,7 @@ func newScoreCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	var asJSON, rows bool
 	var out string
+	var nf *noisyorFlags
 	c := &cobra.Command{
 		Use:   "score MODEL.json DATA.csv",
 		Short: "Log-likelihood, BIC and AIC of data under a model, or per row",
@@ -129,11 +130,20 @@ object instead, {"model", "data", "score", "rows": [{"row", "prob",
 every row: --missing drop-rows does not apply.
 
 The columns of DATA.csv must be the model's observed variables (in any order);
---ignore or --columns leave out others, such as an ID column.`,
+--ignore or --columns leave out others, such as an ID column.
+
+A noisy-or model (type "noisy-or", from latentree noisyor) takes 0/1 data, one
+column per effect. Each row is computed exactly (negative findings in closed
+form, the sources of the positive findings summed over their states), unless a
+group of coupled sources needs more work than --max-exact: such rows are
+estimated by importance sampling (--samples, --seed) and the summary counts
+them, with the standard error of the log-likelihood. Rows with probability 0
+are counted and left out, as above. κ counts priors, failures and leaks.`,
 		Example: `  latentree score model.json test.csv
   latentree score --json model.json test.csv
   latentree score --ignore id model.json test.csv
-  latentree score --rows model.json test.csv --out rows.csv`,
+  latentree score --rows model.json test.csv --out rows.csv
+  latentree score net.json findings.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !rows && cmd.Flags().Changed("out") {
@@ -152,6 +162,12 @@ The columns of DATA.csv must be the model's observed variables (in any order);
 			outs := []pathFlag{{"--out", dest}}
 			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
 				return err
+			}
+			if net, err := e.noisyorModel(cmd, args[0]); err != nil || net != nil {
+				if err != nil {
+					return err
+				}
+				return e.scoreNoisyor(net, args, df, nf, rows, asJSON, dest, outs)
 			}
 			m, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
@@ -194,6 +210,7 @@ The columns of DATA.csv must be the model's observed variables (in any order);
 	c.Flags().BoolVar(&rows, "rows", false, `write every row's probability and log-likelihood ("row,prob,loglik", rows from 1) instead of only the summary`)
 	c.Flags().StringVarP(&out, "out", "o", "", "with --rows: write the rows to this file instead of standard output")
 	c.Flags().BoolVar(&asJSON, "json", false, `print JSON (with --rows: one object with the summary and a "rows" array)`)
+	nf = addNoisyorFlags(c.Flags())
 	return c
 }
 
@@ -291,6 +308,7 @@ type inferFlags struct {
 func newInferCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	f := &inferFlags{}
+	var nf *noisyorFlags
 	c := &cobra.Command{
 		Use:   "infer MODEL.json DATA.csv",
 		Short: "Posterior of the hidden variables for each row, and imputation of missing cells",
@@ -313,13 +331,29 @@ row. --json prints the same per cell (rows from 0) with the summary.
 A spectral model (fit --params spectral) has no hidden-variable posteriors: only
 --impute applies to it.
 
-Missing cells are read as missing (--missing keep) by default here.`,
+Missing cells are read as missing (--missing keep) by default here.
+
+For a noisy-or model (type "noisy-or") infer writes each row's posterior
+probability that every source is on, one column per source (with --map, 1 when
+it is at least 0.5, else 0), or with --json one document {"model", "data",
+"rows", "sources", "exact_rows", "estimated_rows", "zero_rows", "posteriors":
+[[...], ...]} ("states" with --map). Posteriors are exact up to --max-exact
+terms per group of coupled sources and estimated by importance sampling beyond
+(--samples, --seed); rows with probability 0 under the model are left empty
+(null). --impute does not apply.`,
 		Example: `  latentree infer model.json test.csv > posteriors.csv
   latentree infer --map model.json test.csv
+  latentree infer net.json findings.csv --out sources.csv
   latentree infer --impute model.json incomplete.csv --out completed.csv
   latentree infer --impute --probabilities probs.csv model.json incomplete.csv --out completed.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if net, err := e.noisyorModel(cmd, args[0]); err != nil || net != nil {
+				if err != nil {
+					return err
+				}
+				return e.inferNoisyor(cmd, net, args, df, f, nf)
+			}
 			if !f.impute {
 				for _, name := range []string{"probabilities", "json"} {
 					if cmd.Flags().Changed(name) {
@@ -357,7 +391,8 @@ Missing cells are read as missing (--missing keep) by default here.`,
 	c.Flags().BoolVar(&f.mapState, "map", false, "write the most likely state (Gaussian: the mean) of each hidden variable instead of its distribution")
 	c.Flags().BoolVar(&f.impute, "impute", false, "write the data with missing cells filled by their most likely values (Gaussian: conditional means)")
 	c.Flags().StringVar(&f.probs, "probabilities", "", "with --impute: write each filled cell's distribution to this CSV file (row,column,value,prob; Gaussian: row,column,mean,sd)")
-	c.Flags().BoolVar(&f.asJSON, "json", false, "with --impute: print the summary and every filled cell's distribution as JSON")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "with --impute: print the summary and every filled cell's distribution as JSON (noisy-or models: write the posteriors as JSON)")
+	nf = addNoisyorFlags(c.Flags())
 	return c
 }
 
