@@ -228,8 +228,8 @@ func sampleCliques(adj []bitset, anchors bitset, perAnchor int, rng *rand.Rand) 
 		if adj[a].count() < 3 {
 			continue
 		}
-		for range perAnchor * 3 {
-			found := 0
+		found := 0
+		for try := 0; try < perAnchor*3 && found < perAnchor; try++ {
 			copy(cand, adj[a])
 			q := quartetKey{int32(a)}
 			okq := true
@@ -252,24 +252,7 @@ func sampleCliques(adj []bitset, anchors bitset, perAnchor int, rng *rand.Rand) 
 				out = append(out, q)
 				found++
 			}
-			if found > 0 && countFrom(out, a) >= perAnchor {
-				break
-			}
 		}
 	}
 	return out
-}
-
-// countFrom counts the quartets at the end of out that contain a (the ones
-// just added for anchor a).
-func countFrom(out []quartetKey, a int) int {
-	n := 0
-	for i := len(out) - 1; i >= 0; i-- {
-		q := out[i]
-		if q[0] != int32(a) && q[1] != int32(a) && q[2] != int32(a) && q[3] != int32(a) {
-			break
-		}
-		n++
-	}
-	return n
 }

@@ -266,6 +266,14 @@ func resolve(opt LearnOptions, exact bool) (resolved, error) {
 	return r, nil
 }
 
+// Search settings when there are more cliques than LearnOptions.MaxQuartets:
+// up to searchPhases phases per round, each anchor stopping after
+// searchFound quartets that no source of the round explains.
+const (
+	searchPhases = 4
+	searchFound  = 2
+)
+
 // verdict is a tested candidate quartet.
 type verdict struct {
 	q        quartetKey
@@ -298,75 +306,97 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 		adj := dependenceGraph(mo, learned, upto, exact, r.pmiTol*1e-3, r.pairZ, r.workers)
 		cands, all := cliques(adj, touched, r.maxQuartets)
 		round := Round{Depth: depth}
+		next := newBitset(m)
+		// absorb turns passing quartets, in increasing order of their
+		// largest third singular value, into new sources.
+		absorb := func(pass []verdict) int {
+			slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
+			var t [16]float64
+			set := make([]int, 4)
+			added := 0
+			for _, v := range pass {
+				for k := range 4 {
+					set[k] = int(v.q[k])
+				}
+				// Subtract this round's sources too: a quartet they explain
+				// is not a new source. (The paper skips every quartet that
+				// overlaps a source found in the round; that would also
+				// delay a source sharing one child with it to a later
+				// round.)
+				if overlaps(learned, upto, set) {
+					if w := testQuartet(mo, learned, len(learned.sources), set, &t, r); !w.pass {
+						continue
+					}
+				}
+				s, ok := newSource(mo, learned, set, v, depth, r)
+				if !ok {
+					continue
+				}
+				s.Name = "X" + strconv.Itoa(len(net.Sources)+1)
+				net.Sources = append(net.Sources, s)
+				learned.add(&net.Sources[len(net.Sources)-1])
+				added++
+				round.Edges += len(s.Children)
+				for _, c := range s.Children {
+					next.set(c.Effect)
+				}
+			}
+			round.Sources += added
+			return added
+		}
 		if !all {
+			// Too many cliques to test them all: a search from every
+			// anchor, in phases. A phase's passing quartets that this
+			// round's sources already explain do not count, so later
+			// phases spend their budget on sources not yet found.
 			nAnchors := m
 			if touched != nil {
 				nAnchors = touched.count()
 			}
-			per := max(1, r.maxQuartets/max(1, nAnchors))
-			cands = sampleCliques(adj, touched, per, rng)
+			budget := min(max(50, r.maxQuartets/max(1, nAnchors)/searchPhases), 20000)
 			round.Sampled = true
-		}
-		round.Candidates = len(cands)
-		// Test in blocks; keep only the survivors, in candidate order.
-		const block = 512
-		nb := (len(cands) + block - 1) / block
-		blockPass := make([][]verdict, nb)
-		blockPre := make([]int, nb)
-		forEachIndex(r.workers, nb, func(bi int) {
-			var t [16]float64
-			set := make([]int, 4)
-			for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
-				q := cands[i]
-				for k := range 4 {
-					set[k] = int(q[k])
-				}
-				v := testQuartet(mo, learned, upto, set, &t, r)
-				if v.pretest {
-					blockPre[bi]++
-				}
-				if v.pass {
-					blockPass[bi] = append(blockPass[bi], v)
+			for range searchPhases {
+				pass, tested, pre := searchQuartets(mo, learned, upto, adj, touched, budget, searchFound, rng.Uint64(), r)
+				round.Candidates += tested
+				round.Pretest += pre
+				round.Passed += len(pass)
+				if absorb(pass) == 0 {
+					break
 				}
 			}
-		})
-		var pass []verdict
-		for bi := range nb {
-			round.Pretest += blockPre[bi]
-			pass = append(pass, blockPass[bi]...)
+		} else {
+			var pass []verdict
+			round.Candidates = len(cands)
+			// Test in blocks; keep only the survivors, in candidate order.
+			const block = 512
+			nb := (len(cands) + block - 1) / block
+			blockPass := make([][]verdict, nb)
+			blockPre := make([]int, nb)
+			forEachIndex(r.workers, nb, func(bi int) {
+				var t [16]float64
+				set := make([]int, 4)
+				for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
+					q := cands[i]
+					for k := range 4 {
+						set[k] = int(q[k])
+					}
+					v := testQuartet(mo, learned, upto, set, &t, r)
+					if v.pretest {
+						blockPre[bi]++
+					}
+					if v.pass {
+						blockPass[bi] = append(blockPass[bi], v)
+					}
+				}
+			})
+			for bi := range nb {
+				round.Pretest += blockPre[bi]
+				pass = append(pass, blockPass[bi]...)
+			}
+			round.Passed = len(pass)
+			absorb(pass)
 		}
-		round.Passed = len(pass)
 		cands = nil
-		slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
-		next := newBitset(m)
-		var t [16]float64
-		set := make([]int, 4)
-		for _, v := range pass {
-			for k := range 4 {
-				set[k] = int(v.q[k])
-			}
-			// Subtract this round's sources too: a quartet they explain
-			// is not a new source. (The paper skips every quartet that
-			// overlaps a source found in the round; that would also delay
-			// a source sharing one child with it to a later round.)
-			if overlaps(learned, upto, set) {
-				if w := testQuartet(mo, learned, len(learned.sources), set, &t, r); !w.pass {
-					continue
-				}
-			}
-			s, ok := newSource(mo, learned, set, v, depth, r)
-			if !ok {
-				continue
-			}
-			s.Name = "X" + strconv.Itoa(len(net.Sources)+1)
-			net.Sources = append(net.Sources, s)
-			learned.add(&net.Sources[len(net.Sources)-1])
-			round.Sources++
-			round.Edges += len(s.Children)
-			for _, c := range s.Children {
-				next.set(c.Effect)
-			}
-		}
 		// learned.sources point into net.Sources, which append may move:
 		// rebuild the index on the final slice.
 		learned = newLearnedIndex(m)
@@ -409,12 +439,13 @@ func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]
 	v.pretest = true
 	joint := *t
 	NegToJoint(joint[:], 4)
-	v.singular = unfoldings(&joint)
-	v.worst = max(v.singular[0], v.singular[1], v.singular[2])
 	switch r.test {
 	case TestRank:
-		v.pass = v.worst <= r.rankTol
+		v.singular, v.pass = unfoldingsBelow(&joint, r.rankTol)
+		v.worst = max(v.singular[0], v.singular[1], v.singular[2])
 	case TestCoherence:
+		v.singular = unfoldings(&joint)
+		v.worst = max(v.singular[0], v.singular[1], v.singular[2])
 		v.pass = coherent(&joint, r.spread, r.rankTol)
 	}
 	return v

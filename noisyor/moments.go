@@ -42,47 +42,13 @@ func (e *exactMoments) neg(set []int, t []float64) int64 {
 	}
 	// Each source that is a parent of a member multiplies every entry by
 	// 1 − p + p·∏ f over the entry's zero members; the others give 1.
-	var seen [4][]Parent
+	var lists [4][]Parent
 	for i, a := range set {
-		seen[i] = e.parents[a]
+		lists[i] = e.parents[a]
 	}
-	srcs := make([]int, 0, 16)
-	for i := range k {
-		for _, p := range seen[i] {
-			dup := false
-			for _, s := range srcs {
-				if s == p.Source {
-					dup = true
-					break
-				}
-			}
-			if !dup {
-				srcs = append(srcs, p.Source)
-			}
-		}
-	}
-	var f [4]float64
-	for _, s := range srcs {
-		for i := range k {
-			f[i] = 1
-			for _, p := range seen[i] {
-				if p.Source == s {
-					f[i] = p.Failure
-					break
-				}
-			}
-		}
-		prior := e.net.Sources[s].Prior
-		for mask := range t {
-			prod := 1.0
-			for i := range k {
-				if mask&(1<<(k-1-i)) == 0 {
-					prod *= f[i]
-				}
-			}
-			t[mask] *= 1 - prior + prior*prod
-		}
-	}
+	mergeParents(lists[:k], -1, -1, func(s int, f *[4]float64) {
+		applyFactor(t, k, e.net.Sources[s].Prior, f, false)
+	})
 	return 1<<63 - 1
 }
 
@@ -168,18 +134,6 @@ func (l *learnedIndex) add(s *Source) {
 	}
 }
 
-// parentOfAny reports whether learned source s is a parent of a member of set.
-func (l *learnedIndex) parentOfAny(s int, set []int) bool {
-	for _, a := range set {
-		for _, q := range l.parents[a] {
-			if q.Source == s {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // adjust divides the negative-moment tensor t of set by the factors of the
 // first upto learned sources (eq. 3, "subtracting off"): afterwards t holds
 // the moments of the network without them.
@@ -190,35 +144,65 @@ func (l *learnedIndex) adjust(set []int, t []float64, upto int) {
 // adjustSkip is adjust that leaves learned source skip in.
 func (l *learnedIndex) adjustSkip(set []int, t []float64, upto, skip int) {
 	k := len(set)
+	var lists [4][]Parent
+	for i, a := range set {
+		lists[i] = l.parents[a]
+	}
+	mergeParents(lists[:k], upto, skip, func(s int, f *[4]float64) {
+		applyFactor(t, k, l.sources[s].Prior, f, true)
+	})
+}
+
+// mergeParents calls fn once for every source in the union of the parent
+// lists (each sorted by source), with f[i] the source's failure on member
+// i (1 when it is not a parent of it). Sources ≥ upto (when upto ≥ 0) and
+// skip are left out.
+func mergeParents(lists [][]Parent, upto, skip int, fn func(s int, f *[4]float64)) {
+	k := len(lists)
+	var idx [4]int
 	var f [4]float64
-	for i0, a := range set {
-		for _, p := range l.parents[a] {
-			s := p.Source
-			if s >= upto || s == skip || l.parentOfAny(s, set[:i0]) {
-				continue // not subtracted yet, or already divided out
-			}
-			for i := range k {
-				f[i] = 1
-				if i < i0 {
-					continue // an earlier member would have listed s first
-				}
-				for _, q := range l.parents[set[i]] {
-					if q.Source == s {
-						f[i] = q.Failure
-						break
-					}
+	for {
+		s := -1
+		for i := range k {
+			if idx[i] < len(lists[i]) {
+				if x := lists[i][idx[i]].Source; s < 0 || x < s {
+					s = x
 				}
 			}
-			prior := l.sources[s].Prior
-			for mask := range t {
-				prod := 1.0
-				for i := range k {
-					if mask&(1<<(k-1-i)) == 0 {
-						prod *= f[i]
-					}
-				}
-				t[mask] /= 1 - prior + prior*prod
+		}
+		if s < 0 || (upto >= 0 && s >= upto) {
+			return
+		}
+		for i := range k {
+			f[i] = 1
+			if idx[i] < len(lists[i]) && lists[i][idx[i]].Source == s {
+				f[i] = lists[i][idx[i]].Failure
+				idx[i]++
 			}
+		}
+		if s != skip {
+			fn(s, &f)
+		}
+	}
+}
+
+// applyFactor multiplies (or, with divide, divides) every entry of the
+// negative-moment tensor t of k effects by the source factor
+// 1 − p + p·∏_{members at 0} f_i.
+func applyFactor(t []float64, k int, p float64, f *[4]float64, divide bool) {
+	full := 1<<k - 1
+	var prod [16]float64
+	prod[full] = 1
+	for mask := full - 1; mask >= 0; mask-- {
+		i := bits.TrailingZeros(uint(^mask))
+		prod[mask] = prod[mask|1<<i] * f[k-1-i]
+	}
+	for mask := 0; mask <= full; mask++ {
+		v := 1 - p + p*prod[mask]
+		if divide {
+			t[mask] /= v
+		} else {
+			t[mask] *= v
 		}
 	}
 }

@@ -181,3 +181,96 @@ func TestBiasProbe(t *testing.T) {
 		}
 	}
 }
+
+func TestQMRSmallProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_QMRS") == "" {
+		t.Skip()
+	}
+	ns, _ := strconv.Atoi(os.Getenv("NOISYOR_QMRS"))
+	n, err := QMRLike(rand.NewPCG(1, 3), QMROptions{Sources: ns, Effects: ns * 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := QuartetDepths(n)
+	res, err := LearnExact(n, LearnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rounds {
+		t.Logf("%+v", r)
+	}
+	t.Logf("table want %+v", DepthTable(n, want))
+	hist := map[int]int{}
+	for _, s := range res.Network.Sources {
+		hist[s.Learned.Depth]++
+	}
+	t.Logf("learned %d sources, depth histogram %v in %v", len(res.Network.Sources), hist, res.Time)
+}
+
+func TestMissProbe(t *testing.T) {
+	if os.Getenv("NOISYOR_MISS") == "" {
+		t.Skip()
+	}
+	n, _ := QMRLike(rand.NewPCG(1, 3), QMROptions{Sources: 100, Effects: 700})
+	want := QuartetDepths(n)
+	res, _ := LearnExact(n, LearnOptions{MaxDepth: 0, MaxDepthSet: true})
+	got := map[int]bool{}
+	for _, s := range res.Network.Sources {
+		for ts := range n.Sources {
+			if n.Failure(ts, s.Learned.Quartet[0]) < 1 && n.Failure(ts, s.Learned.Quartet[1]) < 1 && n.Failure(ts, s.Learned.Quartet[2]) < 1 && n.Failure(ts, s.Learned.Quartet[3]) < 1 && len(n.Sources[ts].Children) == len(s.Children) {
+				got[ts] = true
+			}
+		}
+	}
+	for s := range n.Sources {
+		if want[s] != 0 || got[s] {
+			continue
+		}
+		ch := n.Sources[s].Children
+		k := len(ch)
+		// count singly coupled quartets (depth 0: all other sources present)
+		cnt, tot := 0, 0
+		conflict := func(a, b int) bool {
+			for y := range n.Sources {
+				if y != s && n.Failure(y, a) < 1 && n.Failure(y, b) < 1 {
+					return true
+				}
+			}
+			return false
+		}
+		cf := make([][]bool, k)
+		for i := range k {
+			cf[i] = make([]bool, k)
+			for j := range k {
+				if i != j {
+					cf[i][j] = conflict(ch[i].Effect, ch[j].Effect)
+				}
+			}
+		}
+		for i := 0; i < k; i++ {
+			for j := i + 1; j < k; j++ {
+				for l := j + 1; l < k; l++ {
+					for m := l + 1; m < k; m++ {
+						tot++
+						if !cf[i][j] && !cf[i][l] && !cf[i][m] && !cf[j][l] && !cf[j][m] && !cf[l][m] {
+							cnt++
+						}
+					}
+				}
+			}
+		}
+		free := 0
+		for i := range k {
+			c := 0
+			for j := range k {
+				if cf[i][j] {
+					c++
+				}
+			}
+			if c == 0 {
+				free++
+			}
+		}
+		t.Logf("missed source %d: %d children, %d conflict-free children, singly-coupled quartets %d of %d", s, k, free, cnt, tot)
+	}
+}

@@ -73,6 +73,13 @@ func singular4(a *[16]float64) [4]float64 {
 // unfoldings returns the third singular values of the three 4×4 unfoldings
 // (ab|cd), (ac|bd), (ad|bc) of a 2×2×2×2 joint table (index a<<3|b<<2|c<<1|d).
 func unfoldings(joint *[16]float64) [3]float64 {
+	out, _ := unfoldingsBelow(joint, math.Inf(1))
+	return out
+}
+
+// unfoldingsBelow is unfoldings that stops, returning false, at the first
+// third singular value above bound (the later ones are left 0).
+func unfoldingsBelow(joint *[16]float64, bound float64) ([3]float64, bool) {
 	var out [3]float64
 	var m [16]float64
 	for u := range 3 {
@@ -90,6 +97,9 @@ func unfoldings(joint *[16]float64) [3]float64 {
 			m[4*r+col] = v
 		}
 		out[u] = singular4(&m)[2]
+		if out[u] > bound {
+			return out, false
+		}
 	}
-	return out
+	return out, true
 }
