@@ -45,13 +45,16 @@ type EMOptions struct {
 	// FixLeak keeps the leaks as given (no leaks when Network.Leak is
 	// nil) instead of re-estimating them.
 	FixLeak bool
-	// MaxSources bounds the exact enumeration: the sources that are
-	// parents of a row's positive effects split into components (two
-	// sources are connected when they share a positive child), and each
-	// component's 2^k source states are enumerated. A row with a component
-	// of more than MaxSources sources is an error naming the row; the
-	// memory of a worker grows as 2^k. Zero means DefaultEMMaxSources
-	// (20); at most MaxEMMaxSources (30).
+	// MaxSources bounds the exact sums of the E-step. The sources that
+	// are parents of a row's positive effects split into components (two
+	// sources are connected when they share a positive child); a
+	// component is summed by variable elimination over its sources, whose
+	// largest table covers w of them (w ≤ k, the component's size; w = k
+	// is plain enumeration of its 2^k states). A row that needs w >
+	// MaxSources is an error naming the row, and so is a component of
+	// more than 64 sources. A worker's memory grows as 2^w (as 2^k in the
+	// rare fallback described with FitEM). Zero means
+	// DefaultEMMaxSources (20); at most MaxEMMaxSources (30).
 	MaxSources int
 }
 
@@ -93,10 +96,15 @@ type EMResult struct {
 // the closed-form posterior p∏f/(1 − p + p∏f) over its negative
 // children, and the sources that are parents of positive effects split
 // into components (two sources are connected when they share a positive
-// child), independent given the row, whose 2^k states are enumerated
-// (see EMOptions.MaxSources). An activation of a positive effect a by an
-// active X has posterior probability (1 − f_{X,a})/P(a = 1 | sources), and
-// so on for the leak; a negative effect was activated by nothing. The
+// child), independent given the row. Each component is summed exactly by
+// passing messages in an elimination tree of its sources (chosen greedily
+// by min-fill; see EMOptions.MaxSources), in scaled arithmetic; in the
+// pathological case of a component whose probability falls below 1e-250
+// it is summed again in logs by enumerating its 2^k states, which needs
+// k ≤ MaxSources (else the row is an error). An activation of a positive
+// effect a by an active X has posterior probability
+// (1 − f_{X,a})/P(a = 1 | sources), and so on for the leak; a negative
+// effect was activated by nothing. The
 // M-step sets p_X to the mean posterior of X, 1 − f_{X,a} to the expected
 // activations of a by X over the expected number of rows where X is on
 // and a is observed, and ν_a to the expected leak activations over the
@@ -250,20 +258,29 @@ type emEff struct {
 // 2^len(bits) subsets of mask, compact bit i standing for local bit
 // bits[i].
 type emGroup struct {
-	mask uint32
-	bits []uint8
-	effs []emEff
+	mask   uint64
+	bits   []uint8
+	effs   []emEff
+	clique int32 // the clique holding the group's factor
+}
+
+// emClique is a clique of a component's elimination tree.
+type emClique struct {
+	mask   uint64  // local sources of the clique
+	sep    uint64  // the sources it shares with its parent; 0 for a root
+	parent int32   // −1 for a root
+	srcs   []uint8 // local sources whose prior factor the clique holds
+	groups []int32 // groups whose factor the clique holds
 }
 
 // emComp is a connected component of the sources that are parents of a
 // row's positive effects.
 type emComp struct {
-	srcs   []int32 // global source indices; local index j is bit j
-	groups []emGroup
-	// The marginal of local source j is read from group srcGroup[j], compact
-	// bit srcBit[j].
-	srcGroup []int32
-	srcBit   []uint8
+	srcs    []int32 // global source indices; local index j is bit j
+	groups  []emGroup
+	cliques []emClique // every clique after its children
+	// srcClique[j] is the clique holding local source j's prior factor.
+	srcClique []int32
 }
 
 // emPattern is a distinct row of the data and how many rows have it.
@@ -292,18 +309,18 @@ type emBlock struct {
 
 // emFit is the state of a FitEM run.
 type emFit struct {
-	n       *Network
-	opt     EMOptions
-	m, ns   int
-	edgeSrc []int32 // source of each edge (edges source-major, children order)
-	edgeEff []int32
-	parents [][]emParent
-	rows    int
-	obs     []float64 // rows observing each effect
-	pats    []emPattern
-	maxK    int
-	blocks  []emBlock
-	bsize   int
+	n        *Network
+	opt      EMOptions
+	m, ns    int
+	edgeSrc  []int32 // source of each edge (edges source-major, children order)
+	edgeEff  []int32
+	parents  [][]emParent
+	rows     int
+	obs      []float64 // rows observing each effect
+	pats     []emPattern
+	maxWidth int // the largest clique of any component
+	blocks   []emBlock
+	bsize    int
 
 	// Parameters.
 	prior, fail, leak []float64
@@ -426,7 +443,7 @@ func (f *emFit) prepare(b *Binary, col []int) error {
 		pat.comps = comps
 		f.pats = append(f.pats, pat)
 	}
-	f.maxK = cb.maxK
+	f.maxWidth = cb.maxWidth
 	// Blocks of patterns: their size depends on the data only, never on
 	// the number of workers.
 	f.bsize = max(128, (len(f.pats)+63)/64)
@@ -449,12 +466,24 @@ func int32Bytes(p []int32) []byte {
 // compBuilder splits the parents of a row's positive effects into
 // components.
 type compBuilder struct {
-	f     *emFit
-	uf    []int32 // union–find parent, −1 when the source is untouched
-	local []int32
-	comp  []int32
-	touch []int32
-	maxK  int
+	f        *emFit
+	uf       []int32 // union–find parent, −1 when the source is untouched
+	local    []int32
+	comp     []int32
+	touch    []int32
+	maxWidth int
+	em       []emEffMask
+	gidx     []int32
+	parPool  []emPar
+	bitPool  []uint8
+}
+
+// emEffMask is a positive effect, its component and its parents' local
+// mask.
+type emEffMask struct {
+	comp int32
+	a    int32
+	mask uint64
 }
 
 func newCompBuilder(f *emFit) *compBuilder {
@@ -514,75 +543,216 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 		comps[i].srcs = append(comps[i].srcs, s)
 	}
 	for i := range comps {
-		if k := len(comps[i].srcs); k > f.opt.MaxSources {
-			names := make([]string, 0, 5)
-			for _, s := range comps[i].srcs[:min(k, 5)] {
-				names = append(names, strconvQuote(f.n.Sources[s].Name))
-			}
+		if k := len(comps[i].srcs); k > 64 {
 			c.reset()
-			return nil, fmt.Errorf("noisyor: row %d (counting from 1): its positive effects connect %d sources (%s%s), more than EMOptions.MaxSources = %d allows to enumerate",
-				row+1, k, strings.Join(names, ", "), moreSources(k), f.opt.MaxSources)
+			return nil, fmt.Errorf("noisyor: row %d (counting from 1): its positive effects connect %d sources (%s), more than the 64 that FitEM can sum exactly",
+				row+1, k, c.sourceNames(comps[i].srcs))
 		}
-		c.maxK = max(c.maxK, len(comps[i].srcs))
 	}
-	// Positive effects by component, with their parents' masks.
-	type effMask struct {
-		a    int32
-		mask uint32
-	}
-	byComp := make([][]effMask, len(comps))
+	// Positive effects by component, with their parents' masks; in each
+	// component the largest masks first, so that each effect can join the
+	// first group whose mask holds its parents.
+	c.em = c.em[:0]
 	for _, a := range pos {
 		ps := f.parents[a]
 		if len(ps) == 0 {
 			continue
 		}
-		i := int(c.comp[c.find(ps[0].s)]) - 1
-		var mk uint32
+		var mk uint64
 		for _, p := range ps {
 			mk |= 1 << c.local[p.s]
 		}
-		byComp[i] = append(byComp[i], effMask{a, mk})
+		c.em = append(c.em, emEffMask{comp: c.comp[c.find(ps[0].s)] - 1, a: a, mask: mk})
 	}
+	slices.SortFunc(c.em, func(x, y emEffMask) int {
+		if x.comp != y.comp {
+			return cmp.Compare(x.comp, y.comp)
+		}
+		if d := bits.OnesCount64(y.mask) - bits.OnesCount64(x.mask); d != 0 {
+			return d
+		}
+		if x.mask != y.mask {
+			return cmp.Compare(x.mask, y.mask)
+		}
+		return cmp.Compare(x.a, y.a)
+	})
+	lo := 0
 	for i := range comps {
 		cp := &comps[i]
-		em := byComp[i]
-		// Largest masks first, so that each effect joins the first group
-		// whose mask holds its parents.
-		slices.SortStableFunc(em, func(x, y effMask) int {
-			if d := bits.OnesCount32(y.mask) - bits.OnesCount32(x.mask); d != 0 {
-				return d
-			}
-			return cmp.Compare(x.mask, y.mask)
-		})
+		hi := lo
+		for hi < len(c.em) && int(c.em[hi].comp) == i {
+			hi++
+		}
+		em := c.em[lo:hi]
+		lo = hi
+		c.gidx = c.gidx[:0]
 		for _, e := range em {
 			g := slices.IndexFunc(cp.groups, func(g emGroup) bool { return g.mask&e.mask == e.mask })
 			if g < 0 {
 				g = len(cp.groups)
-				grp := emGroup{mask: e.mask}
+				n0 := len(c.bitPool)
 				for x := e.mask; x != 0; x &= x - 1 {
-					grp.bits = append(grp.bits, uint8(bits.TrailingZeros32(x)))
+					c.bitPool = append(c.bitPool, uint8(bits.TrailingZeros64(x)))
 				}
-				cp.groups = append(cp.groups, grp)
+				// Sub-slices of pools (with their capacity cut) save
+				// allocations; a pool that grows leaves them valid.
+				cp.groups = append(cp.groups, emGroup{mask: e.mask, bits: c.bitPool[n0:len(c.bitPool):len(c.bitPool)]})
 			}
+			c.gidx = append(c.gidx, int32(g))
+		}
+		effs := make([]emEff, len(em))
+		n := 0
+		for g := range cp.groups {
 			grp := &cp.groups[g]
-			eff := emEff{a: e.a}
-			for _, p := range f.parents[e.a] {
-				l := uint32(c.local[p.s])
-				bit := bits.OnesCount32(grp.mask & (1<<l - 1))
-				eff.par = append(eff.par, emPar{bit: uint8(bit), e: p.e})
+			n0 := n
+			for x, e := range em {
+				if int(c.gidx[x]) != g {
+					continue
+				}
+				p0 := len(c.parPool)
+				for _, p := range f.parents[e.a] {
+					l := uint64(c.local[p.s])
+					bit := bits.OnesCount64(grp.mask & (1<<l - 1))
+					c.parPool = append(c.parPool, emPar{bit: uint8(bit), e: p.e})
+				}
+				effs[n] = emEff{a: e.a, par: c.parPool[p0:len(c.parPool):len(c.parPool)]}
+				n++
 			}
-			grp.effs = append(grp.effs, eff)
+			grp.effs = effs[n0:n:n]
 		}
-		k := len(cp.srcs)
-		cp.srcGroup, cp.srcBit = make([]int32, k), make([]uint8, k)
-		for j := range k {
-			g := slices.IndexFunc(cp.groups, func(g emGroup) bool { return g.mask&(1<<j) != 0 })
-			cp.srcGroup[j] = int32(g)
-			cp.srcBit[j] = uint8(bits.OnesCount32(cp.groups[g].mask & (1<<j - 1)))
+		width := cp.eliminate()
+		if width > f.opt.MaxSources {
+			c.reset()
+			return nil, fmt.Errorf("noisyor: row %d (counting from 1): summing out the %d sources that its positive effects connect (%s) needs a table over %d of them, more than EMOptions.MaxSources = %d",
+				row+1, len(cp.srcs), c.sourceNames(cp.srcs), width, f.opt.MaxSources)
 		}
+		c.maxWidth = max(c.maxWidth, width)
 	}
 	c.reset()
 	return comps, nil
+}
+
+// sourceNames quotes the names of up to five sources and says how many
+// more there are.
+func (c *compBuilder) sourceNames(srcs []int32) string {
+	names := make([]string, 0, 5)
+	for _, s := range srcs[:min(len(srcs), 5)] {
+		names = append(names, strconvQuote(c.f.n.Sources[s].Name))
+	}
+	return strings.Join(names, ", ") + moreSources(len(srcs))
+}
+
+// eliminate builds the component's elimination tree and returns its width,
+// the largest number of sources in a clique. The sources interact through
+// the groups' factors; they are eliminated greedily, each time the one
+// whose elimination adds the fewest new interactions (min-fill; then the
+// fewest neighbours; then the lowest index). Eliminating v makes the
+// clique {v} ∪ N(v), whose parent is the clique of the first of N(v) to
+// be eliminated; a clique that equals the separator of one of its
+// children is merged with that child. Each source's prior factor goes to
+// the clique that eliminates it, each group's factor to the clique that
+// eliminates the first of its sources.
+func (cp *emComp) eliminate() int {
+	k := len(cp.srcs)
+	adj := make([]uint64, k)
+	for _, g := range cp.groups {
+		for x := g.mask; x != 0; x &= x - 1 {
+			j := bits.TrailingZeros64(x)
+			adj[j] |= g.mask &^ (1 << j)
+		}
+	}
+	alive := uint64(1)<<k - 1
+	if k == 64 {
+		alive = ^uint64(0)
+	}
+	step := make([]int, k) // when each source is eliminated
+	raw := make([]emClique, 0, k)
+	for st := 0; alive != 0; st++ {
+		best, bestFill, bestDeg := -1, 0, 0
+		for x := alive; x != 0; x &= x - 1 {
+			v := bits.TrailingZeros64(x)
+			nb := adj[v] & alive
+			fill := 0
+			for y := nb; y != 0; y &= y - 1 {
+				u := bits.TrailingZeros64(y)
+				fill += bits.OnesCount64(nb &^ adj[u] &^ (1 << u))
+			}
+			deg := bits.OnesCount64(nb)
+			if best < 0 || fill < bestFill || fill == bestFill && deg < bestDeg {
+				best, bestFill, bestDeg = v, fill, deg
+			}
+		}
+		nb := adj[best] & alive
+		raw = append(raw, emClique{mask: nb | 1<<best, sep: nb, srcs: []uint8{uint8(best)}})
+		step[best] = st
+		for y := nb; y != 0; y &= y - 1 {
+			u := bits.TrailingZeros64(y)
+			adj[u] |= nb &^ (1 << u)
+		}
+		alive &^= 1 << best
+	}
+	first := func(mask uint64) int {
+		f := k
+		for x := mask; x != 0; x &= x - 1 {
+			f = min(f, step[bits.TrailingZeros64(x)])
+		}
+		return f
+	}
+	for i := range raw {
+		raw[i].parent = -1
+		if raw[i].sep != 0 {
+			raw[i].parent = int32(first(raw[i].sep))
+		}
+	}
+	for g := range cp.groups {
+		i := first(cp.groups[g].mask)
+		raw[i].groups = append(raw[i].groups, int32(g))
+	}
+	// A clique that equals the separator of one of its children takes over
+	// that child (its sources, factors and children), keeping its place
+	// after all of them.
+	gone := make([]bool, len(raw))
+	for i := range raw {
+		for c := range i {
+			if gone[c] || int(raw[c].parent) != i || raw[c].sep != raw[i].mask {
+				continue
+			}
+			raw[i].mask = raw[c].mask
+			raw[i].srcs = append(raw[c].srcs, raw[i].srcs...)
+			raw[i].groups = append(raw[c].groups, raw[i].groups...)
+			for d := range i {
+				if !gone[d] && int(raw[d].parent) == c {
+					raw[d].parent = int32(i)
+				}
+			}
+			gone[c] = true
+			break
+		}
+	}
+	renum := make([]int32, len(raw))
+	cp.cliques = cp.cliques[:0]
+	for i := range raw {
+		if !gone[i] {
+			renum[i] = int32(len(cp.cliques))
+			cp.cliques = append(cp.cliques, raw[i])
+		}
+	}
+	cp.srcClique = make([]int32, k)
+	width := 0
+	for i := range cp.cliques {
+		cl := &cp.cliques[i]
+		if cl.parent >= 0 {
+			cl.parent = renum[cl.parent]
+		}
+		for _, j := range cl.srcs {
+			cp.srcClique[j] = int32(i)
+		}
+		for _, g := range cl.groups {
+			cp.groups[g].clique = int32(i)
+		}
+		width = max(width, bits.OnesCount64(cl.mask))
+	}
+	return width
 }
 
 func moreSources(k int) string {
@@ -734,17 +904,26 @@ type emWorker struct {
 	logOn   []float64 // log p + Σ log f over the negative children
 	logZ    []float64 // log(1 − p + e^logOn)
 	post    []float64 // posterior of a touched source
-	w, sp   []float64 // 2^k state table and a scratch table
-	tv      []float64 // factors t_a(c) of every effect of a component
-	tab     []float64 // a group's table
-	expand  []uint32
-	parSum  []float64
+	// Scratch of a component.
+	on, off        []float64 // P(X on), P(X off) given the negative effects
+	tv             []float64 // t_a(c) of every effect of every group
+	tvOff          []int
+	tabs, msgs     []float64 // clique tables and messages
+	tabOff, msgOff []int
+	scale          []float64 // the scale each clique's message was divided by
+	gt, q, marg    []float64
+	qOff           []int
+	proj           []int32
+	projBit        [64]int32
+	ub             [64]float64
+	parSum         []float64
+	enum           []float64 // 2^k states of the log-domain fallback
+	expand         []int
 }
 
 func newEMWorker(f *emFit) *emWorker {
-	n := 1 << f.maxK
 	return &emWorker{f: f, stamp: make([]uint32, f.ns), logOn: make([]float64, f.ns), logZ: make([]float64, f.ns),
-		post: make([]float64, f.ns), w: make([]float64, n), sp: make([]float64, n)}
+		post: make([]float64, f.ns)}
 }
 
 func (w *emWorker) block(bl *emBlock, pats []emPattern) {
@@ -768,6 +947,17 @@ func (w *emWorker) touch(s int32) {
 		w.touched = append(w.touched, s)
 	}
 }
+
+// Outcomes of summing a component.
+const (
+	emOK = iota
+	emZero
+	emUnderflow
+)
+
+// emTiny is the smallest normaliser the linear-domain sums accept; below
+// it a component is summed again in logs.
+const emTiny = 1e-250
 
 // pattern adds one distinct row's contributions to bl.
 func (w *emWorker) pattern(bl *emBlock, pat *emPattern) error {
@@ -807,14 +997,26 @@ func (w *emWorker) pattern(bl *emBlock, pat *emPattern) error {
 		ll += lz - f.l0[s]
 	}
 	for i := range pat.comps {
-		lc, ok := w.component(bl, &pat.comps[i], wt)
-		if !ok {
-			return fmt.Errorf("noisyor: row %d has probability 0 under the network (a positive effect that only a zero leak can explain)", pat.row+1)
+		cp := &pat.comps[i]
+		w.factors(cp)
+		lc, st := w.tree(cp)
+		if st == emUnderflow {
+			if len(cp.srcs) > f.opt.MaxSources {
+				return fmt.Errorf("noisyor: row %d (counting from 1): its probability underflows, and enumerating the %d sources its positive effects connect is more than EMOptions.MaxSources = %d allows",
+					pat.row+1, len(cp.srcs), f.opt.MaxSources)
+			}
+			lc, st = w.enumerate(cp)
+		}
+		if st == emZero {
+			return fmt.Errorf("noisyor: row %d (counting from 1) has probability 0 under the network (a positive effect that only a zero leak could explain)", pat.row+1)
+		}
+		for g := range cp.groups {
+			w.groupStats(bl, cp, g, wt)
 		}
 		ll += lc
 	}
 	if math.IsInf(ll, -1) {
-		return fmt.Errorf("noisyor: row %d has probability 0 under the network (a positive effect with no parent and no leak)", pat.row+1)
+		return fmt.Errorf("noisyor: row %d (counting from 1) has probability 0 under the network (a positive effect with no parent and no leak)", pat.row+1)
 	}
 	for _, s := range w.touched {
 		bl.dE[s] += wt * (w.post[s] - f.q0[s])
@@ -828,197 +1030,265 @@ func (w *emWorker) pattern(bl *emBlock, pat *emPattern) error {
 	return nil
 }
 
-// component enumerates the states of one component: it returns the log of
-// its factor beyond the sources' normalisers logZ, sets the posteriors of
-// its sources and adds the expected activations of its positive effects.
-// ok is false when the component has probability 0.
-func (w *emWorker) component(bl *emBlock, cp *emComp, wt float64) (lc float64, ok bool) {
+// factors sets the sources' probabilities given the negative effects and
+// the factor t_a(c) = ν + (1 − ν)(1 − ∏_{X∈c} f_{X,a}) of every positive
+// effect for every subset c of its group's mask, formed without
+// cancellation.
+func (w *emWorker) factors(cp *emComp) {
 	f := w.f
 	k := len(cp.srcs)
-	ns := 1 << k
-	W := w.w[:ns]
-	W[0] = 1
+	w.on, w.off = emGrow(w.on, k), emGrow(w.off, k)
 	for j, s := range cp.srcs {
-		pOn := math.Exp(w.logOn[s] - w.logZ[s])
-		pOff := math.Exp(f.log1mP[s] - w.logZ[s])
-		h := 1 << j
-		for x := range h {
-			W[x|h] = W[x] * pOn
-			W[x] *= pOff
-		}
+		w.on[j] = math.Exp(w.logOn[s] - w.logZ[s])
+		w.off[j] = math.Exp(f.log1mP[s] - w.logZ[s])
 	}
-	// The factor t_a(c) = ν + (1 − ν)(1 − ∏_{X∈c} f_{X,a}) of every effect
-	// for every subset c of its group's mask, built without cancellation.
+	w.tvOff = w.tvOff[:0]
 	need := 0
 	for g := range cp.groups {
+		w.tvOff = append(w.tvOff, need)
 		need += len(cp.groups[g].effs) << len(cp.groups[g].bits)
 	}
-	if cap(w.tv) < need {
-		w.tv = make([]float64, need)
-	}
-	tv := w.tv[:need]
-	off := 0
-	logScale := 0.0
-	sp := w.sp[:ns]
+	w.tv = emGrow(w.tv, need)
 	for g := range cp.groups {
 		grp := &cp.groups[g]
 		nc := 1 << len(grp.bits)
-		tab := w.table(nc)
-		for i := range tab {
-			tab[i] = 1
-		}
+		off := w.tvOff[g]
+		ub := w.ub[:len(grp.bits)]
 		for _, ef := range grp.effs {
 			nu := f.leak[ef.a]
-			t := tv[off : off+nc]
-			for c := range nc {
-				r := 0.0
-				for _, p := range ef.par {
-					if c>>p.bit&1 != 0 {
-						r += f.u[p.e] * (1 - r)
-					}
-				}
+			clear(ub)
+			for _, p := range ef.par {
+				ub[p.bit] = f.u[p.e]
+			}
+			// t[c] first holds r(c) = 1 − ∏_{X∈c} f_{X,a}, built from
+			// r(c without its lowest source): r + u(1 − r).
+			t := w.tv[off : off+nc]
+			t[0] = 0
+			for c := 1; c < nc; c++ {
+				r := t[c&(c-1)]
+				t[c] = r + ub[bits.TrailingZeros(uint(c))]*(1-r)
+			}
+			for c, r := range t {
 				t[c] = nu + (1-nu)*r
-				tab[c] *= t[c]
 			}
 			off += nc
+		}
+	}
+}
+
+// emGrow returns x resized to n, reallocated when too small.
+func emGrow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	return x[:n]
+}
+
+// project returns, for each compact index c of the subsets of mask (bit i
+// of c standing for the i-th source of mask), the compact index of its
+// intersection with sub ⊆ mask.
+func (w *emWorker) project(mask, sub uint64) []int32 {
+	d := bits.OnesCount64(mask)
+	i := 0
+	for x := mask; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros64(x)
+		w.projBit[i] = 0
+		if sub>>l&1 != 0 {
+			w.projBit[i] = 1 << bits.OnesCount64(sub&(1<<l-1))
+		}
+		i++
+	}
+	w.proj = emGrow(w.proj, 1<<d)
+	p := w.proj
+	p[0] = 0
+	for c := 1; c < len(p); c++ {
+		p[c] = p[c&(c-1)] | w.projBit[bits.TrailingZeros(uint(c))]
+	}
+	return p
+}
+
+// tree sums a component by passing messages in its elimination tree,
+// scaled so that nothing underflows short of pathological parameters, and
+// leaves in each clique's table the posterior of its sources. It returns
+// the log of the component's factor beyond the sources' normalisers logZ.
+func (w *emWorker) tree(cp *emComp) (float64, int) {
+	nt, nm := 0, 0
+	w.tabOff, w.msgOff = w.tabOff[:0], w.msgOff[:0]
+	for i := range cp.cliques {
+		w.tabOff = append(w.tabOff, nt)
+		w.msgOff = append(w.msgOff, nm)
+		nt += 1 << bits.OnesCount64(cp.cliques[i].mask)
+		nm += 1 << bits.OnesCount64(cp.cliques[i].sep)
+	}
+	w.tabs, w.msgs = emGrow(w.tabs, nt), emGrow(w.msgs, nm)
+	w.scale = emGrow(w.scale, len(cp.cliques))
+	table := func(i int) []float64 {
+		return w.tabs[w.tabOff[i] : w.tabOff[i]+1<<bits.OnesCount64(cp.cliques[i].mask)]
+	}
+	logScale := 0.0
+	// Each clique's factors.
+	for i := range cp.cliques {
+		cl := &cp.cliques[i]
+		T := table(i)
+		for c := range T {
+			T[c] = 1
+		}
+		for _, j := range cl.srcs {
+			b := bits.OnesCount64(cl.mask & (1<<j - 1))
+			on, off := w.on[j], w.off[j]
+			for c := range T {
+				if c>>b&1 != 0 {
+					T[c] *= on
+				} else {
+					T[c] *= off
+				}
+			}
+		}
+		for _, g := range cl.groups {
+			grp := &cp.groups[g]
+			nc := 1 << len(grp.bits)
+			w.gt = emGrow(w.gt, nc)
+			gt := w.gt
+			for c := range gt {
+				gt[c] = 1
+			}
+			for e := range grp.effs {
+				t := w.tv[w.tvOff[g]+e*nc:]
+				for c := range gt {
+					gt[c] *= t[c]
+				}
+			}
+			mx := 0.0
+			for _, x := range gt {
+				mx = max(mx, x)
+			}
+			if mx == 0 {
+				return 0, emZero
+			}
+			if mx < emTiny {
+				return 0, emUnderflow
+			}
+			logScale += math.Log(mx)
+			for c := range gt {
+				gt[c] /= mx
+			}
+			P := w.project(cl.mask, grp.mask)
+			for c := range T {
+				T[c] *= gt[P[c]]
+			}
+		}
+	}
+	// Upward: each clique sends the sum over its own sources to its parent.
+	for i := range cp.cliques {
+		cl := &cp.cliques[i]
+		T := table(i)
+		if cl.parent < 0 {
+			z := 0.0
+			for _, x := range T {
+				z += x
+			}
+			if z == 0 {
+				return 0, emZero
+			}
+			if !(z >= emTiny) {
+				return 0, emUnderflow
+			}
+			w.scale[i] = z
+			logScale += math.Log(z)
+			continue
+		}
+		m := w.msgs[w.msgOff[i] : w.msgOff[i]+1<<bits.OnesCount64(cl.sep)]
+		clear(m)
+		P := w.project(cl.mask, cl.sep)
+		for c, x := range T {
+			m[P[c]] += x
 		}
 		mx := 0.0
-		for _, x := range tab {
-			if x > mx {
-				mx = x
-			}
+		for _, x := range m {
+			mx = max(mx, x)
 		}
 		if mx == 0 {
-			return 0, false
+			return 0, emZero
 		}
+		if !(mx >= emTiny) {
+			return 0, emUnderflow
+		}
+		w.scale[i] = mx
 		logScale += math.Log(mx)
-		ex := w.expandOf(grp)
-		for c, x := range tab {
-			sp[ex[c]] = x / mx
+		for s := range m {
+			m[s] /= mx
 		}
-		mask := int(grp.mask)
-		for x := range W {
-			W[x] *= sp[x&mask]
-		}
-	}
-	z := 0.0
-	for _, x := range W {
-		z += x
-	}
-	if z > 1e-280 && !math.IsInf(z, 0) {
-		lc = logScale + math.Log(z)
-		iz := 1 / z
-		for x := range W {
-			W[x] *= iz
-		}
-	} else {
-		var ok bool
-		if lc, ok = w.logDomain(cp, W, tv); !ok {
-			return 0, false
+		Tp := table(int(cl.parent))
+		P = w.project(cp.cliques[cl.parent].mask, cl.sep)
+		for c := range Tp {
+			Tp[c] *= m[P[c]]
 		}
 	}
-	// Marginals of each group's mask, expected activations and the
-	// sources' posteriors.
-	off = 0
+	// Downward: each clique's table becomes the posterior of its sources.
+	for i := len(cp.cliques) - 1; i >= 0; i-- {
+		cl := &cp.cliques[i]
+		T := table(i)
+		if cl.parent < 0 {
+			iz := 1 / w.scale[i]
+			for c := range T {
+				T[c] *= iz
+			}
+			continue
+		}
+		ns := 1 << bits.OnesCount64(cl.sep)
+		w.marg = emGrow(w.marg, ns)
+		marg := w.marg
+		clear(marg)
+		P := w.project(cp.cliques[cl.parent].mask, cl.sep)
+		for c, x := range table(int(cl.parent)) {
+			marg[P[c]] += x
+		}
+		m := w.msgs[w.msgOff[i] : w.msgOff[i]+ns]
+		for s := range marg {
+			if m[s] > 0 {
+				marg[s] /= m[s] * w.scale[i]
+			} else {
+				marg[s] = 0
+			}
+		}
+		P = w.project(cl.mask, cl.sep)
+		for c := range T {
+			T[c] *= marg[P[c]]
+		}
+	}
+	// The sources' posteriors and the groups' marginals.
+	for j, s := range cp.srcs {
+		i := cp.srcClique[j]
+		b := bits.OnesCount64(cp.cliques[i].mask & (1<<j - 1))
+		p := 0.0
+		for c, x := range table(int(i)) {
+			if c>>b&1 != 0 {
+				p += x
+			}
+		}
+		w.post[s] = p
+	}
+	w.groupMarginals(cp)
 	for g := range cp.groups {
 		grp := &cp.groups[g]
-		nc := 1 << len(grp.bits)
-		ex := w.expandOf(grp)
-		for _, e := range ex {
-			sp[e] = 0
-		}
-		// Runs of 2^tz consecutive states share their subset of the mask:
-		// sum each run first.
-		mask := int(grp.mask)
-		if run := 1 << bits.TrailingZeros32(grp.mask); run == 1 {
-			for x, p := range W {
-				sp[x&mask] += p
-			}
-		} else {
-			for x := 0; x < len(W); x += run {
-				sum := 0.0
-				for _, p := range W[x : x+run] {
-					sum += p
-				}
-				sp[x&mask] += sum
-			}
-		}
-		q := w.table(nc)
-		for c, e := range ex {
-			q[c] = sp[e]
-		}
-		for _, ef := range grp.effs {
-			nu := f.leak[ef.a]
-			t := tv[off : off+nc]
-			off += nc
-			if cap(w.parSum) < len(ef.par) {
-				w.parSum = make([]float64, len(ef.par))
-			}
-			ps := w.parSum[:len(ef.par)]
-			clear(ps)
-			leakSum := 0.0
-			for c := range nc {
-				if t[c] == 0 {
-					continue
-				}
-				r := q[c] / t[c]
-				leakSum += r
-				for i, p := range ef.par {
-					if c>>p.bit&1 != 0 {
-						ps[i] += r
-					}
-				}
-			}
-			bl.leakAct[ef.a] += wt * nu * leakSum
-			for i, p := range ef.par {
-				bl.act[p.e] += wt * f.u[p.e] * ps[i]
-			}
-		}
-		for j, s := range cp.srcs {
-			if int(cp.srcGroup[j]) != g {
-				continue
-			}
-			bit := cp.srcBit[j]
-			m := 0.0
-			for c := range nc {
-				if c>>bit&1 != 0 {
-					m += q[c]
-				}
-			}
-			w.post[s] = m
+		i := int(grp.clique)
+		q := w.q[w.qOff[g]:w.qOff[g+1]]
+		P := w.project(cp.cliques[i].mask, grp.mask)
+		for c, x := range table(i) {
+			q[P[c]] += x
 		}
 	}
-	return lc, true
+	return logScale, emOK
 }
 
-// table returns a scratch table of nc values.
-func (w *emWorker) table(nc int) []float64 {
-	if cap(w.tab) < nc {
-		w.tab = make([]float64, nc)
-	}
-	return w.tab[:nc]
-}
-
-// expandOf returns, for each compact subset c of grp's mask, the subset as
-// local source bits.
-func (w *emWorker) expandOf(grp *emGroup) []uint32 {
-	nc := 1 << len(grp.bits)
-	if cap(w.expand) < nc {
-		w.expand = make([]uint32, nc)
-	}
-	ex := w.expand[:nc]
-	ex[0] = 0
-	for c := 1; c < nc; c++ {
-		ex[c] = ex[c&(c-1)] | 1<<grp.bits[bits.TrailingZeros(uint(c))]
-	}
-	return ex
-}
-
-// logDomain recomputes the posterior of a component's states in W from
-// logs, for components whose products underflow; it returns the
-// component's log factor as component does.
-func (w *emWorker) logDomain(cp *emComp, W, tv []float64) (float64, bool) {
+// enumerate sums a component by enumerating its 2^k source states in logs:
+// the fallback of tree when products underflow. It sets the sources'
+// posteriors and the groups' marginals as tree does.
+func (w *emWorker) enumerate(cp *emComp) (float64, int) {
 	f := w.f
+	k := len(cp.srcs)
+	w.enum = emGrow(w.enum, 1<<k)
+	W := w.enum
 	W[0] = 0
 	for j, s := range cp.srcs {
 		lOn := w.logOn[s] - w.logZ[s]
@@ -1029,34 +1299,30 @@ func (w *emWorker) logDomain(cp *emComp, W, tv []float64) (float64, bool) {
 			W[x] += lOff
 		}
 	}
-	sp := w.sp[:len(W)]
-	o := 0
 	for g := range cp.groups {
 		grp := &cp.groups[g]
 		nc := 1 << len(grp.bits)
-		tab := w.table(nc)
-		clear(tab)
-		for range grp.effs {
-			for c := range nc {
-				tab[c] += math.Log(tv[o+c])
+		w.gt = emGrow(w.gt, nc)
+		lt := w.gt
+		clear(lt)
+		for e := range grp.effs {
+			t := w.tv[w.tvOff[g]+e*nc:]
+			for c := range lt {
+				lt[c] += math.Log(t[c])
 			}
-			o += nc
 		}
 		ex := w.expandOf(grp)
-		for c, x := range tab {
-			sp[ex[c]] = x
-		}
 		mask := int(grp.mask)
 		for x := range W {
-			W[x] += sp[x&mask]
+			W[x] += lt[w.compact(ex, x&mask)]
 		}
 	}
 	mx := math.Inf(-1)
 	for _, x := range W {
-		mx = math.Max(mx, x)
+		mx = max(mx, x)
 	}
 	if math.IsInf(mx, -1) {
-		return 0, false
+		return 0, emZero
 	}
 	z := 0.0
 	for x := range W {
@@ -1066,5 +1332,87 @@ func (w *emWorker) logDomain(cp *emComp, W, tv []float64) (float64, bool) {
 	for x := range W {
 		W[x] /= z
 	}
-	return mx + math.Log(z), true
+	for j, s := range cp.srcs {
+		p := 0.0
+		for x, v := range W {
+			if x>>j&1 != 0 {
+				p += v
+			}
+		}
+		w.post[s] = p
+	}
+	w.groupMarginals(cp)
+	for g := range cp.groups {
+		grp := &cp.groups[g]
+		q := w.q[w.qOff[g]:w.qOff[g+1]]
+		ex := w.expandOf(grp)
+		mask := int(grp.mask)
+		for x, v := range W {
+			q[w.compact(ex, x&mask)] += v
+		}
+	}
+	return mx + math.Log(z), emOK
+}
+
+// expandOf returns, for each compact subset c of grp's mask, the subset as
+// local source bits.
+func (w *emWorker) expandOf(grp *emGroup) []int {
+	nc := 1 << len(grp.bits)
+	w.expand = emGrow(w.expand, nc)
+	ex := w.expand
+	ex[0] = 0
+	for c := 1; c < nc; c++ {
+		ex[c] = ex[c&(c-1)] | 1<<grp.bits[bits.TrailingZeros(uint(c))]
+	}
+	return ex
+}
+
+// compact returns the compact index of the subset sub of a group's mask,
+// given the group's expansion table (a binary search: ex is increasing).
+func (w *emWorker) compact(ex []int, sub int) int {
+	c, _ := slices.BinarySearch(ex, sub)
+	return c
+}
+
+// groupMarginals makes room in w.q, zeroed, for the marginal of every
+// group over its mask.
+func (w *emWorker) groupMarginals(cp *emComp) {
+	w.qOff = append(w.qOff[:0], 0)
+	for g := range cp.groups {
+		w.qOff = append(w.qOff, w.qOff[g]+1<<len(cp.groups[g].bits))
+	}
+	w.q = emGrow(w.q, w.qOff[len(cp.groups)])
+	clear(w.q)
+}
+
+// groupStats adds the expected activations of the positive effects of
+// group g of cp, from its marginal in w.q and its factors in w.tv.
+func (w *emWorker) groupStats(bl *emBlock, cp *emComp, g int, wt float64) {
+	f := w.f
+	grp := &cp.groups[g]
+	nc := 1 << len(grp.bits)
+	q := w.q[w.qOff[g]:w.qOff[g+1]]
+	for e, ef := range grp.effs {
+		t := w.tv[w.tvOff[g]+e*nc : w.tvOff[g]+(e+1)*nc]
+		w.parSum = emGrow(w.parSum, len(ef.par))
+		ps := w.parSum
+		clear(ps)
+		leakSum := 0.0
+		for c := range nc {
+			if t[c] == 0 {
+				continue
+			}
+			r := q[c] / t[c]
+			leakSum += r
+			for i, p := range ef.par {
+				if c>>p.bit&1 != 0 {
+					ps[i] += r
+				}
+			}
+		}
+		bl.leakAct[ef.a] += wt * f.leak[ef.a] * leakSum
+		for i, p := range ef.par {
+			bl.act[p.e] += wt * f.u[p.e] * ps[i]
+		}
+	}
 }
