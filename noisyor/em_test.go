@@ -634,7 +634,7 @@ func TestFitEMAfterLearn(t *testing.T) {
 	}
 	truth := ImageNetwork()
 	b := emSample(t, truth, 2, 10_000, 0)
-	lr, err := Learn(b, LearnOptions{})
+	lr, err := Learn(b, LearnOptions{Polish: PolishNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,6 +665,17 @@ func TestFitEMAfterLearn(t *testing.T) {
 	}
 	if em > 0.025 || em >= mom {
 		t.Errorf("max failure error %v after EM, %v before", em, mom)
+	}
+	// Learn's default polish is this fit.
+	def, err := Learn(b, LearnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Polish == nil || def.Moments == nil {
+		t.Fatalf("default Learn did not polish: %q", def.PolishSkipped)
+	}
+	if p, f, l := emMaxErr(fit, def.Network); p > 1e-12 || f > 1e-12 || l > 1e-12 {
+		t.Errorf("default polish differs from FitEM by prior %v, failure %v, leak %v", p, f, l)
 	}
 }
 

@@ -102,6 +102,13 @@ type LearnOptions struct {
 	// nearly passed the rank test, leave in the first estimates; with
 	// exact moments it changes nothing. (Beyond the paper.)
 	NoRefine bool
+	// Polish chooses how the parameters are finished on data (exact
+	// moments need no polish): PolishEM (the default) runs
+	// maximum-likelihood EM with the learned structure fixed (FitEM) from
+	// the moment estimates, when its exact E-step is feasible, and keeps
+	// the moment estimates otherwise (LearnResult.PolishSkipped says
+	// why); PolishNone keeps the paper's moment estimates.
+	Polish Polish
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
@@ -110,6 +117,38 @@ type LearnOptions struct {
 	Src rand.Source
 	// Logger, if not nil, receives one line per round.
 	Logger *slog.Logger
+}
+
+// Polish says how Learn finishes the parameters; see LearnOptions.Polish.
+type Polish uint8
+
+const (
+	// PolishEM runs maximum-likelihood EM with the structure fixed.
+	PolishEM Polish = iota
+	// PolishNone keeps the method-of-moments estimates.
+	PolishNone
+)
+
+// String returns "em" or "none".
+func (p Polish) String() string {
+	switch p {
+	case PolishEM:
+		return "em"
+	case PolishNone:
+		return "none"
+	}
+	return "Polish(" + strconv.Itoa(int(p)) + ")"
+}
+
+// ParsePolish parses "em" or "none".
+func ParsePolish(s string) (Polish, error) {
+	switch s {
+	case "em":
+		return PolishEM, nil
+	case "none":
+		return PolishNone, nil
+	}
+	return 0, fmt.Errorf("noisyor: unknown polish %q (want em or none)", s)
 }
 
 // Round reports one round (depth) of STRUCTURE-LEARN.
@@ -139,6 +178,13 @@ type LearnResult struct {
 	Rounds  []Round
 	// Rows is the number of data rows (0 for exact moments).
 	Rows int
+	// Moments is the network as the quartet method estimated it (the
+	// paper's estimates), before the EM polish; nil when there was none.
+	Moments *Network
+	// Polish is the EM polish's run (nil when it did not run) and
+	// PolishSkipped says why it did not run when it was asked for.
+	Polish        *EMResult
+	PolishSkipped string
 	Time time.Duration
 }
 
@@ -160,14 +206,27 @@ func Learn(b *Binary, opt LearnOptions) (*LearnResult, error) {
 	if b == nil {
 		return nil, errors.New("noisyor: nil data")
 	}
+	t0 := time.Now()
 	if err := checkLearnInput(b); err != nil {
 		return nil, err
+	}
+	if opt.Polish != PolishEM && opt.Polish != PolishNone {
+		return nil, fmt.Errorf("noisyor: unknown polish %v", opt.Polish)
 	}
 	res, err := learn(newDataMoments(b), b.Names, false, opt)
 	if err != nil {
 		return nil, err
 	}
 	res.Rows = b.Rows
+	if opt.Polish == PolishEM && res.Network.NumSources() > 0 {
+		polished, em, err := res.Network.FitEM(b, EMOptions{Workers: opt.Workers})
+		if err != nil {
+			res.PolishSkipped = err.Error()
+		} else {
+			res.Moments, res.Network, res.Polish = res.Network, polished, em
+		}
+	}
+	res.Time = time.Since(t0)
 	return res, nil
 }
 

@@ -38,9 +38,6 @@ func randomImageLike(rng *rand.Rand, ns, m int) *Network {
 
 func TestLearnRecoversSampledNetworks(t *testing.T) {
 	rows := 100000
-	if testing.Short() {
-		rows = 30000
-	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range 3 {
 		n := randomImageLike(rng, 6+2*trial, 64)

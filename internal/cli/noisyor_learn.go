@@ -26,6 +26,7 @@ type noisyorLearnOpts struct {
 	pairZ           float64
 	seed            uint64
 	spreadTol       float64
+	polish          string
 }
 
 func newNoisyorLearnCmd(e *env) *cobra.Command {
@@ -104,6 +105,8 @@ leaks), which score and infer read.`,
 			if o.exact != "" {
 				prov.Method = "quartet-exact"
 				prov.Data = nil
+			} else if res.Polish != nil {
+				prov.Method = "quartet+em"
 			}
 			if o.out != "" {
 				if err := e.writeOutputs([]output{{o.out, func(w io.Writer) error { return res.Network.WriteJSON(w, prov) }}}); err != nil {
@@ -129,6 +132,7 @@ leaks), which score and infer read.`,
 	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
 	f.IntVar(&o.maxQuartets, "max-quartets", noisyor.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, that many are sampled")
 	f.Float64Var(&o.pairZ, "pair-z", noisyor.DefaultPairZ, "z-score above which two effects count as dependent when candidate quartets are formed")
+	f.StringVar(&o.polish, "polish", "em", "finish the parameters on data: em (maximum-likelihood EM with the learned structure fixed) or none (the paper's moment estimates)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
 	df.register(f)
 	for _, name := range []string{"discrete", "continuous", "max-states", "drop-constant"} {
@@ -167,8 +171,15 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	if o.exact != "" && cmd.Flags().Changed("pair-z") {
 		return opt, usagef("--pair-z applies to data, not to --exact")
 	}
+	pol, err := noisyor.ParsePolish(o.polish)
+	if err != nil {
+		return opt, usagef("--polish %q: want em or none", o.polish)
+	}
+	if o.exact != "" && cmd.Flags().Changed("polish") {
+		return opt, usagef("--polish applies to data, not to --exact (exact moments give exact parameters)")
+	}
 	opt = noisyor.LearnOptions{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
-		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f)}
+		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol}
 	if o.maxDepth >= 0 {
 		opt.MaxDepth, opt.MaxDepthSet = o.maxDepth, true
 	}
@@ -207,10 +218,17 @@ func noisyorLearnJSON(res *noisyor.LearnResult, input string) map[string]any {
 			srcs[i].Quartet = append(srcs[i].Quartet, net.Effects[a])
 		}
 	}
-	return map[string]any{
+	doc := map[string]any{
 		"input": input, "rows": res.Rows, "effects": net.NumEffects(), "sources": srcs,
 		"edges": net.NumEdges(), "rounds": res.Rounds, "seconds": res.Time.Seconds(),
 	}
+	if res.Polish != nil {
+		doc["polish"] = map[string]any{"method": "em", "iterations": res.Polish.Iterations, "converged": res.Polish.Converged,
+			"loglik": res.Polish.LogLik, "seconds": res.Polish.Duration.Seconds()}
+	} else if res.PolishSkipped != "" {
+		doc["polish_skipped"] = res.PolishSkipped
+	}
+	return doc
 }
 
 func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
@@ -231,6 +249,16 @@ func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Depth, c, r.Pretest, r.Passed, r.Sources, r.Edges, r.Time.Round(time.Millisecond))
 	}
 	tw.Flush()
+	if p := res.Polish; p != nil {
+		conv := "converged"
+		if !p.Converged {
+			conv = "not converged"
+		}
+		fmt.Fprintf(w, "parameters: moment estimates polished by EM with the structure fixed: %d updates (%s), log-likelihood %.2f (%.4f per row), %s\n",
+			p.Iterations, conv, p.LogLik, p.LogLik/float64(max(1, res.Rows)), p.Duration.Round(time.Millisecond))
+	} else if res.PolishSkipped != "" {
+		fmt.Fprintf(w, "parameters: the moment estimates (EM polish skipped: %s)\n", res.PolishSkipped)
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tdepth\tprior\tchildren\tstrongest children (failure)")
