@@ -103,7 +103,14 @@ import (
 //
 // Random starts. Priors uniform on [0.1, 0.4], every failure uniform on
 // [0.5, 0.99] (every source a weak parent of every effect), leaks at
-// VEMOptions.Leak.
+// VEMOptions.Leak, drawn from a generator of the start's own seeded from
+// VEMOptions.Src.
+//
+// Work and determinism. The E-step runs over blocks of 256 rows on the
+// workers; each row's results go to its own slots and the block sums are
+// added in block order. The M-step runs over effects, each effect's sums
+// in row order. Results are therefore the same for any number of workers.
+// Memory: K floats per row (μ) and K per positive cell (q).
 
 // Defaults and limits of FitVEM.
 const (
@@ -661,8 +668,10 @@ func (st *vemState) egTry(s *vemScratch, q, mu, grad []float64, gmax, eta float6
 	sum := 0.0
 	for j := range q {
 		nq[j] = 0
-		if q[j] > 0 {
-			nq[j] = q[j] * math.Exp(eta*(grad[j]-gmax))
+		// A tiny q falling by e^{-40} or more goes to the floor: skip the
+		// exponential (any q gives a valid bound; the step is checked).
+		if e := eta * (grad[j] - gmax); q[j] > 1e-10 || (q[j] > 0 && e > -40) {
+			nq[j] = q[j] * math.Exp(e)
 			sum += nq[j]
 		}
 	}
