@@ -216,6 +216,12 @@ func ReadJSON(r io.Reader) (*Network, *model.Provenance, error) {
 		}
 		if js.Depth != nil {
 			p := &Provenance{Depth: *js.Depth}
+			if len(js.Quartet) != 4 || len(js.Pair) != 2 || len(js.Singular) > 3 {
+				return nil, nil, fmt.Errorf("noisyor: %s has a depth but not a quartet of 4 effects, a pair of 2 and at most 3 singular values", what)
+			}
+			if *js.Depth < 0 {
+				return nil, nil, fmt.Errorf("noisyor: %s has depth %d", what, *js.Depth)
+			}
 			if len(js.Quartet) == 4 {
 				for k, name := range js.Quartet {
 					a, err := lookup(what+" quartet", name)

@@ -138,6 +138,13 @@ func (n *Network) Validate() error {
 		if !(s.Prior > 0 && s.Prior <= 1) {
 			return fmt.Errorf("noisyor: prior of source %q is %v, want (0, 1]", s.Name, s.Prior)
 		}
+		if p := s.Learned; p != nil {
+			for _, a := range append(p.Quartet[:], p.Pair[:]...) {
+				if a < 0 || a >= m {
+					return fmt.Errorf("noisyor: source %q was learned from effect %d, out of range [0, %d)", s.Name, a, m)
+				}
+			}
+		}
 		prev := -1
 		for _, c := range s.Children {
 			if c.Effect < 0 || c.Effect >= m {
