@@ -185,7 +185,7 @@ type LearnResult struct {
 	// PolishSkipped says why it did not run when it was asked for.
 	Polish        *EMResult
 	PolishSkipped string
-	Time time.Duration
+	Time          time.Duration
 }
 
 // Learn learns a noisy-or network from binary data with quartet tests
