@@ -30,8 +30,15 @@
 // quartet's triplets) their prior and failures on the quartet, EXTEND
 // (conditional PMI, eqs. 4–6) their other children. Rounds continue until
 // one finds nothing; a source's depth is its round. Leaks are what the
-// sources leave unexplained. The defaults are the paper's: τq = 0.01 and
-// τe = 0.1 for data, 1e-9 for exact moments.
+// sources leave unexplained. τq defaults to the paper's 0.01 for data and
+// to 1e-9 for exact moments; τe to 1e-9 for exact moments and, for data,
+// to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4
+// standard errors of its estimate from the counts) that finds weak sources
+// the paper's fixed τe = 0.1 misses (priors of a few percent, failures
+// near 0.5). Beyond the paper, on data, a source found after subtracting
+// others off is kept only if it improves the BIC of its children's
+// columns (exact marginal likelihood with and without it): on finite data
+// what subtraction leaves can pass the tests by chance.
 //
 // Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
 // dependent effect pairs can be singly coupled, after round 0 only cliques

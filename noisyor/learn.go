@@ -18,6 +18,9 @@ import (
 const (
 	DefaultRankTol      = 0.01
 	DefaultPMITol       = 0.1
+	DefaultPMIFloor     = 0.005
+	DefaultPMIZ         = 4.0
+	DefaultPMIRel       = 0.2
 	DefaultPairZ        = 3.0
 	DefaultMaxQuartets  = 4_000_000
 	DefaultExactRankTol = 1e-9
@@ -71,8 +74,14 @@ type LearnOptions struct {
 	// error instead.
 	RankTol float64
 	// PMITol is τe: PRETEST and EXTEND call three effects siblings when
-	// PMI exceeds CPMI by more than τe. Zero means DefaultPMITol (0.1,
-	// the paper's) for data and DefaultExactPMITol for exact moments.
+	// PMI exceeds CPMI by more than τe. Zero means, for data, an adaptive
+	// rule: the gap must exceed DefaultPMIFloor and DefaultPMIZ standard
+	// errors of its estimate (delta method on the counts), which works
+	// for weak sources (priors of a few percent, failures near 0.5, whose
+	// gaps are ~0.01) as for strong ones; the paper's fixed τe = 0.1
+	// (DefaultPMITol) misses such sources entirely. For exact moments
+	// zero means DefaultExactPMITol. A positive value is used as a fixed
+	// threshold, as in the paper.
 	PMITol float64
 	// Test is the singly-coupled test (rank by default).
 	Test Test
@@ -102,6 +111,15 @@ type LearnOptions struct {
 	// nearly passed the rank test, leave in the first estimates; with
 	// exact moments it changes nothing. (Beyond the paper.)
 	NoRefine bool
+	// NoPrune keeps every source found. By default, on data, each source
+	// found after subtracting others off (depth ≥ 1) is kept only if it
+	// improves the BIC of its children's columns: the exact marginal
+	// log-likelihood of those columns with the source, against the
+	// network without it whose leaks absorb its marginal effect, must
+	// gain more than (1 + children)·ln(rows)/2. On finite data what
+	// subtracting off leaves can pass the quartet tests by chance; this
+	// removes such sources. (Beyond the paper.)
+	NoPrune bool
 	// Polish chooses how the parameters are finished on data (exact
 	// moments need no polish): PolishEM (the default) runs
 	// maximum-likelihood EM with the learned structure fixed (FitEM) from
@@ -185,7 +203,12 @@ type LearnResult struct {
 	// PolishSkipped says why it did not run when it was asked for.
 	Polish        *EMResult
 	PolishSkipped string
-	Time          time.Duration
+	// Dropped are the sources of depth ≥ 1 removed because they do not
+	// pay for themselves in BIC on their children's columns (what
+	// subtracting off left from noise passing the tests by chance), as
+	// found; see LearnOptions.NoPrune.
+	Dropped []Source
+	Time    time.Duration
 }
 
 // Learn learns a noisy-or network from binary data with quartet tests
@@ -218,12 +241,23 @@ func Learn(b *Binary, opt LearnOptions) (*LearnResult, error) {
 		return nil, err
 	}
 	res.Rows = b.Rows
+	if !opt.NoPrune {
+		res.Dropped = pruneLocal(res.Network, b)
+	}
 	if opt.Polish == PolishEM && res.Network.NumSources() > 0 {
 		polished, em, err := res.Network.FitEM(b, EMOptions{Workers: opt.Workers})
 		if err != nil {
 			res.PolishSkipped = err.Error()
 		} else {
 			res.Moments, res.Network, res.Polish = res.Network, polished, em
+			if !opt.NoPrune {
+				if more := pruneLocal(polished, b); len(more) > 0 {
+					res.Dropped = append(res.Dropped, more...)
+					if again, em2, err := polished.FitEM(b, EMOptions{Workers: opt.Workers}); err == nil {
+						res.Network, res.Polish = again, em2
+					}
+				}
+			}
 		}
 	}
 	res.Time = time.Since(t0)
@@ -262,9 +296,17 @@ func checkLearnInput(b *Binary) error {
 	return nil
 }
 
+// gap returns the PMI-gap rule for a tensor with raw (unadjusted) moments
+// resting on rows rows.
+func (r resolved) gap(raw []float64, rows int64) gapRule {
+	return gapRule{tau: r.pmiTol, z: r.pmiZ, rel: r.pmiRel, raw: raw, rows: rows}
+}
+
 // resolved are the options with defaults filled in.
 type resolved struct {
 	rankTol, pmiTol, spread, pairZ float64
+	pmiZ, pmiRel                   float64
+	maxPrior                       float64
 	maxQuartets, workers, maxDepth int
 	test                           Test
 }
@@ -296,13 +338,23 @@ func resolve(opt LearnOptions, exact bool) (resolved, error) {
 		}
 	}
 	if r.pmiTol == 0 {
-		r.pmiTol = DefaultPMITol
-		if exact {
+		switch {
+		case exact:
 			r.pmiTol = DefaultExactPMITol
+		default:
+			// Adaptive: the gap must exceed a small floor and
+			// DefaultPMIZ standard errors (see LearnOptions.PMITol).
+			r.pmiTol, r.pmiZ, r.pmiRel = DefaultPMIFloor, DefaultPMIZ, DefaultPMIRel
 		}
 	}
 	if r.spread == 0 {
 		r.spread = 0.05
+	}
+	// On data, a quartet whose mixture has a prior far above 1/2 is noise
+	// (the method assumes priors ≤ 1/2: CPMI's smaller root needs it).
+	r.maxPrior = 1
+	if !exact {
+		r.maxPrior = 0.6
 	}
 	if r.pairZ == 0 {
 		r.pairZ = DefaultPairZ
@@ -488,11 +540,13 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 // test.
 func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved) verdict {
 	v := verdict{q: quartetKey{int32(set[0]), int32(set[1]), int32(set[2]), int32(set[3])}}
-	if mo.neg(set, t[:]) == 0 {
+	rows := mo.neg(set, t[:])
+	if rows == 0 {
 		return v
 	}
+	raw := *t
 	learned.adjust(set, t[:], upto)
-	if !pretest(t, r.pmiTol) {
+	if !pretest(t, r.gap(raw[:], rows)) {
 		return v
 	}
 	v.pretest = true
@@ -592,7 +646,7 @@ func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth in
 	joint := t
 	NegToJoint(joint[:], 4)
 	prior, fail, ok := quartetMixture(&joint)
-	if !ok || !(prior > 0) {
+	if !ok || !(prior > 0) || prior > r.maxPrior {
 		return Source{}, false
 	}
 	prior = math.Min(prior, 1)
@@ -630,12 +684,14 @@ func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth in
 			continue
 		}
 		trip[2] = x
-		if mo.neg(trip, t8[:]) == 0 {
+		rows := mo.neg(trip, t8[:])
+		if rows == 0 {
 			continue
 		}
+		raw := t8
 		learned.adjust(trip, t8[:], len(learned.sources))
-		pmi, cpmi := pmiGap(t8[:], 3, 0, 1, 2)
-		if !(pmi-cpmi > r.pmiTol) {
+		ok, _, cpmi := r.gap(raw[:], rows).shares(t8[:], 3, 0, 1, 2)
+		if !ok {
 			continue
 		}
 		if f := clampFail(extendFailure(cpmi, fa, fb, prior)); f < 1 {

@@ -29,13 +29,51 @@ func pmiGap(t []float64, k, i, j, l int) (pmi, cpmi float64) {
 	return nij / (ni * nj), nijl * nl / (nil_ * njl)
 }
 
+// gapRule decides whether a PMI − CPMI gap shows a shared parent: the gap
+// must exceed tau, rel·(PMI − 1) (the gap is about (1 − f_x)·(PMI − 1)
+// for a child x of the pair's shared parent, and 0 for any other effect,
+// whatever the parent's prior) and, when z > 0, z standard errors of the
+// gap estimated from the counts (raw: the unadjusted negative-moment tensor, rows: the
+// rows it rests on).
+type gapRule struct {
+	tau, z, rel float64
+	raw         []float64
+	rows        int64
+}
+
+// shares applies the rule to positions i, j (the pair) and l (the
+// conditioning effect) of the adjusted tensor t of k effects.
+func (g gapRule) shares(t []float64, k, i, j, l int) (bool, float64, float64) {
+	pmi, cpmi := pmiGap(t, k, i, j, l)
+	gap := pmi - cpmi
+	if !(gap > g.tau) || !(gap > g.rel*(pmi-1)) {
+		return false, pmi, cpmi
+	}
+	if g.z <= 0 || g.raw == nil {
+		return true, pmi, cpmi
+	}
+	// Delta-method variances of log PMI and log CPMI from the counts
+	// (multinomial; a multiplicative adjustment does not change them).
+	n := float64(g.rows)
+	c := func(members ...int) float64 { return negOf(g.raw, k, members...) * n }
+	inv := func(x float64) float64 {
+		if x <= 0 {
+			return math.Inf(1)
+		}
+		return 1 / x
+	}
+	vp := inv(c(i, j)) - inv(c(i)) - inv(c(j)) + 1/n
+	vc := inv(c(i, j, l)) + inv(c(l)) - inv(c(i, l)) - inv(c(j, l))
+	se := math.Sqrt(math.Max(0, pmi*pmi*vp) + math.Max(0, cpmi*cpmi*vc))
+	return gap > g.z*se, pmi, cpmi
+}
+
 // tripletShares is the triplet part of PRETEST: whether the three effects
-// at positions i, j, l of t share a parent, judged by the largest PMI −
-// CPMI gap over the three ways to pick the conditioning effect.
-func tripletShares(t []float64, k, i, j, l int, tau float64) bool {
+// at positions i, j, l of t share a parent, judged by the PMI − CPMI gap
+// over the three ways to pick the conditioning effect.
+func tripletShares(t []float64, k, i, j, l int, g gapRule) bool {
 	for _, c := range [3][3]int{{i, j, l}, {i, l, j}, {j, l, i}} {
-		p, cp := pmiGap(t, k, c[0], c[1], c[2])
-		if p-cp > tau {
+		if ok, _, _ := g.shares(t, k, c[0], c[1], c[2]); ok {
 			return true
 		}
 	}
@@ -43,7 +81,7 @@ func tripletShares(t []float64, k, i, j, l int, tau float64) bool {
 }
 
 // pretest is PRETEST: every triplet of the quartet shares a parent.
-func pretest(t *[16]float64, tau float64) bool {
+func pretest(t *[16]float64, g gapRule) bool {
 	for o := range 4 {
 		var m [3]int
 		n := 0
@@ -53,7 +91,7 @@ func pretest(t *[16]float64, tau float64) bool {
 				n++
 			}
 		}
-		if !tripletShares(t[:], 4, m[0], m[1], m[2], tau) {
+		if !tripletShares(t[:], 4, m[0], m[1], m[2], g) {
 			return false
 		}
 	}

@@ -197,11 +197,13 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 // repair search reads.
 func evalQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved) verdict {
 	v := verdict{q: quartetKey{int32(set[0]), int32(set[1]), int32(set[2]), int32(set[3])}}
-	if mo.neg(set, t[:]) == 0 {
+	rows := mo.neg(set, t[:])
+	if rows == 0 {
 		return v
 	}
+	raw := *t
 	learned.adjust(set, t[:], upto)
-	if !pretest(t, r.pmiTol) {
+	if !pretest(t, r.gap(raw[:], rows)) {
 		return v
 	}
 	v.pretest = true

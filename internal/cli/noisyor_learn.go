@@ -27,6 +27,7 @@ type noisyorLearnOpts struct {
 	seed            uint64
 	spreadTol       float64
 	polish          string
+	noPrune         bool
 }
 
 func newNoisyorLearnCmd(e *env) *cobra.Command {
@@ -46,7 +47,13 @@ and the rank test (the third singular value of each 4×4 unfolding ≤ --rank-to
 find singly-coupled quartets; MIXTURE gives a source's prior and failures from
 one, EXTEND its other children by conditional PMI. Rounds continue until one
 finds nothing; a source's depth is the round that found it. Leaks are what the
-sources leave unexplained. The defaults are the paper's (τq = 0.01, τe = 0.1).
+sources leave unexplained. τq defaults to the paper's 0.01. On data, τe defaults
+to an adaptive rule (the gap must exceed 0.005, 0.2·(PMI − 1) and 4 standard
+errors of its estimate from the counts), which finds weak sources (priors of a
+few percent, failures near 0.5) that the paper's fixed τe = 0.1 misses; give
+--pmi-tol 0.1 for the paper's rule. Sources found after subtracting others off
+are kept only when they improve the BIC of their children's columns (--no-prune
+keeps them all); the summary counts the ones dropped.
 
 --exact NETWORK.json runs the same algorithm on the exact moments of a given
 network ("infinite data"), to see which sources the method can identify and at
@@ -126,7 +133,8 @@ leaks), which score and infer read.`,
 	f.StringVar(&o.exact, "exact", "", "learn from the exact moments of this noisy-or model file instead of data")
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.01; 1e-9 with --exact)")
-	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default 0.1; 1e-9 with --exact)")
+	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default: adaptive on data, 1e-9 with --exact; 0.1 is the paper's)")
+	f.BoolVar(&o.noPrune, "no-prune", false, "keep every source found (by default a source of depth ≥ 1 must improve the BIC of its children's columns)")
 	f.StringVar(&o.test, "test", "rank", "singly-coupled test: rank, or coherence (MIXTURE on the triplets agrees and reproduces the quartet within --rank-tol)")
 	f.Float64Var(&o.spreadTol, "spread-tol", 0, "coherence test: largest spread of the triplets' prior estimates (default 0.05)")
 	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
@@ -178,8 +186,11 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	if o.exact != "" && cmd.Flags().Changed("polish") {
 		return opt, usagef("--polish applies to data, not to --exact (exact moments give exact parameters)")
 	}
+	if o.exact != "" && o.noPrune {
+		return opt, usagef("--no-prune applies to data, not to --exact")
+	}
 	opt = noisyor.LearnOptions{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
-		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol}
+		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol, NoPrune: o.noPrune}
 	if o.maxDepth >= 0 {
 		opt.MaxDepth, opt.MaxDepthSet = o.maxDepth, true
 	}
@@ -222,6 +233,13 @@ func noisyorLearnJSON(res *noisyor.LearnResult, input string) map[string]any {
 		"input": input, "rows": res.Rows, "effects": net.NumEffects(), "sources": srcs,
 		"edges": net.NumEdges(), "rounds": res.Rounds, "seconds": res.Time.Seconds(),
 	}
+	if res.Rows > 0 {
+		dropped := make([]map[string]any, len(res.Dropped))
+		for i, s := range res.Dropped {
+			dropped[i] = map[string]any{"depth": s.Learned.Depth, "prior": s.Prior, "children": len(s.Children)}
+		}
+		doc["dropped"] = dropped
+	}
 	if res.Polish != nil {
 		doc["polish"] = map[string]any{"method": "em", "iterations": res.Polish.Iterations, "converged": res.Polish.Converged,
 			"loglik": res.Polish.LogLik, "seconds": res.Polish.Duration.Seconds()}
@@ -249,6 +267,9 @@ func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Depth, c, r.Pretest, r.Passed, r.Sources, r.Edges, r.Time.Round(time.Millisecond))
 	}
 	tw.Flush()
+	if k := len(res.Dropped); k > 0 {
+		fmt.Fprintf(w, "dropped %d source(s) of depth ≥ 1 that did not improve the BIC of their children's columns (--no-prune keeps them)\n", k)
+	}
 	if p := res.Polish; p != nil {
 		conv := "converged"
 		if !p.Converged {
