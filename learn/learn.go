@@ -153,7 +153,8 @@ type Options struct {
 	Distance DistanceOptions
 	Contract ContractOptions
 	// RG configures recursive grouping in rg and clrg (its Samples is set
-	// from the data).
+	// from the data). Its zero Grouping (structure.GroupDefault) means
+	// silhouette grouping here, also when τ or ε are set.
 	RG      structure.RGOptions
 	Quartet QuartetOptions
 	Reg     RegOptions
@@ -563,7 +564,8 @@ func structureFrom(dm *distance.Matrix, samples int, opt Options) (*Result, erro
 	m := opt.method()
 	sopt := structure.Options{Method: structure.Method(m), Samples: samples,
 		Contract: opt.Contract.Threshold, KeepHiddenEdges: opt.Contract.KeepHiddenEdges, RG: opt.RG}
-	if m.UsesRG() && opt.RG == (structure.RGOptions{}) {
+	if m.UsesRG() && opt.RG.Grouping == structure.GroupDefault {
+		// Setting τ or ε alone keeps the default grouping.
 		sopt.RG.Grouping = structure.GroupSilhouette
 	}
 	t, rep, err := structure.Learn(dm, sopt)

@@ -196,3 +196,40 @@ func TestLearnSpectral(t *testing.T) {
 		t.Error("regclnj with spectral parameters: no error")
 	}
 }
+
+// Setting τ alone keeps the default (silhouette) grouping of RG: the zero
+// Grouping is structure.GroupDefault, not the threshold test (which τ
+// alone used to select, silently). On this sample the two groupings give
+// different trees.
+func TestRGTauKeepsDefaultGrouping(t *testing.T) {
+	tr, err := simulate.RandomBinary(rand.NewPCG(1, 1), 24, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, err := simulate.Symmetric(rng, tr, simulate.SymmetricOptions{ThetaMin: 0.05, ThetaMax: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Sample(rng, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(rg structure.RGOptions) string {
+		res, err := learn.Learn(d, learn.Options{Method: learn.RG, RG: rg, StructureOnly: true,
+			Contract: learn.ContractOptions{Rule: learn.ContractThreshold}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Tree.Newick()
+	}
+	tau := structure.DefaultTau(d.NumRows(), false)
+	sil := run(structure.RGOptions{Tau: tau, Grouping: structure.GroupSilhouette})
+	thr := run(structure.RGOptions{Tau: tau, Grouping: structure.GroupThreshold})
+	if sil == thr {
+		t.Fatalf("the two groupings agree on this sample; the test needs one where they differ")
+	}
+	if got := run(structure.RGOptions{Tau: tau}); got != sil {
+		t.Errorf("τ alone: %s\nwant the silhouette grouping's %s", got, sil)
+	}
+}

@@ -11,9 +11,13 @@ import (
 type Grouping int
 
 const (
+	// GroupDefault is the zero value: the caller's default. For
+	// structure.Learn it is GroupThreshold; the learn package, which
+	// chooses defaults for users, takes GroupSilhouette.
+	GroupDefault Grouping = iota
 	// GroupThreshold puts nodes i and j in the same family when
 	// Λ_ij < ε (Choi et al. 2011, eq. 26) and takes connected components.
-	GroupThreshold Grouping = iota
+	GroupThreshold
 	// GroupSilhouette clusters nodes by k-medoids on the dissimilarity
 	// Λ_ij, choosing the number of clusters by the average silhouette, as
 	// in the experiments of Choi et al. (2011, §6.1).
