@@ -286,6 +286,9 @@ work with spectral models; they have no hidden-variable posteriors.`,
 			if err != nil {
 				return err
 			}
+			// The names the model file will give unnamed hidden nodes,
+			// so that the summary and --json use them too.
+			t.AutoNameHidden("h")
 			d, _, err := e.readData(args[1], df)
 			if err != nil {
 				return err

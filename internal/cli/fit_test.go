@@ -105,12 +105,20 @@ func TestFitSpectral(t *testing.T) {
 				NonPositive int `json:"nonpositive_rows"`
 			} `json:"score"`
 			Edges []struct {
+				Parent   string    `json:"parent"`
+				Child    string    `json:"child"`
 				Rank     int       `json:"rank"`
 				Singular []float64 `json:"singular"`
 			} `json:"edges"`
 		}
 		if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil {
 			t.Fatalf("--linker %s --json: exit %d, %v: %s %s", linker, code, err, out, errs)
+		}
+		// Unnamed hidden nodes carry the names the model file gives them.
+		for _, e := range doc.Edges {
+			if strings.HasPrefix(e.Parent, "#") || strings.HasPrefix(e.Child, "#") {
+				t.Errorf("--linker %s --json: edge %s–%s names a placeholder", linker, e.Parent, e.Child)
+			}
 		}
 		if doc.Params != "spectral" || doc.K != 2 || doc.Linker != linker || doc.Score.Rows != 2000 || len(doc.Edges) != 1 || doc.Edges[0].Rank != 2 {
 			t.Errorf("--linker %s --json: %+v", linker, doc)
