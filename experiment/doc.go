@@ -28,5 +28,20 @@
 // SmallSample compares, on random Gaussian and discrete latent trees with
 // few rows, each method's default with the same method without
 // contraction and with the Chow–Liu tree, by the BIC of the fitted model
-// and a held-out log-likelihood.
+// and a held-out log-likelihood (command: experiment small-sample).
+//
+// Spectral reproduces Figure 2 of Song et al. (ICML 2013): the relative
+// error of P̂ on held-out rows for EM (the paper's protocol, latentree's
+// accelerated default and EM from the spectral start) and the spectral
+// estimates (Parikh et al.'s linker, local and literal M*) on
+// non-homogeneous HMMs and random and balanced binary latent trees, with
+// k′ below or equal to the true number of hidden states (command:
+// experiment spectral; PlotSpectral).
+//
+// NoisyorImage reproduces Figure 3 of Jernite, Halpern & Sontag (NIPS
+// 2013): variational EM against quartet learning on the 8-source image
+// network by training size, with exact held-out log-likelihoods and a PNG
+// grid of the sources (command: experiment noisyor-image). NoisyorDepth
+// reproduces their aQMR-DT depth table on a synthetic QMR-like network
+// from exact moments (command: experiment noisyor-depth).
 package experiment
