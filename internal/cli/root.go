@@ -93,6 +93,9 @@ partial file or replaces a good one.`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e))
+	for _, c := range viewCommands {
+		root.AddCommand(c(e))
+	}
 	return root
 }
 
