@@ -1,0 +1,30 @@
+// Package explain says what the hidden variables of a latent tree model
+// stand for: for every hidden variable, top-down from the root, the
+// observed variables that characterise it and a short label made of their
+// names, and for a discrete model its states, how large they are and which
+// observed values become more likely in each.
+//
+//   - Discrete models (Model with a *model.Discrete): the observed
+//     variables are ranked by their mutual information (nats) with the
+//     hidden variable, computed exactly from the model's pair marginals
+//     (one pass over the tree per hidden variable). Each state s of the
+//     hidden variable has its share, P(h = s) from the model or, with
+//     Options.Data, the mean posterior P(h = s | row) over the rows
+//     (missing cells marginalised), and the observed values x = b whose
+//     probability rises most, P(x = b | h = s) − P(x = b), with both
+//     probabilities.
+//   - Gaussian models (Model with a *model.Gaussian): the observed
+//     variables ranked by the absolute value of their correlation with the
+//     hidden variable, with its sign; no states.
+//   - Noisy-or networks (Noisyor): each source's effects ranked by the
+//     failure probability of their edge, lowest (strongest) first, with
+//     the exact mutual information of source and effect; the states are
+//     "off" and "on", their shares the prior or the mean posterior over
+//     the rows, and the effects whose probability of being on (or off)
+//     rises most.
+//
+// The label of a hidden variable is the names of its first LabelWords
+// related observed variables joined by " · "; Explanation.Labels maps
+// hidden names to labels for drawings and reports, and WriteText prints a
+// readable summary.
+package explain

@@ -1,0 +1,270 @@
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+)
+
+// Options configures Model and Noisyor. The zero value is usable.
+type Options struct {
+	// Data, when set, gives the states' shares: the mean over its rows of
+	// each hidden variable's posterior (missing cells marginalised).
+	// Otherwise the shares are the model's marginals. Its columns must be
+	// the model's observed variables (the network's effects). A Gaussian
+	// model has no states and does not use it.
+	Data *data.Dataset
+	// Top is the number of observed variables listed per hidden variable
+	// and per state (0: 5).
+	Top int
+	// LabelWords is the number of observed names in a label (0: 3).
+	LabelWords int
+	// Workers is the number of goroutines computing posteriors (0:
+	// GOMAXPROCS).
+	Workers int
+}
+
+// riseTol is the smallest rise of a probability listed: rises below it
+// are rounding.
+const riseTol = 1e-12
+
+// Default values of Options.
+const (
+	DefaultTop        = 5
+	DefaultLabelWords = 3
+)
+
+func (o Options) top() int {
+	if o.Top == 0 {
+		return DefaultTop
+	}
+	return o.Top
+}
+
+func (o Options) labelWords() int {
+	if o.LabelWords == 0 {
+		return DefaultLabelWords
+	}
+	return o.LabelWords
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Top < 0:
+		return fmt.Errorf("explain: Top %d is negative", o.Top)
+	case o.LabelWords < 0:
+		return fmt.Errorf("explain: LabelWords %d is negative", o.LabelWords)
+	case o.Workers < 0:
+		return fmt.Errorf("explain: Workers %d is negative", o.Workers)
+	}
+	return nil
+}
+
+// Kinds of Explanation.
+const (
+	KindDiscrete = "discrete"
+	KindGaussian = "gaussian"
+	KindNoisyor  = "noisy-or"
+)
+
+// Explanation explains every hidden variable of a model.
+type Explanation struct {
+	// Kind is "discrete", "gaussian" or "noisy-or".
+	Kind string `json:"kind"`
+	// FromData says whether the shares are mean posteriors over Rows rows
+	// of data (else they are the model's marginals).
+	FromData bool `json:"from_data"`
+	Rows     int  `json:"rows,omitempty"`
+	// Hidden are the hidden variables top-down from the root
+	// (breadth-first, as tree.Rooted.Order); for a noisy-or network the
+	// sources in the network's order.
+	Hidden []Hidden `json:"hidden"`
+}
+
+// Hidden explains one hidden variable.
+type Hidden struct {
+	// Node is the tree node identifier (noisy-or: the source's index).
+	Node int    `json:"node"`
+	Name string `json:"name"`
+	// Label is the names of its first LabelWords related observed
+	// variables joined by " · ".
+	Label string `json:"label"`
+	// Parent is the name of the node's parent in the rooted tree (empty
+	// for the root and for noisy-or sources).
+	Parent string `json:"parent,omitempty"`
+	// Depth is the number of edges from the root (0 for noisy-or
+	// sources).
+	Depth int `json:"depth"`
+	// Related are the Top observed variables that characterise it, most
+	// related first: by mutual information (discrete), by |correlation|
+	// (Gaussian), by lowest failure probability (noisy-or).
+	Related []Related `json:"related"`
+	// States are its states (discrete; noisy-or: "off" and "on"), each
+	// with its share and the observed values whose probability rises most.
+	States []State `json:"states,omitempty"`
+}
+
+// Related is an observed variable related to a hidden one.
+type Related struct {
+	Name string `json:"name"`
+	// MI is the mutual information (nats) of the two variables (discrete
+	// models and noisy-or networks).
+	MI float64 `json:"mi,omitempty"`
+	// Corr is their correlation, signed (Gaussian models).
+	Corr float64 `json:"corr,omitempty"`
+	// Failure is the failure probability of the edge (noisy-or).
+	Failure float64 `json:"failure,omitempty"`
+}
+
+// State is one state of a hidden variable.
+type State struct {
+	Label string `json:"label"`
+	// Share is the share of the rows in the state: the mean posterior
+	// over the data's rows, or the model's marginal probability.
+	Share float64 `json:"share"`
+	// Rising are the Top observed variables whose probability of some
+	// state rises most when the hidden variable is in this state, largest
+	// rise Prob − Base first; only rises above zero are listed.
+	Rising []Rise `json:"rising"`
+}
+
+// Rise is an observed value made more likely by a hidden state.
+type Rise struct {
+	Name string `json:"name"`
+	// State is the observed variable's state whose probability rises.
+	State string `json:"state"`
+	// Prob is P(x = State | h = s), Base is P(x = State).
+	Prob float64 `json:"prob"`
+	Base float64 `json:"base"`
+}
+
+// Model explains the hidden variables of a discrete or Gaussian latent
+// tree model; other models (such as spectral ones, which have no
+// parameters for their hidden variables) are an error.
+func Model(m model.Model, opt Options) (*Explanation, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	switch x := m.(type) {
+	case *model.Discrete:
+		if x == nil {
+			return nil, errors.New("explain: nil model")
+		}
+		return discrete(x, opt)
+	case *model.Gaussian:
+		if x == nil {
+			return nil, errors.New("explain: nil model")
+		}
+		return gaussian(x, opt)
+	case *model.Spectral:
+		return nil, errors.New("explain: a spectral model has no parameters for its hidden variables; fit a discrete model (EM) to explain them")
+	case nil:
+		return nil, errors.New("explain: nil model")
+	default:
+		return nil, fmt.Errorf("explain: %T models are not supported (discrete and Gaussian latent tree models, and noisy-or networks with Noisyor)", m)
+	}
+}
+
+// Labels maps every hidden variable's name to its label.
+func (e *Explanation) Labels() map[string]string {
+	out := make(map[string]string, len(e.Hidden))
+	for _, h := range e.Hidden {
+		out[h.Name] = h.Label
+	}
+	return out
+}
+
+// label joins the names of the first n related variables.
+func label(rel []Related, n int) string {
+	names := make([]string, 0, n)
+	for i := 0; i < len(rel) && i < n; i++ {
+		names = append(names, rel[i].Name)
+	}
+	return strings.Join(names, " · ")
+}
+
+// scored is a candidate for a ranking: its position in the input order
+// breaks ties.
+type scored[T any] struct {
+	score float64
+	item  T
+}
+
+// topN returns the items of the n largest scores, largest first; equal
+// scores keep their input order. NaN scores are left out.
+func topN[T any](c []scored[T], n int) []T {
+	c = append([]scored[T](nil), c...)
+	c = slicesDeleteNaN(c)
+	sort.SliceStable(c, func(i, j int) bool { return c[i].score > c[j].score })
+	if len(c) > n {
+		c = c[:n]
+	}
+	out := make([]T, len(c))
+	for i, x := range c {
+		out[i] = x.item
+	}
+	return out
+}
+
+func slicesDeleteNaN[T any](c []scored[T]) []scored[T] {
+	k := 0
+	for _, x := range c {
+		if !math.IsNaN(x.score) {
+			c[k] = x
+			k++
+		}
+	}
+	return c[:k]
+}
+
+// mutualInfo returns the mutual information (nats) of a joint table p
+// (ka×kb row-major) whose margins are pa and pb.
+func mutualInfo(p, pa, pb []float64, kb int) float64 {
+	mi := 0.0
+	for a, x := range pa {
+		for b, y := range pb {
+			j := p[a*kb+b]
+			if j > 0 && x > 0 && y > 0 {
+				mi += j * math.Log(j/(x*y))
+			}
+		}
+	}
+	return math.Max(mi, 0)
+}
+
+// meanPosterior returns, for each node's posterior table post[x] (rows×k
+// row-major), the mean over the rows whose posterior is defined (rows with
+// probability 0 under the model have NaN posteriors and are left out),
+// and how many rows were used.
+func meanPosterior(post []float64, k int) ([]float64, int) {
+	mean := make([]float64, k)
+	used := 0
+	for r := 0; r+k <= len(post); r += k {
+		row := post[r : r+k]
+		ok := true
+		for _, x := range row {
+			if math.IsNaN(x) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		for s, x := range row {
+			mean[s] += x
+		}
+		used++
+	}
+	if used > 0 {
+		for s := range mean {
+			mean[s] /= float64(used)
+		}
+	}
+	return mean, used
+}

@@ -1,0 +1,67 @@
+package explain
+
+import (
+	"math"
+
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
+)
+
+// gaussian explains a Gaussian model: observed variables by |correlation|.
+// Options.Data is not used (the model has no states).
+func gaussian(g *model.Gaussian, opt Options) (*Explanation, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	t := g.Tree
+	r := g.Rooted()
+	obs := t.Observed()
+	e := &Explanation{Kind: KindGaussian, Hidden: []Hidden{}}
+	depth := make([]int, t.MaxID())
+	for _, h := range r.Order {
+		if p := r.Parent[h]; p >= 0 {
+			depth[h] = depth[p] + 1
+		}
+		if !t.IsHidden(h) {
+			continue
+		}
+		corr := correlations(g, r, h)
+		rel := make([]scored[Related], len(obs))
+		for j, x := range obs {
+			rel[j] = scored[Related]{math.Abs(corr[x]), Related{Name: t.Name(x), Corr: corr[x]}}
+		}
+		hl := Hidden{Node: h, Name: t.Name(h), Depth: depth[h], Related: topN(rel, opt.top())}
+		hl.Label = label(hl.Related, opt.labelWords())
+		if p := r.Parent[h]; p >= 0 {
+			hl.Parent = t.Name(p)
+		}
+		e.Hidden = append(e.Hidden, hl)
+	}
+	return e, nil
+}
+
+// correlations returns the correlation of h with every node: the product
+// of the edge correlations along the path.
+func correlations(g *model.Gaussian, r *tree.Rooted, h int) []float64 {
+	t := g.Tree
+	out := make([]float64, t.MaxID())
+	done := make([]bool, t.MaxID())
+	out[h], done[h] = 1, true
+	stack := []int{h}
+	for len(stack) > 0 {
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, z := range t.Neighbors(w) {
+			if done[z] {
+				continue
+			}
+			rho := g.Rho[w] // z is w's parent
+			if r.Parent[z] == w {
+				rho = g.Rho[z]
+			}
+			out[z], done[z] = out[w]*rho, true
+			stack = append(stack, z)
+		}
+	}
+	return out
+}
