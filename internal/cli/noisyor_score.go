@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/noisyor"
 )
@@ -86,6 +87,28 @@ func (e *env) noisyorModel(cmd *cobra.Command, path string) (*noisyor.Network, e
 // exactly the network's effects (in any order); otherwise the error names
 // the effects missing from the data and the columns that are not effects.
 func (e *env) readNoisyorData(n *noisyor.Network, path string, df *dataFlags) (*noisyor.Binary, error) {
+	d, err := e.readNoisyorDataset(n, path, df)
+	if err != nil {
+		return nil, err
+	}
+	b, err := noisyor.NewBinary(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inputName(path), err)
+	}
+	return b, nil
+}
+
+// inputName is how an input path is named in messages.
+func inputName(path string) string {
+	if path == "-" {
+		return "<stdin>"
+	}
+	return path
+}
+
+// readNoisyorDataset is readNoisyorData before packing: the dataset, its
+// columns checked to be the network's effects.
+func (e *env) readNoisyorDataset(n *noisyor.Network, path string, df *dataFlags) (*data.Dataset, error) {
 	f := *df
 	f.keepConstant = true
 	f.discrete = nil
@@ -93,10 +116,7 @@ func (e *env) readNoisyorData(n *noisyor.Network, path string, df *dataFlags) (*
 	if err != nil {
 		return nil, err
 	}
-	name := path
-	if path == "-" {
-		name = "<stdin>"
-	}
+	name := inputName(path)
 	mm := &model.MismatchError{}
 	have := make(map[string]bool, d.NumVars())
 	for _, c := range d.Names() {
@@ -113,11 +133,7 @@ func (e *env) readNoisyorData(n *noisyor.Network, path string, df *dataFlags) (*
 	if len(mm.MissingInData) > 0 || len(mm.NotInModel) > 0 {
 		return nil, mismatchError(name, mm)
 	}
-	b, err := noisyor.NewBinary(d)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return b, nil
+	return d, nil
 }
 
 // noisyorScore is score's summary for a noisy-or network: the usual scores

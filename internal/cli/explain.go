@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/explain"
+)
+
+func init() { viewCommands = append(viewCommands, newExplainCmd) }
+
+func newExplainCmd(e *env) *cobra.Command {
+	df := &dataFlags{}
+	var top, words int
+	var asJSON bool
+	var out string
+	c := &cobra.Command{
+		Use:   "explain MODEL.json [DATA.csv]",
+		Short: "What each hidden variable stands for: related observed variables, states and labels",
+		Long: `explain lists every hidden variable of a model, top-down from the root
+(breadth-first), with a short label made of the names of its most related
+observed variables (--label-words of them), and:
+
+  discrete model   the --top observed variables with the highest mutual
+                   information with it (exact, from the model, in nats), and
+                   for each of its states its share and the --top observed
+                   values whose probability rises most in that state, as
+                   "god 0.61 (0.05)": P(god = 1 | state) = 0.61, P(god = 1) =
+                   0.05 (a value other than 1 is named, "god=0")
+  Gaussian model   the --top observed variables with the strongest
+                   correlations with it, with their signs
+  noisy-or network each source's effects by failure probability, lowest
+                   (strongest) first, and its states off and on as above
+
+The states' shares are the model's probabilities, or with DATA.csv the mean
+posterior of each state over the rows (missing cells, with --missing keep,
+marginalised). DATA.csv's columns must be the model's observed variables
+(noisy-or: the effects, 0/1); a Gaussian model has no states and does not use
+the data beyond checking them. Spectral models have no parameters for their
+hidden variables and cannot be explained.
+
+The text goes to standard output or --out; --json writes the explanation as
+JSON ({"model", "data", "kind", "from_data", "rows", "hidden": [{"node",
+"name", "label", "parent", "depth", "related": [{"name", "mi" | "corr" |
+"failure"}], "states": [{"label", "share", "rising": [{"name", "state",
+"prob", "base"}]}]}]}).`,
+		Example: `  latentree learn docs.csv --out model.json
+  latentree explain model.json
+  latentree explain model.json docs.csv --top 8
+  latentree explain model.json docs.csv --json --out explain.json
+  latentree explain net.json findings.csv`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if top < 1 {
+				return usagef("--top must be at least 1, got %d", top)
+			}
+			if words < 1 {
+				return usagef("--label-words must be at least 1, got %d", words)
+			}
+			dataPath := ""
+			if len(args) == 2 {
+				dataPath = args[1]
+			}
+			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", dataPath}}, []pathFlag{{"--out", out}}); err != nil {
+				return err
+			}
+			opt := explain.Options{Top: top, LabelWords: words}
+			var ex *explain.Explanation
+			net, err := e.noisyorModel(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			if net != nil {
+				if dataPath != "" {
+					if opt.Data, err = e.readNoisyorDataset(net, dataPath, df); err != nil {
+						return err
+					}
+				}
+				ex, err = explain.Noisyor(net, opt)
+			} else {
+				m, _, err := e.readModel(args[0])
+				if err != nil {
+					return err
+				}
+				if dataPath != "" {
+					var d *data.Dataset
+					if d, err = e.readModelData(m, dataPath, df); err != nil {
+						return err
+					}
+					opt.Data = d
+				}
+				ex, err = explain.Model(m, opt)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			write := ex.WriteText
+			if asJSON {
+				doc := struct {
+					Model string `json:"model"`
+					Data  string `json:"data,omitempty"`
+					*explain.Explanation
+				}{args[0], dataPath, ex}
+				write = func(w io.Writer) error { return writeJSON(w, doc) }
+			}
+			return e.writeTo(out, write)
+		},
+	}
+	df.register(c.Flags())
+	c.Flags().IntVar(&top, "top", explain.DefaultTop, "observed variables listed per hidden variable and per state")
+	c.Flags().IntVar(&words, "label-words", explain.DefaultLabelWords, "observed names in a hidden variable's label")
+	c.Flags().BoolVar(&asJSON, "json", false, "write the explanation as JSON")
+	c.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	return c
+}
