@@ -35,10 +35,10 @@
 // to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4
 // standard errors of its estimate from the counts) that finds weak sources
 // the paper's fixed τe = 0.1 misses (priors of a few percent, failures
-// near 0.5). Beyond the paper, on data, a source found after subtracting
-// others off is kept only if it improves the BIC of its children's
-// columns (exact marginal likelihood with and without it): on finite data
-// what subtraction leaves can pass the tests by chance.
+// near 0.5). Beyond the paper, on data, a source is kept only if it
+// improves the BIC of its children's columns (exact marginal likelihood
+// with and without it): on finite data quartets can pass the tests by
+// chance, mostly after subtracting off.
 //
 // Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
 // dependent effect pairs can be singly coupled, after round 0 only cliques

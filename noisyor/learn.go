@@ -112,13 +112,15 @@ type LearnOptions struct {
 	// exact moments it changes nothing. (Beyond the paper.)
 	NoRefine bool
 	// NoPrune keeps every source found. By default, on data, each source
-	// found after subtracting others off (depth ≥ 1) is kept only if it
-	// improves the BIC of its children's columns: the exact marginal
-	// log-likelihood of those columns with the source, against the
-	// network without it whose leaks absorb its marginal effect, must
-	// gain more than (1 + children)·ln(rows)/2. On finite data what
-	// subtracting off leaves can pass the quartet tests by chance; this
-	// removes such sources. (Beyond the paper.)
+	// is kept only if it improves the BIC of its children's columns: the
+	// exact marginal log-likelihood of those columns with the source,
+	// against the network without it whose leaks on them are refitted to
+	// the data, must gain more than (1 + children)·ln(rows)/2; a source
+	// with a prior of 1/2 or more (the method assumes less) or expected on
+	// in fewer rows than it has parameters is dropped. On finite data a
+	// quartet can pass the tests by chance, mostly after subtracting off;
+	// this removes such sources, before and after the EM polish. (Beyond
+	// the paper.)
 	NoPrune bool
 	// Polish chooses how the parameters are finished on data (exact
 	// moments need no polish): PolishEM (the default) runs
@@ -203,10 +205,9 @@ type LearnResult struct {
 	// PolishSkipped says why it did not run when it was asked for.
 	Polish        *EMResult
 	PolishSkipped string
-	// Dropped are the sources of depth ≥ 1 removed because they do not
-	// pay for themselves in BIC on their children's columns (what
-	// subtracting off left from noise passing the tests by chance), as
-	// found; see LearnOptions.NoPrune.
+	// Dropped are the sources removed because they do not pay for
+	// themselves in BIC on their children's columns (quartets that passed
+	// the tests by chance), in the order found; see LearnOptions.NoPrune.
 	Dropped []Source
 	Time    time.Duration
 }
@@ -245,23 +246,51 @@ func Learn(b *Binary, opt LearnOptions) (*LearnResult, error) {
 		res.Dropped = pruneLocal(res.Network, b)
 	}
 	if opt.Polish == PolishEM && res.Network.NumSources() > 0 {
-		polished, em, err := res.Network.FitEM(b, EMOptions{Workers: opt.Workers})
-		if err != nil {
+		if err := polish(res, b, opt); err != nil {
 			res.PolishSkipped = err.Error()
-		} else {
-			res.Moments, res.Network, res.Polish = res.Network, polished, em
-			if !opt.NoPrune {
-				if more := pruneLocal(polished, b); len(more) > 0 {
-					res.Dropped = append(res.Dropped, more...)
-					if again, em2, err := polished.FitEM(b, EMOptions{Workers: opt.Workers}); err == nil {
-						res.Network, res.Polish = again, em2
-					}
-				}
-			}
 		}
 	}
 	res.Time = time.Since(t0)
 	return res, nil
+}
+
+// screenIter bounds the EM updates after which the polish screens the
+// sources again (pruneLocal) before running to convergence: sources that
+// passed the tests by chance cost EM much (they join effects into large
+// components) and are recognised once the others fit.
+const screenIter = 15
+
+// polish runs the EM polish of Learn: screenIter updates, the pruning
+// again unless opt.NoPrune, then EM to convergence from there. The
+// reported run covers both parts.
+func polish(res *LearnResult, b *Binary, opt LearnOptions) error {
+	first, em, err := res.Network.FitEM(b, EMOptions{Workers: opt.Workers, MaxIter: screenIter})
+	if err != nil {
+		return err
+	}
+	if !em.Converged {
+		if !opt.NoPrune {
+			res.Dropped = append(res.Dropped, pruneLocal(first, b)...)
+		}
+		next, em2, err := first.FitEM(b, EMOptions{Workers: opt.Workers})
+		if err != nil {
+			return err
+		}
+		em = &EMResult{Iterations: em.Iterations + em2.Iterations, Converged: em2.Converged, LogLik: em2.LogLik,
+			Trace: append(em.Trace, em2.Trace[1:]...), Duration: em.Duration + em2.Duration}
+		first = next
+	} else if !opt.NoPrune {
+		if more := pruneLocal(first, b); len(more) > 0 {
+			res.Dropped = append(res.Dropped, more...)
+			next, em2, err := first.FitEM(b, EMOptions{Workers: opt.Workers})
+			if err != nil {
+				return err
+			}
+			first, em = next, em2
+		}
+	}
+	res.Moments, res.Network, res.Polish = res.Network, first, em
+	return nil
 }
 
 // LearnExact runs the same algorithm on the exact moments of net ("infinite

@@ -12,33 +12,30 @@ import (
 // source explains their dependence.
 const maxPruneChildren = 16
 
-// maxPrunePrior bounds the priors pruneLocal accepts for a source of depth
-// ≥ 1: MIXTURE's root is at most 1/2 (the method assumes priors ≤ 1/2)
+// maxPrunePrior bounds the priors pruneLocal accepts: MIXTURE's root is at most 1/2 (the method assumes priors ≤ 1/2)
 // and reaches it only when the quartet's equation has no real root, that
 // is when the quartet is no single source's.
 const maxPrunePrior = 0.5
 
-// pruneLocal removes, latest found first, each source of depth ≥ 1 that
-// does not pay for itself in BIC on the data of its own children: the
+// pruneLocal removes, latest found first, each learned source that does not pay for itself in BIC on the data of its own children: the
 // exact marginal log-likelihood of those columns (eq. 1 and
 // inclusion–exclusion over the children) with the source, against the
 // network without it whose leaks on those children are refitted to the
 // data (refitLeaks), so that only the dependence the source explains is
 // judged. A source costs 1 + children parameters, ln(rows)/2 each.
 //
-// Sources found after subtracting others off rest on the earlier
-// estimates; on finite data what the subtraction leaves can pass the
-// quartet tests by chance (tiny or near-1 priors, a few children), and
-// this check removes them. It needs rows only over the children, so it
-// costs little whatever the data's size. Depth-0 sources rest on the data
-// as they are and are kept. The network is modified in place; the dropped
-// sources are returned in the order found.
+// On finite data a quartet can pass the tests by chance, most often after
+// subtracting off estimated sources (depth ≥ 1) but also at depth 0 (tiny
+// or near-1/2 priors, a few children); this check removes such sources.
+// It needs rows only over the children, so it costs little whatever the
+// data's size. The network is modified in place; the dropped sources are
+// returned in the order found.
 func pruneLocal(n *Network, b *Binary) []Source {
 	var dropped []Source
 	logN := math.Log(float64(max(1, b.Rows)))
 	for s := len(n.Sources) - 1; s >= 0; s-- {
 		src := n.Sources[s]
-		if src.Learned == nil || src.Learned.Depth == 0 || len(src.Children) == 0 {
+		if src.Learned == nil || len(src.Children) == 0 {
 			continue
 		}
 		set := make([]int, 0, min(len(src.Children), maxPruneChildren))

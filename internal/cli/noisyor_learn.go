@@ -51,9 +51,10 @@ sources leave unexplained. τq defaults to the paper's 0.01. On data, τe defaul
 to an adaptive rule (the gap must exceed 0.005, 0.2·(PMI − 1) and 4 standard
 errors of its estimate from the counts), which finds weak sources (priors of a
 few percent, failures near 0.5) that the paper's fixed τe = 0.1 misses; give
---pmi-tol 0.1 for the paper's rule. Sources found after subtracting others off
-are kept only when they improve the BIC of their children's columns (--no-prune
-keeps them all); the summary counts the ones dropped.
+--pmi-tol 0.1 for the paper's rule. Sources are kept only when they improve the
+BIC of their children's columns (quartets can pass the tests by chance, mostly
+after subtracting off; --no-prune keeps them all); the summary counts the ones
+dropped.
 
 --exact NETWORK.json runs the same algorithm on the exact moments of a given
 network ("infinite data"), to see which sources the method can identify and at
@@ -134,7 +135,7 @@ leaks), which score and infer read.`,
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.01; 1e-9 with --exact)")
 	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default: adaptive on data, 1e-9 with --exact; 0.1 is the paper's)")
-	f.BoolVar(&o.noPrune, "no-prune", false, "keep every source found (by default a source of depth ≥ 1 must improve the BIC of its children's columns)")
+	f.BoolVar(&o.noPrune, "no-prune", false, "keep every source found (by default a source must improve the BIC of its children's columns)")
 	f.StringVar(&o.test, "test", "rank", "singly-coupled test: rank, or coherence (MIXTURE on the triplets agrees and reproduces the quartet within --rank-tol)")
 	f.Float64Var(&o.spreadTol, "spread-tol", 0, "coherence test: largest spread of the triplets' prior estimates (default 0.05)")
 	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
@@ -268,7 +269,7 @@ func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
 	}
 	tw.Flush()
 	if k := len(res.Dropped); k > 0 {
-		fmt.Fprintf(w, "dropped %d source(s) of depth ≥ 1 that did not improve the BIC of their children's columns (--no-prune keeps them)\n", k)
+		fmt.Fprintf(w, "dropped %d source(s) that did not improve the BIC of their children's columns (--no-prune keeps them)\n", k)
 	}
 	if p := res.Polish; p != nil {
 		conv := "converged"
