@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/draw"
+	"github.com/latentree/latentree/explain"
+	"github.com/latentree/latentree/model"
+)
+
+func init() { viewCommands = append(viewCommands, newDrawCmd) }
+
+func newDrawCmd(e *env) *cobra.Command {
+	var (
+		out, format, layout, title, root string
+		labels                           bool
+		width, height                    float64
+	)
+	c := &cobra.Command{
+		Use:   "draw TREE.nwk|TREE.json|MODEL.json --out FILE.svg|FILE.png",
+		Short: "Draw a tree or model as an SVG or PNG picture",
+		Long: `draw reads a tree (Newick, latentree tree JSON) or a model (the JSON that
+learn --out and fit --out write; "-" reads standard input) and draws it:
+observed variables as filled circles with their names, hidden variables as
+hollow squares. With a model, edge widths show the strength of the
+dependence along each edge, exp(−d) for the exact information distance d
+(|ρ| for a Gaussian model), the drawing is rooted at the model's root, and
+--labels writes under every hidden variable its label from explain (its most
+related observed variables).
+
+The format comes from --out's extension (.svg or .png) or --format; --out -
+writes SVG to standard output. --layout tidy draws top-down (parents centred
+over their children), radial puts the root at the centre and the leaves
+around a circle; auto (the default) is tidy up to 150 nodes and radial beyond.
+Labels never overlap: in the radial layout, labels of inner nodes that have
+no free place are left to the node's tooltip (SVG). The SVG is standalone
+(no fonts or links); the PNG is rendered without cgo or Graphviz, at most
+4096 pixels a side unless --width or --height are given.`,
+		Example: `  latentree draw learned.nwk --out tree.svg
+  latentree draw model.json --out model.png --labels
+  latentree draw model.json --out - --layout radial --title "newsgroups" > tree.svg`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("--out is required (FILE.svg, FILE.png, or - for SVG on standard output)")
+			}
+			lay, err := draw.ParseLayout(layout)
+			if err != nil {
+				return usagef("--layout %q: want auto, tidy or radial", layout)
+			}
+			f := strings.ToLower(format)
+			if f == "" {
+				switch ext := strings.ToLower(filepath.Ext(out)); {
+				case out == "-":
+					f = "svg"
+				case ext == ".svg" || ext == ".png":
+					f = ext[1:]
+				default:
+					return usagef("--out %s: cannot tell the format from the extension %q; name the file .svg or .png or give --format", out, ext)
+				}
+			}
+			if f != "svg" && f != "png" {
+				return usagef("--format %q: want svg or png", format)
+			}
+			if width < 0 || height < 0 {
+				return usagef("--width and --height must not be negative")
+			}
+			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}}, []pathFlag{{"--out", out}}); err != nil {
+				return err
+			}
+			// Standard input is read once and given to both readers.
+			src := e
+			if args[0] == "-" {
+				b, err := io.ReadAll(e.stdin)
+				if err != nil {
+					return err
+				}
+				src = &env{stdin: bytes.NewReader(b), stdout: e.stdout, stderr: e.stderr}
+			}
+			t, err := src.readTree(args[0])
+			if err != nil {
+				return err
+			}
+			opt := draw.Options{Layout: lay, Width: width, Height: height, Title: title}
+			var m model.Model
+			if args[0] == "-" {
+				src.stdin.(*bytes.Reader).Seek(0, io.SeekStart)
+			}
+			if mm, _, merr := src.readModel(args[0]); merr == nil {
+				m = mm
+			} else if labels {
+				return usagef("--labels needs a model file (what learn --out and fit --out write): %v", merr)
+			}
+			if m != nil {
+				t = m.Structure()
+				opt.Root, opt.RootSet = m.RootNode(), true
+				if opt.Strength, err = draw.EdgeStrengths(m); err != nil {
+					return err
+				}
+				if labels {
+					x, err := explain.Model(m, explain.Options{})
+					if err != nil {
+						return err
+					}
+					opt.Labels = x.Labels()
+				}
+			}
+			if root != "" {
+				v, ok := t.Lookup(root)
+				if !ok {
+					return usagef("--root %q is not a node of the tree", root)
+				}
+				opt.Root, opt.RootSet = v, true
+			}
+			write := draw.SVG
+			if f == "png" {
+				write = draw.PNG
+			}
+			if err := e.writeTo(out, func(w io.Writer) error { return write(w, t, opt) }); err != nil {
+				return err
+			}
+			if out != "-" {
+				fmt.Fprintf(e.stdout, "drew %d nodes (%d hidden) to %s\n", t.NumNodes(), t.NumHidden(), out)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&out, "out", "o", "", "output file: .svg or .png, or - for SVG on standard output (required)")
+	fl.StringVar(&format, "format", "", "svg or png (default: from --out's extension)")
+	fl.StringVar(&layout, "layout", "auto", "auto, tidy or radial")
+	fl.BoolVar(&labels, "labels", false, "write each hidden variable's label from explain under it (model files)")
+	fl.StringVar(&title, "title", "", "title drawn above the tree")
+	fl.StringVar(&root, "root", "", "root the drawing at this node (default: the model's root, or the tree's centre)")
+	fl.Float64Var(&width, "width", 0, "picture width in pixels (default: from the layout)")
+	fl.Float64Var(&height, "height", 0, "picture height in pixels (default: from the layout)")
+	return c
+}
