@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"math"
 
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
@@ -51,30 +52,39 @@ func discrete(m *model.Discrete, opt Options) (*Explanation, error) {
 		labels[x] = m.StateLabels(x)
 	}
 	top := opt.top()
+	c := newConditioner(m, r, marg)
+	mi := make([]float64, len(obs))
+	rise := make([]float64, len(obs))
+	riseState := make([]int, len(obs))
 	for i, h := range hidden {
-		cond := conditionals(m, r, h, marg)
+		cond := c.from(h)
 		kh := m.States[h]
-		rel := make([]scored[Related], len(obs))
+		ph := marg[h]
 		for j, x := range obs {
-			kx := m.States[x]
-			joint := make([]float64, kh*kx)
+			kx, px, cx := m.States[x], marg[x], cond[x]
+			v := 0.0
 			for a := 0; a < kh; a++ {
 				for b := 0; b < kx; b++ {
-					joint[a*kx+b] = marg[h][a] * cond[x][a*kx+b]
+					// P(h=a, x=b) = P(h=a) P(x=b | h=a)
+					if p := ph[a] * cx[a*kx+b]; p > 0 && px[b] > 0 {
+						v += p * math.Log(p/(ph[a]*px[b]))
+					}
 				}
 			}
-			mi := mutualInfo(joint, marg[h], marg[x], kx)
-			rel[j] = scored[Related]{mi, Related{Name: t.Name(x), MI: mi}}
+			mi[j] = max(v, 0)
 		}
-		hl := Hidden{Node: h, Name: t.Name(h), Depth: depth[h], Related: topN(rel, top)}
+		hl := Hidden{Node: h, Name: t.Name(h), Depth: depth[h]}
+		for _, j := range topIndices(mi, top) {
+			hl.Related = append(hl.Related, Related{Name: t.Name(obs[j]), MI: mi[j]})
+		}
+		hl.Related = nonNil(hl.Related)
 		hl.Label = label(hl.Related, opt.labelWords())
 		if p := r.Parent[h]; p >= 0 {
 			hl.Parent = t.Name(p)
 		}
 		hlabels := m.StateLabels(h)
 		for s := 0; s < kh; s++ {
-			var rise []scored[Rise]
-			for _, x := range obs {
+			for j, x := range obs {
 				kx := m.States[x]
 				best, bestB := riseTol, -1
 				for b := 0; b < kx; b++ {
@@ -82,12 +92,18 @@ func discrete(m *model.Discrete, opt Options) (*Explanation, error) {
 						best, bestB = d, b
 					}
 				}
-				if bestB >= 0 {
-					rise = append(rise, scored[Rise]{best, Rise{Name: t.Name(x), State: labels[x][bestB],
-						Prob: cond[x][s*kx+bestB], Base: marg[x][bestB]}})
-				}
+				rise[j], riseState[j] = best, bestB
 			}
-			hl.States = append(hl.States, State{Label: hlabels[s], Share: shares[i][s], Rising: nonNil(topN(rise, top))})
+			st := State{Label: hlabels[s], Share: shares[i][s], Rising: []Rise{}}
+			for _, j := range topIndices(rise, top) {
+				x, b := obs[j], riseState[j]
+				if b < 0 {
+					break // no rise: the rest have none either
+				}
+				kx := m.States[x]
+				st.Rising = append(st.Rising, Rise{Name: t.Name(x), State: labels[x][b], Prob: cond[x][s*kx+b], Base: marg[x][b]})
+			}
+			hl.States = append(hl.States, st)
 		}
 		e.Hidden[i] = hl
 	}
@@ -102,66 +118,93 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// conditionals returns P(z | h) for every node z of the tree, row-major
-// States[h]×States[z] (row = state of h), in one pass from h: down an
-// edge the CPT, up an edge its Bayes reversal with the marginals.
-func conditionals(m *model.Discrete, r *tree.Rooted, h int, marg [][]float64) [][]float64 {
-	t := m.Tree
+// conditioner computes P(z | h) for every node z of the tree and a given
+// node h in one pass from h: down an edge the CPT, up an edge its Bayes
+// reversal with the marginals (computed once per edge). Its buffers are
+// reused from one h to the next.
+type conditioner struct {
+	m     *model.Discrete
+	r     *tree.Rooted
+	up    [][]float64 // up[w] = P(parent(w) | w), States[w]×States[parent]
+	cond  [][]float64 // cond[z] = P(z | h), States[h]×States[z]
+	stack [][2]int    // node, the neighbour it was reached from
+}
+
+func newConditioner(m *model.Discrete, r *tree.Rooted, marg [][]float64) *conditioner {
+	n := m.Tree.MaxID()
+	c := &conditioner{m: m, r: r, up: make([][]float64, n), cond: make([][]float64, n)}
+	kmax := 0
+	for _, v := range r.Order {
+		kmax = max(kmax, m.States[v])
+	}
+	for _, w := range r.Order {
+		c.cond[w] = make([]float64, kmax*m.States[w])
+		z := r.Parent[w]
+		if z < 0 {
+			continue
+		}
+		// P(z=a | w=b) = P(w=b | z=a) P(z=a) / P(w=b).
+		kw, kz := m.States[w], m.States[z]
+		step := make([]float64, kw*kz)
+		cw := m.CPT[w]
+		for b := 0; b < kw; b++ {
+			if marg[w][b] <= 0 {
+				continue
+			}
+			for a := 0; a < kz; a++ {
+				step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
+			}
+		}
+		c.up[w] = step
+	}
+	return c
+}
+
+// from returns P(z | h) for every node z, row-major States[h]×States[z]
+// (row = state of h); valid until the next call.
+func (c *conditioner) from(h int) [][]float64 {
+	m, r := c.m, c.r
 	kh := m.States[h]
-	out := make([][]float64, t.MaxID())
-	id := make([]float64, kh*kh)
+	id := c.cond[h][:kh*kh]
+	clear(id)
 	for a := 0; a < kh; a++ {
 		id[a*kh+a] = 1
 	}
+	out := make([][]float64, len(c.cond))
 	out[h] = id
-	stack := []int{h}
-	for len(stack) > 0 {
-		w := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		kw := m.States[w]
-		for _, z := range t.Neighbors(w) {
-			if out[z] != nil {
-				continue
-			}
-			kz := m.States[z]
-			step := stepTable(m, r, w, z, marg)
-			c := make([]float64, kh*kz)
+	c.stack = append(c.stack[:0], [2]int{h, -1})
+	for len(c.stack) > 0 {
+		top := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		w, from := top[0], top[1]
+		visit := func(z int, step []float64) {
+			kw, kz := m.States[w], m.States[z]
+			dst := c.cond[z][:kh*kz]
+			clear(dst)
+			src := out[w]
 			for a := 0; a < kh; a++ {
-				row := out[w][a*kw : (a+1)*kw]
-				dst := c[a*kz : (a+1)*kz]
+				row := src[a*kw : (a+1)*kw]
+				d := dst[a*kz : (a+1)*kz]
 				for b, p := range row {
 					if p == 0 {
 						continue
 					}
 					for s, q := range step[b*kz : (b+1)*kz] {
-						dst[s] += p * q
+						d[s] += p * q
 					}
 				}
 			}
-			out[z] = c
-			stack = append(stack, z)
+			out[z] = dst
+			c.stack = append(c.stack, [2]int{z, w})
+		}
+		for _, z := range r.Children[w] {
+			if z != from {
+				visit(z, m.CPT[z])
+			}
+		}
+		if p := r.Parent[w]; p >= 0 && p != from {
+			visit(p, c.up[w])
 		}
 	}
 	return out
-}
-
-// stepTable returns P(z | w) for adjacent w and z, row-major
-// States[w]×States[z].
-func stepTable(m *model.Discrete, r *tree.Rooted, w, z int, marg [][]float64) []float64 {
-	if r.Parent[z] == w {
-		return m.CPT[z]
-	}
-	// z is w's parent: P(z=a | w=b) = P(w=b | z=a) P(z=a) / P(w=b).
-	kw, kz := m.States[w], m.States[z]
-	step := make([]float64, kw*kz)
-	cw := m.CPT[w]
-	for b := 0; b < kw; b++ {
-		if marg[w][b] <= 0 {
-			continue
-		}
-		for a := 0; a < kz; a++ {
-			step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
-		}
-	}
-	return step
 }

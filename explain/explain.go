@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/latentree/latentree/data"
@@ -188,38 +188,48 @@ func label(rel []Related, n int) string {
 	return strings.Join(names, " · ")
 }
 
-// scored is a candidate for a ranking: its position in the input order
-// breaks ties.
+// topIndices returns the indices of the n largest scores, largest first;
+// equal scores keep their input order and NaN scores are left out. It
+// keeps a sorted list of at most n, O(len(score)·n).
+func topIndices(score []float64, n int) []int {
+	idx := make([]int, 0, n+1)
+	for i, s := range score {
+		if math.IsNaN(s) {
+			continue
+		}
+		pos := len(idx)
+		for pos > 0 && score[idx[pos-1]] < s {
+			pos--
+		}
+		if pos >= n {
+			continue
+		}
+		idx = slices.Insert(idx, pos, i)
+		if len(idx) > n {
+			idx = idx[:n]
+		}
+	}
+	return idx
+}
+
+// scored is an item and its score for topN.
 type scored[T any] struct {
 	score float64
 	item  T
 }
 
-// topN returns the items of the n largest scores, largest first; equal
-// scores keep their input order. NaN scores are left out.
+// topN returns the items of the n largest scores, as topIndices.
 func topN[T any](c []scored[T], n int) []T {
-	c = append([]scored[T](nil), c...)
-	c = slicesDeleteNaN(c)
-	sort.SliceStable(c, func(i, j int) bool { return c[i].score > c[j].score })
-	if len(c) > n {
-		c = c[:n]
-	}
-	out := make([]T, len(c))
+	score := make([]float64, len(c))
 	for i, x := range c {
-		out[i] = x.item
+		score[i] = x.score
+	}
+	idx := topIndices(score, n)
+	out := make([]T, len(idx))
+	for i, j := range idx {
+		out[i] = c[j].item
 	}
 	return out
-}
-
-func slicesDeleteNaN[T any](c []scored[T]) []scored[T] {
-	k := 0
-	for _, x := range c {
-		if !math.IsNaN(x.score) {
-			c[k] = x
-			k++
-		}
-	}
-	return c[:k]
 }
 
 // mutualInfo returns the mutual information (nats) of a joint table p
