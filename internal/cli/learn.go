@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
@@ -44,6 +45,7 @@ type learnOpts struct {
 	newick     string
 	treeJSON   string
 	dot        string
+	report     string
 	json       bool
 	verbose    bool
 }
@@ -144,6 +146,7 @@ output), as JSON with --json.`,
 		f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
 		f.StringVar(&o.treeJSON, "tree-json", "", "write the tree as JSON to this file (- for standard output)")
 		f.StringVar(&o.dot, "dot", "", "write the tree in Graphviz DOT format to this file (- for standard output)")
+		f.StringVar(&o.report, "report", "", "write the fitted model's HTML report to this file (see latentree report)")
 		f.BoolVar(&o.json, "json", false, "print the summary as JSON")
 		f.BoolVarP(&o.verbose, "verbose", "v", false, "also list every pair at infinite distance")
 	})
@@ -339,12 +342,16 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if fromMatrix {
 		in.flag = "--distance-matrix"
 	}
-	outs := []pathFlag{{"--out", o.out}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--dot", o.dot}}
+	if o.report != "" && (fromMatrix || o.structOnly) {
+		return usagef("--report shows a fitted model: it does not apply with --distance-matrix or --structure-only")
+	}
+	outs := []pathFlag{{"--out", o.out}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--dot", o.dot}, {"--report", o.report}}
 	if err := e.checkPaths([]pathFlag{in}, outs); err != nil {
 		return err
 	}
 	summary := e.summaryWriter(outs)
 	var res *learn.Result
+	var d *data.Dataset
 	rows := 0
 	if fromMatrix {
 		r, name, err := e.openInput(o.matrix)
@@ -360,7 +367,8 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			return err
 		}
 	} else {
-		d, _, err := e.readData(args[0], &o.df)
+		var err error
+		d, _, err = e.readData(args[0], &o.df)
 		if err != nil {
 			return err
 		}
@@ -390,9 +398,16 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		}
 	}
 	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot)
-	if res.Model != nil && o.out != "" {
+	if res.Model != nil && (o.out != "" || o.report != "") {
 		prov := provenance(string(m), source, rows, cmd, res.EM, res.Score)
 		written = append(written, output{o.out, func(w io.Writer) error { return writeModel(w, res.Model, prov) }})
+		if o.report != "" {
+			rep, err := learnReport(o.report, res, d, source, prov)
+			if err != nil {
+				return err
+			}
+			written = append(written, rep)
+		}
 	}
 	if err := e.writeOutputs(written); err != nil {
 		return err

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/explain"
+	"github.com/latentree/latentree/learn"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/report"
+)
+
+func init() { viewCommands = append(viewCommands, newReportCmd) }
+
+func newReportCmd(e *env) *cobra.Command {
+	df := &dataFlags{}
+	var out, title string
+	var top int
+	c := &cobra.Command{
+		Use:   "report MODEL.json [DATA.csv] --out report.html",
+		Short: "One self-contained HTML page to explore a model: tree, hidden variables, summary",
+		Long: `report writes one HTML file that shows a model and opens offline in any
+browser (no network: its style, script and plots are inline):
+
+  the tree         zoom (wheel) and pan (drag); collapse or expand a subtree by
+                   its node's toggle or a double click; search a variable by
+                   name (Enter goes to the next match); large trees open
+                   collapsed to a readable depth
+  a node's panel   click a node: its label and explanation (as latentree
+                   explain gives it: related observed variables, states with
+                   their shares and rising variables), its CPT P(node | parent)
+                   and marginal (discrete) or its correlations (Gaussian), or
+                   its sources and effects (noisy-or)
+  the summary      method, options, data file and SHA-256, rows, scores and EM
+                   result as the model file records them
+  the EM trace     the log-likelihood per E-step, as a plot
+  data quality     with DATA.csv: rows, missing cells per variable, constant
+                   variables
+
+With DATA.csv the hidden variables' state shares are posterior shares over its
+rows (its columns must be the model's observed variables; --ignore or
+--columns leave out others). learn --report writes the same page for the model
+it learns.`,
+		Example: `  latentree learn docs.csv --out model.json --report report.html
+  latentree report model.json --out report.html
+  latentree report model.json docs.csv --out report.html --title "Newsgroups"
+  latentree report net.json findings.csv --out net.html`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("give the page's file with --out (- for standard output)")
+			}
+			if top < 1 {
+				return usagef("--top must be at least 1, got %d", top)
+			}
+			dataPath := ""
+			if len(args) == 2 {
+				dataPath = args[1]
+			}
+			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", dataPath}}, []pathFlag{{"--out", out}}); err != nil {
+				return err
+			}
+			in := report.Input{Title: title}
+			opt := explain.Options{Top: top}
+			net, err := e.noisyorModel(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			if net != nil {
+				if dataPath != "" {
+					if in.Data, err = e.readNoisyorDataset(net, dataPath, df); err != nil {
+						return err
+					}
+				}
+				opt.Data = in.Data
+				in.Noisyor = net
+				if in.Explanation, err = explain.Noisyor(net, opt); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+			} else {
+				m, prov, err := e.readModel(args[0])
+				if err != nil {
+					return err
+				}
+				if dataPath != "" {
+					if in.Data, err = e.readModelData(m, dataPath, df); err != nil {
+						return err
+					}
+				}
+				in.Model, in.Provenance = m, prov
+				opt.Data = in.Data
+				if in.Explanation, err = explainForReport(m, opt); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+			}
+			if dataPath != "" {
+				in.DataName = dataPath
+			}
+			return e.writeTo(out, func(w io.Writer) error { return report.Write(w, in) })
+		},
+	}
+	df.register(c.Flags())
+	c.Flags().StringVarP(&out, "out", "o", "", "write the HTML page to this file (- for standard output)")
+	c.Flags().StringVar(&title, "title", "", "the page's title (default: from the data file's name)")
+	c.Flags().IntVar(&top, "top", explain.DefaultTop, "observed variables listed per hidden variable and per state")
+	return c
+}
+
+// explainForReport explains a model's hidden variables for its report; a
+// spectral model, which has no parameters for them, gets none.
+func explainForReport(m model.Model, opt explain.Options) (*explain.Explanation, error) {
+	if isSpectral(m) {
+		return nil, nil
+	}
+	return explain.Model(m, opt)
+}
+
+// learnReport is the output of learn --report: the page of the model just
+// learned, with the data it was learned from (nil from a distance matrix).
+func learnReport(path string, res *learn.Result, d *data.Dataset, source string, prov *model.Provenance) (output, error) {
+	if res.Model == nil {
+		return output{}, errors.New("--report needs a fitted model")
+	}
+	ex, err := explainForReport(res.Model, explain.Options{Data: d})
+	if err != nil {
+		return output{}, err
+	}
+	in := report.Input{
+		Model: res.Model, Provenance: prov, Explanation: ex, Data: d, DataName: source,
+		Degenerate: res.Degenerate,
+		Timings: []report.Timing{
+			{Name: "statistics", Duration: res.Timings.Stats},
+			{Name: "structure", Duration: res.Timings.Structure},
+			{Name: "fit", Duration: res.Timings.Fit},
+			{Name: "total", Duration: res.Timings.Total},
+		},
+	}
+	return output{path, func(w io.Writer) error { return report.Write(w, in) }}, nil
+}
