@@ -217,7 +217,7 @@ func fileDigest(path string) string {
 func provenance(method, dataPath string, rows int, cmd *cobra.Command, em *model.EMResult, sc *model.Score) *model.Provenance {
 	opts := map[string]any{}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "out" && f.Name != "newick" && f.Name != "tree-json" && f.Name != "dot" && f.Name != "json" {
+		if f.Name != "out" && f.Name != "newick" && f.Name != "tree-json" && f.Name != "dot" && f.Name != "report" && f.Name != "json" {
 			opts[f.Name] = f.Value.String()
 		}
 	})
