@@ -199,8 +199,9 @@ func writeTrace(b *bytes.Buffer, in Input) {
 	}
 	fmt.Fprintf(b, `<svg id="trace-plot" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="EM objective by E-step">`, w, h, w, h)
 	fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" class="frame"/>`, left, top, w-left-right, h-top-bottom)
-	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="end">%s</text>`, left-4, top+8, esc(fmtTick(hi)))
-	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="end">%s</text>`, left-4, h-bottom, esc(fmtTick(lo)))
+	loTick, hiTick := fmtTicks(lo, hi)
+	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="end">%s</text>`, left-4, top+8, esc(hiTick))
+	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="end">%s</text>`, left-4, h-bottom, esc(loTick))
 	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick">1</text>`, left, h-bottom+14)
 	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="end">%d</text>`, w-right, h-bottom+14, n)
 	fmt.Fprintf(b, `<text x="%g" y="%g" class="tick" text-anchor="middle">E-step</text>`, (left+w-right)/2, h-4)
@@ -209,6 +210,18 @@ func writeTrace(b *bytes.Buffer, in Input) {
 }
 
 func fmtTick(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// fmtTicks formats the axis ends with the fewest significant digits (at
+// least 6) that tell them apart.
+func fmtTicks(lo, hi float64) (string, string) {
+	for d := 6; d < 15; d++ {
+		a, b := strconv.FormatFloat(lo, 'g', d, 64), strconv.FormatFloat(hi, 'g', d, 64)
+		if a != b || lo == hi {
+			return a, b
+		}
+	}
+	return fmtTick(lo), fmtTick(hi)
+}
 
 // writeQuality writes the data-quality notes: rows, missing cells per
 // variable, constant columns and degenerate pairs.

@@ -458,9 +458,13 @@ func title(in Input) string {
 	if in.Title != "" {
 		return in.Title
 	}
-	name := in.DataName
-	if name == "" && in.Provenance != nil && in.Provenance.Data != nil {
+	// The data the model was learned from; else the data given with it.
+	name := ""
+	if in.Provenance != nil && in.Provenance.Data != nil {
 		name = in.Provenance.Data.File
+	}
+	if name == "" {
+		name = in.DataName
 	}
 	if name == "" {
 		return "latentree model"

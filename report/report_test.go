@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -259,5 +260,20 @@ func TestNoisyor(t *testing.T) {
 func TestWriteNoModel(t *testing.T) {
 	if err := Write(&bytes.Buffer{}, Input{}); err == nil {
 		t.Error("no error without a model")
+	}
+}
+
+func TestFmtTicksTellEndsApart(t *testing.T) {
+	for _, c := range [][4]string{
+		{"-115303.6337", "-115303.5056", "-115303.6", "-115303.5"},
+		{"1", "2", "1", "2"},
+		{"5", "5", "5", "5"},
+	} {
+		lo, _ := strconv.ParseFloat(c[0], 64)
+		hi, _ := strconv.ParseFloat(c[1], 64)
+		a, b := fmtTicks(lo, hi)
+		if a != c[2] || b != c[3] {
+			t.Errorf("fmtTicks(%s, %s) = %s, %s; want %s, %s", c[0], c[1], a, b, c[2], c[3])
+		}
 	}
 }

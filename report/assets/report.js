@@ -173,6 +173,17 @@
     view.y = (b.h - (h - 40) * view.k) / 2;
     apply();
   }
+  // The first view: the whole tree when it is readable so, else the top
+  // of it at a readable scale (pan, zoom or Fit for the rest).
+  function firstView() {
+    fit();
+    if (view.k >= 0.6) return;
+    var b = box(), w = maxDepth * DX + 260;
+    view.k = Math.min(0.75, Math.max(0.6, b.w / w));
+    view.x = 220 * view.k;
+    view.y = roots.length ? b.h / 2 - Y[roots[0]] * view.k : 30;
+    apply();
+  }
   function centre(v) {
     var b = box();
     if (view.k < 0.8) view.k = 1;
@@ -448,7 +459,7 @@
     }
     collapseBelow(best);
   }
-  fit();
+  firstView();
   window.latentreeReport = {
     nodes: N, toggle: toggle, select: select, layout: layout,
     visible: function () { var n = 0; for (var v = 0; v < N; v++) n += vis[v]; return n; }
