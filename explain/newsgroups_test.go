@@ -2,41 +2,25 @@ package explain
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/experiment"
 	"github.com/latentree/latentree/learn"
 )
 
 // newsgroupsTrain finds newsgroups100-train.csv as `latentree experiment
-// newsgroups` does: in $LATENTREE_DATA, else in shared/data under the
-// working directory or one of its parents.
+// newsgroups` does (experiment.FindDataFile), or skips the test.
 func newsgroupsTrain(t *testing.T) string {
 	t.Helper()
 	const name = "newsgroups100-train.csv"
-	var dirs []string
-	if d := os.Getenv("LATENTREE_DATA"); d != "" {
-		dirs = append(dirs, d)
+	p, dirs := experiment.FindDataFile(name)
+	if p == "" {
+		t.Skipf("%s not found (set %s to its directory; looked in %s)", name, experiment.DataEnvVar, strings.Join(dirs, ", "))
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			dirs = append(dirs, filepath.Join(d, "shared", "data"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("%s not found (set LATENTREE_DATA to its directory; looked in %s)", name, strings.Join(dirs, ", "))
-	return ""
+	return p
 }
 
 // TestNewsgroupsTopics is the acceptance test of issue 13: on the

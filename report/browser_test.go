@@ -18,6 +18,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/explain"
+	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 )
 
@@ -433,5 +437,79 @@ func TestBrowserLarge(t *testing.T) {
 	}
 	t.Logf("10 zoom steps on 2,000 nodes: %v", time.Since(start))
 	screenshot(t, p, "large.png")
+	p.checkClean(t)
+}
+
+// TestBrowserNewsgroups opens the report of a model of the 20 Newsgroups
+// data (CLNJ with the paper's threshold contraction, as explain's
+// acceptance test): the page is at most 1 MB, its religion, sports and
+// computing hidden variables carry their topic labels in the tree, and the
+// time until it is interactive is logged (measured, not asserted).
+func TestBrowserNewsgroups(t *testing.T) {
+	const name = "newsgroups100-train.csv"
+	path, dirs := experiment.FindDataFile(name)
+	if path == "" {
+		t.Skipf("%s not found (set %s to its directory; looked in %s)", name, experiment.DataEnvVar, strings.Join(dirs, ", "))
+	}
+	if testing.Short() {
+		t.Skip("learns a model on 8,121 rows")
+	}
+	p := openBrowser(t)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, _, err := data.ReadCSV(f, data.ReadOptions{Name: path, MaxDiscreteStates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := learn.Learn(d, learn.Options{Contract: learn.ContractOptions{Rule: learn.ContractThreshold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := explain.Model(res.Model, explain.Options{Data: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Model: res.Model, Explanation: ex, Data: d, DataName: path}
+	size := len(render(t, in))
+	t.Logf("newsgroups report: %d nodes, %d bytes", res.Tree.NumNodes(), size)
+	if size > 1<<20 {
+		t.Errorf("report of %d bytes, want at most 1 MB", size)
+	}
+	p.do(t, "start", chromedp.Navigate("about:blank"))
+	ready := p.load(t, in)
+	t.Logf("newsgroups report interactive %v after navigation", ready)
+	if n := eval[int](t, p, `document.querySelectorAll('g.node').length`); n != res.Tree.NumNodes() {
+		t.Errorf("%d node elements, want %d", n, res.Tree.NumNodes())
+	}
+	topics := [][]string{
+		{"god", "jesus", "bible", "christian", "religion"},
+		{"baseball", "hockey", "games", "team", "season", "players", "nhl", "league"},
+		{"windows", "dos", "files", "program", "software", "graphics", "computer", "drive", "card", "disk"},
+	}
+	for _, words := range topics {
+		found := ""
+		for _, h := range ex.Hidden {
+			n := 0
+			for _, r := range h.Related {
+				if slices.Contains(words, r.Name) {
+					n++
+				}
+			}
+			if n >= 3 {
+				found = h.Name
+				text := eval[string](t, p, fmt.Sprintf(`document.querySelector('g.node[data-name=%q]').textContent`, h.Name))
+				if !strings.Contains(text, h.Label) {
+					t.Errorf("node %s shows %q, want its label %q", h.Name, text, h.Label)
+				}
+				break
+			}
+		}
+		if found == "" {
+			t.Errorf("no hidden variable has three of %v among its top five", words)
+		}
+	}
 	p.checkClean(t)
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,20 +104,15 @@ func runNewsgroups(e *env, trainPath, testPath, out string, cfg experiment.Newsg
 
 // dataEnvVar names the environment variable holding the directory of the
 // papers' data files.
-const dataEnvVar = "LATENTREE_DATA"
+const dataEnvVar = experiment.DataEnvVar
 
 // findDataFile finds a data file that was not named on the command line
-// (see dataFileCandidates), or returns a usage error listing where it
+// (see experiment.FindDataFile), or returns a usage error listing where it
 // looked and how to pass the file.
 func findDataFile(name, flag string) (string, error) {
-	cwd, _ := os.Getwd()
-	exe, _ := os.Executable()
-	dirs := dataFileCandidates(os.Getenv(dataEnvVar), cwd, exe)
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
-			return p, nil
-		}
+	p, dirs := experiment.FindDataFile(name)
+	if p != "" {
+		return p, nil
 	}
 	env := "not set"
 	if v := os.Getenv(dataEnvVar); v != "" {
@@ -127,37 +120,4 @@ func findDataFile(name, flag string) (string, error) {
 	}
 	return "", usagef("cannot find %s: pass it with %s PATH, or set %s to the directory that holds it ($%s is %s; looked in %s)",
 		name, flag, dataEnvVar, dataEnvVar, env, strings.Join(dirs, ", "))
-}
-
-// dataFileCandidates returns the directories where findDataFile looks, in
-// order: envDir (if set), then shared/data under cwd and each of its
-// parents, then the same under the executable's directory and its parents.
-// Duplicates are listed once.
-func dataFileCandidates(envDir, cwd, exe string) []string {
-	var dirs []string
-	add := func(d string) {
-		if d != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	add(envDir)
-	walk := func(start string) {
-		if start == "" {
-			return
-		}
-		for d := filepath.Clean(start); ; d = filepath.Dir(d) {
-			add(filepath.Join(d, "shared", "data"))
-			if filepath.Dir(d) == d {
-				return
-			}
-		}
-	}
-	walk(cwd)
-	if exe != "" {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		walk(filepath.Dir(exe))
-	}
-	return dirs
 }

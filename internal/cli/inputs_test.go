@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latentree/latentree/experiment"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -181,7 +182,7 @@ func TestLongCellNotEchoed(t *testing.T) {
 }
 
 func TestFindDataFile(t *testing.T) {
-	got := dataFileCandidates("/env/dir", "/home/u/work/main", "/opt/bin/latentree")
+	got := experiment.DataDirs("/env/dir", "/home/u/work/main", "/opt/bin/latentree")
 	want := []string{"/env/dir",
 		"/home/u/work/main/shared/data", "/home/u/work/shared/data", "/home/u/shared/data", "/home/shared/data", "/shared/data",
 		"/opt/bin/shared/data", "/opt/shared/data"}
