@@ -236,10 +236,11 @@ func newFitCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	ef := &emFlags{}
 	sf := &spectralFlags{}
+	dist := &distFlags{}
 	var out string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "fit TREE DATA.csv",
+		Use:   "fit TREE DATA.csv | fit --estep MODEL SHARD.csv | fit --mstep MODEL COUNTS...",
 		Short: "Fit the parameters of a latent tree model to data, by EM or spectrally",
 		Long: `fit reads a tree (Newick, latentree tree JSON, or a model file written by
 learn --out or fit --out, whose tree it takes) whose observed nodes are
@@ -264,14 +265,21 @@ between hidden nodes (--linker), singular values below --spectral-tol times the
 largest cut. The result is a spectral model, whose estimate P̂ of a row can be
 ≤ 0: the summary counts those rows and gives the log-likelihood of the others,
 and the rank of every linker. EM flags do not apply. score and infer --impute
-work with spectral models; they have no hidden-variable posteriors.`,
+work with spectral models; they have no hidden-variable posteriors.
+` + distHelp,
 		Example: `  latentree fit tree.nwk train.csv --out model.json
   latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json
   latentree fit old-model.json new-data.csv --out refitted.json
   latentree fit --params spectral --hidden-states 2 tree.nwk train.csv --out spectral.json
-  latentree fit --init spectral --linker parikh tree.nwk train.csv`,
-		Args: cobra.ExactArgs(2),
+  latentree fit --init spectral --linker parikh tree.nwk train.csv` + distExamples,
+		Args: dist.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dist.estep {
+				return e.runEStep(cmd, args, df, out, asJSON)
+			}
+			if dist.mstep {
+				return e.runMStep(cmd, args, ef.pseudo, out, asJSON)
+			}
 			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}, {"DATA", args[1]}}, []pathFlag{{"--out", out}}); err != nil {
 				return err
 			}
@@ -345,8 +353,9 @@ work with spectral models; they have no hidden-variable posteriors.`,
 	flagGroup(f, "Input", func(f *pflag.FlagSet) { df.register(f) })
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { sf.register(f) })
+	flagGroup(f, distGroup, func(f *pflag.FlagSet) { dist.register(f) })
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
-		f.StringVarP(&out, "out", "o", "", "write the model (JSON) to this file")
+		f.StringVarP(&out, "out", "o", "", "write the model (JSON) to this file (with --estep: the counts)")
 		f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	})
 	useGroupedHelp(c)

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/latentree/latentree/model"
+)
+
+// Map-reduce EM (fit --estep and fit --mstep): one plain EM iteration as
+// an E-step per shard, wherever the shards are, and one M-step over the
+// sum of their counts.
+
+const distGroup = "Distributed EM (one plain EM iteration in map-reduce form)"
+
+const distHelp = `
+--estep and --mstep split one plain EM iteration (as --em-accel none) into a
+map and a reduce step, for data in shards on other machines or run by a
+scheduler (Slurm, Spark; see the README, "More data than one machine"):
+
+  fit --estep MODEL.json SHARD.csv --out counts.json
+      computes the expected counts of the E-step of the discrete model
+      MODEL.json over the rows of SHARD.csv (its parameters are not
+      changed); data flags apply, as for score.
+  fit --mstep MODEL.json COUNTS.json... --out NEXT.json
+      adds up the counts of every shard and writes the model after the
+      M-step (with --em-pseudo if given), printing the summed log-likelihood
+      of the E-step (of MODEL.json's parameters) and the number of rows.
+
+Counts carry fingerprints of the model's structure and parameters: counts of
+another model, or of another iteration, are refused. K iterations from
+MODEL.json over shards equal fit's plain EM (--em-accel none) for K
+iterations from the same parameters, to rounding (about 1e-15). Start from
+any model file, e.g. fit --em-accel none --max-iter 1 on a sample. Gaussian
+models are left out.`
+
+const distExamples = `
+  latentree fit --estep model.json shard1.csv --out counts1.json
+  latentree fit --estep model.json shard2.csv --out counts2.json
+  latentree fit --mstep model.json counts1.json counts2.json --out model2.json`
+
+// distFlags are the flags of fit --estep and --mstep.
+type distFlags struct {
+	estep, mstep bool
+}
+
+func (f *distFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.estep, "estep", false, "args MODEL SHARD: write the expected counts of one E-step of MODEL over SHARD (--out)")
+	fs.BoolVar(&f.mstep, "mstep", false, "args MODEL COUNTS...: sum the counts and write the model after the M-step (--out)")
+}
+
+// args checks the number of arguments for the mode the flags select.
+func (f *distFlags) args(cmd *cobra.Command, args []string) error {
+	switch {
+	case f.estep && f.mstep:
+		return usagef("--estep and --mstep are two steps: give one")
+	case f.estep && len(args) != 2:
+		return usagef("fit --estep takes MODEL and SHARD, got %d arguments", len(args))
+	case f.mstep && len(args) < 2:
+		return usagef("fit --mstep takes MODEL and at least one counts file, got %d arguments", len(args))
+	case !f.estep && !f.mstep && len(args) != 2:
+		return usagef("fit takes TREE and DATA, got %d arguments", len(args))
+	}
+	return nil
+}
+
+// onlyFlags rejects every flag set that is not in allowed.
+func onlyFlags(cmd *cobra.Command, mode string, allowed ...string) error {
+	var bad []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(allowed, fl.Name) {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return usagef("%s does not apply to fit %s (it takes %s)", strings.Join(bad, ", "), mode, "--"+strings.Join(allowed, ", --"))
+	}
+	return nil
+}
+
+// readDiscreteModel reads a model file and requires a discrete model.
+func (e *env) readDiscreteModel(path, mode string) (*model.Discrete, error) {
+	m, _, err := e.readModel(path)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := m.(*model.Discrete)
+	if !ok {
+		return nil, fmt.Errorf("%s: fit %s needs a discrete model; distributed EM is left out for %T models", path, mode, m)
+	}
+	return d, nil
+}
+
+// runEStep is fit --estep MODEL SHARD --out COUNTS.
+func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out string, asJSON bool) error {
+	allowed := []string{"estep", "out", "json", "columns", "ignore", "delimiter", "discrete", "continuous", "missing", "drop-constant", "max-states"}
+	if err := onlyFlags(cmd, "--estep", allowed...); err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("fit --estep needs --out, the counts file (- for standard output)")
+	}
+	outs := []pathFlag{{"--out", out}}
+	if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"SHARD", args[1]}}, outs); err != nil {
+		return err
+	}
+	m, err := e.readDiscreteModel(args[0], "--estep")
+	if err != nil {
+		return err
+	}
+	d, err := e.readModelData(m, args[1], df)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	c, err := m.EStep(d, model.InferOptions{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[1], err)
+	}
+	sec := time.Since(start).Seconds()
+	if err := e.writeTo(out, c.WriteCounts); err != nil {
+		return err
+	}
+	w := e.summaryWriter(outs)
+	if asJSON {
+		return writeJSON(w, map[string]any{"step": "estep", "model": args[0], "data": args[1], "rows": c.Rows, "loglik": c.LogLik, "seconds": sec})
+	}
+	fmt.Fprintf(w, "E-step of %s on %s: %d rows, log-likelihood %.6f, %.2fs\n", args[0], args[1], c.Rows, c.LogLik, sec)
+	return nil
+}
+
+// runMStep is fit --mstep MODEL COUNTS... --out NEXT.
+func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out string, asJSON bool) error {
+	if err := onlyFlags(cmd, "--mstep", "mstep", "out", "json", "em-pseudo"); err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("fit --mstep needs --out, the file of the next model (- for standard output)")
+	}
+	if !(pseudo >= 0) || math.IsInf(pseudo, 0) {
+		return usagef("--em-pseudo %g: want a finite value ≥ 0", pseudo)
+	}
+	ins := []pathFlag{{"MODEL", args[0]}}
+	for i, p := range args[1:] {
+		ins = append(ins, pathFlag{fmt.Sprintf("COUNTS %d", i+1), p})
+	}
+	outs := []pathFlag{{"--out", out}}
+	if err := e.checkPaths(ins, outs); err != nil {
+		return err
+	}
+	m, err := e.readDiscreteModel(args[0], "--mstep")
+	if err != nil {
+		return err
+	}
+	var sum *model.Counts
+	for _, path := range args[1:] {
+		r, name, err := e.openInput(path)
+		if err != nil {
+			return err
+		}
+		c, err := model.ReadCounts(r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if sum == nil {
+			sum = c
+		} else if err := sum.Merge(c); err != nil {
+			return fmt.Errorf("%s: %w (against %s)", name, err, args[1])
+		}
+	}
+	if err := m.MStep(sum, pseudo); err != nil {
+		return fmt.Errorf("%s and %s: %w", args[0], args[1], err)
+	}
+	opts := map[string]any{"model": args[0], "counts": args[1:], "estep_loglik": sum.LogLik}
+	if pseudo > 0 {
+		opts["em-pseudo"] = pseudo
+	}
+	prov := &model.Provenance{Created: time.Now().UTC().Format(time.RFC3339), Software: "latentree", Method: "fit --mstep", Options: opts,
+		Data: &model.DataInfo{Rows: sum.Rows}}
+	if err := e.writeTo(out, func(w io.Writer) error { return m.WriteJSON(w, prov) }); err != nil {
+		return err
+	}
+	w := e.summaryWriter(outs)
+	if asJSON {
+		return writeJSON(w, map[string]any{"step": "mstep", "model": args[0], "counts": args[1:], "rows": sum.Rows, "loglik": sum.LogLik})
+	}
+	fmt.Fprintf(w, "M-step from %s: %d rows, log-likelihood %.6f at the parameters of %s\n", plural(len(args)-1, "counts file"), sum.Rows, sum.LogLik, args[0])
+	return nil
+}
