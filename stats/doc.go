@@ -30,7 +30,53 @@
 // exactly with Merge: counts add, discrete state labels are aligned by label,
 // and moments combine with the pairwise update formulas of Chan, Golub and
 // LeVeque. Stats round-trip through JSON (MarshalJSON, UnmarshalJSON), so
-// shards can be computed on different machines.
+// shards can be computed on different machines, and through the compact
+// binary format below (WriteBinary, ReadBinary), which the command
+// "latentree stats --out part.lts" writes and "latentree stats merge"
+// merges.
+//
+// # Statistics files
+//
+// WriteBinary writes a Stats in a versioned binary format (files ending in
+// .lts, version BinaryVersion = 1); ReadBinary reads it back exactly
+// (counts, and moments bit for bit). Unsigned integers are LEB128 varints
+// ("uvarint", as encoding/binary; the shortest encoding, which ReadBinary
+// requires), floats are IEEE-754 binary64 little-endian (f64), strings are
+// a uvarint byte length and UTF-8 bytes. A file is
+//
+//	header (20 bytes)
+//	  magic    8 bytes  89 4C 54 53 0D 0A 1A 0A  ("\x89LTS\r\n\x1a\n")
+//	  version  u16 LE   1
+//	  flags    u16 LE   bit 0: pair statistics present; other bits 0
+//	  length   u64 LE   number of payload bytes
+//	payload
+//	  rows     uvarint  rows seen
+//	  nvars    uvarint  number of variables, in column order; each:
+//	    name   string
+//	    kind   1 byte   0 discrete, 1 continuous
+//	    discrete:   nstates uvarint, nstates state labels (strings),
+//	                count uvarint (rows where observed),
+//	                marginal: nstates uvarints (count per state)
+//	    continuous: count uvarint, mean f64, m2 f64 (sum of squared
+//	                deviations from the mean)
+//	  if flags bit 0 (pairs):
+//	    discrete pair tables: for each pair of discrete variables a < b in
+//	      column order, the na×nb joint counts (uvarints), row-major with
+//	      the states of a as rows
+//	    mixed counts: for each discrete variable in column order and each
+//	      continuous variable in column order, the rows where both are
+//	      observed (uvarint)
+//	    continuous pairs: for each pair of continuous variables a < b in
+//	      column order: n uvarint, mean_a f64, mean_b f64, m2_a f64,
+//	      m2_b f64, co-moment f64 (over the n rows where both are observed)
+//	checksum   u32 LE   CRC-32C (Castagnoli) of the header and payload
+//
+// Nothing may follow the checksum. ReadBinary reports a wrong magic
+// (ErrNotBinary), an unknown version or flag, a truncated file, a checksum
+// mismatch and any inconsistent content (as UnmarshalJSON) as errors; a
+// fuzz test checks that it never panics and that whatever it accepts
+// encodes back to the same bytes. A later version may add sections (for
+// example the four-way tables of chosen quartets) behind new flags.
 //
 // Quartet counts the four-way joint table of four discrete variables
 // straight from the data, into a reused buffer, for the quartet tests of

@@ -117,17 +117,28 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 	if js.Version != jsonVersion {
 		return fmt.Errorf("stats: JSON version %d not supported (want %d)", js.Version, jsonVersion)
 	}
+	n, err := fromJSON(&js)
+	if err != nil {
+		return err
+	}
+	*s = *n
+	return nil
+}
+
+// fromJSON checks decoded statistics (from JSON or the binary format) as
+// UnmarshalJSON documents and builds them.
+func fromJSON(js *jsonStats) (*Stats, error) {
 	if js.Rows < 0 {
-		return fmt.Errorf("stats: negative number of rows %d", js.Rows)
+		return nil, fmt.Errorf("stats: negative number of rows %d", js.Rows)
 	}
 	vars := make([]data.Variable, len(js.Variables))
 	seen := make(map[string]bool, len(vars))
 	for j, jv := range js.Variables {
 		if jv.Name == "" {
-			return fmt.Errorf("stats: variable %d has no name", j+1)
+			return nil, fmt.Errorf("stats: variable %d has no name", j+1)
 		}
 		if seen[jv.Name] {
-			return fmt.Errorf("stats: duplicate variable name %q", jv.Name)
+			return nil, fmt.Errorf("stats: duplicate variable name %q", jv.Name)
 		}
 		seen[jv.Name] = true
 		v := data.Variable{Name: jv.Name}
@@ -135,84 +146,82 @@ func (s *Stats) UnmarshalJSON(b []byte) error {
 		case "discrete":
 			v.Kind = data.Discrete
 			if len(jv.States) == 0 || len(jv.States) > data.MaxStates {
-				return fmt.Errorf("stats: discrete variable %q has %d states (want 1 to %d)", jv.Name, len(jv.States), data.MaxStates)
+				return nil, fmt.Errorf("stats: discrete variable %q has %d states (want 1 to %d)", jv.Name, len(jv.States), data.MaxStates)
 			}
 			labels := make(map[string]bool, len(jv.States))
 			for _, l := range jv.States {
 				if labels[l] {
-					return fmt.Errorf("stats: variable %q has duplicate state %q", jv.Name, l)
+					return nil, fmt.Errorf("stats: variable %q has duplicate state %q", jv.Name, l)
 				}
 				labels[l] = true
 			}
 			if jv.Mean != nil || jv.M2 != nil {
-				return fmt.Errorf("stats: discrete variable %q has continuous moments", jv.Name)
+				return nil, fmt.Errorf("stats: discrete variable %q has continuous moments", jv.Name)
 			}
 			v.States = jv.States
 		case "continuous":
 			v.Kind = data.Continuous
 			if jv.States != nil || jv.Marginal != nil {
-				return fmt.Errorf("stats: continuous variable %q has states or a marginal", jv.Name)
+				return nil, fmt.Errorf("stats: continuous variable %q has states or a marginal", jv.Name)
 			}
 			if jv.Mean == nil || jv.M2 == nil {
-				return fmt.Errorf("stats: continuous variable %q lacks mean or m2", jv.Name)
+				return nil, fmt.Errorf("stats: continuous variable %q lacks mean or m2", jv.Name)
 			}
 		default:
-			return fmt.Errorf("stats: variable %q has unknown kind %q", jv.Name, jv.Kind)
+			return nil, fmt.Errorf("stats: variable %q has unknown kind %q", jv.Name, jv.Kind)
 		}
 		vars[j] = v
 	}
 	cells := newLayout(vars).tableCells()
 	if js.Pairs && cells > maxTableCells {
-		return fmt.Errorf("stats: pair tables would need %d cells (limit %d)", cells, int64(maxTableCells))
+		return nil, fmt.Errorf("stats: pair tables would need %d cells (limit %d)", cells, int64(maxTableCells))
 	}
 	n := newStats(vars, js.Pairs)
 	n.rows = js.Rows
 	for j, jv := range js.Variables {
 		if jv.Count < 0 || jv.Count > js.Rows {
-			return fmt.Errorf("stats: variable %q: count %d outside [0, %d rows]", jv.Name, jv.Count, js.Rows)
+			return nil, fmt.Errorf("stats: variable %q: count %d outside [0, %d rows]", jv.Name, jv.Count, js.Rows)
 		}
 		n.count[j] = jv.Count
 		if vars[j].Kind == data.Discrete {
 			if len(jv.Marginal) != len(jv.States) {
-				return fmt.Errorf("stats: variable %q: marginal has %d counts for %d states", jv.Name, len(jv.Marginal), len(jv.States))
+				return nil, fmt.Errorf("stats: variable %q: marginal has %d counts for %d states", jv.Name, len(jv.Marginal), len(jv.States))
 			}
 			var sum int64
 			for _, c := range jv.Marginal {
 				if c < 0 {
-					return fmt.Errorf("stats: variable %q: negative marginal count %d", jv.Name, c)
+					return nil, fmt.Errorf("stats: variable %q: negative marginal count %d", jv.Name, c)
 				}
 				sum += c
 			}
 			if sum != jv.Count {
-				return fmt.Errorf("stats: variable %q: marginal sums to %d, count is %d", jv.Name, sum, jv.Count)
+				return nil, fmt.Errorf("stats: variable %q: marginal sums to %d, count is %d", jv.Name, sum, jv.Count)
 			}
 			copy(n.marg[j], jv.Marginal)
 			continue
 		}
 		mean, m2 := *jv.Mean, *jv.M2
 		if !finite(mean) || !finite(m2) || m2 < 0 {
-			return fmt.Errorf("stats: variable %q: invalid moments mean=%v m2=%v", jv.Name, mean, m2)
+			return nil, fmt.Errorf("stats: variable %q: invalid moments mean=%v m2=%v", jv.Name, mean, m2)
 		}
 		n.mean[j], n.m2[j] = mean, m2
 	}
 	if !js.Pairs {
 		if js.DiscretePairs != nil || js.MixedCounts != nil || js.ContinuousPairs != nil {
-			return errors.New("stats: pair statistics present but \"pairs\" is false")
+			return nil, errors.New("stats: pair statistics present but \"pairs\" is false")
 		}
-		*s = *n
-		return nil
+		return n, nil
 	}
 	if err := n.readDiscretePairs(js.DiscretePairs); err != nil {
-		return err
+		return nil, err
 	}
 	if err := n.readMixed(js.MixedCounts); err != nil {
-		return err
+		return nil, err
 	}
 	if err := n.readContinuous(js.ContinuousPairs); err != nil {
-		return err
+		return nil, err
 	}
-	*s = *n
-	return nil
+	return n, nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
