@@ -1,0 +1,69 @@
+package stats
+
+import (
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/latentree/latentree/data"
+)
+
+// ComputeBlocks computes the statistics of every block that r returns,
+// until io.EOF, and merges them (Merge), so that the result equals Compute
+// on the concatenation of the blocks read in memory with data.ReadCSV:
+// counts exactly, moments to rounding. Discrete states end in the order
+// ReadCSV gives them (data.SortStates), whatever block each state was first
+// seen in. Memory is that of one block and its statistics plus the merged
+// statistics. The reader is not closed. An error of r or of Compute is
+// returned as is.
+func ComputeBlocks(r data.BlockReader, opt Options) (*Stats, error) {
+	if r == nil {
+		return nil, errors.New("stats: nil block reader")
+	}
+	var acc Stats
+	for {
+		d, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := Compute(d, opt)
+		if err != nil {
+			return nil, err
+		}
+		if err := acc.Merge(s); err != nil {
+			return nil, err
+		}
+	}
+	if acc.index == nil {
+		return nil, errors.New("stats: no blocks to compute statistics of")
+	}
+	return sortedStates(&acc)
+}
+
+// sortedStates returns s with the states of every discrete variable in the
+// order data.SortStates gives them: s itself when they are already in that
+// order, else an empty Stats with the sorted states into which s is merged
+// (Merge keeps the receiver's state order and copies counts exactly).
+func sortedStates(s *Stats) (*Stats, error) {
+	vars := make([]data.Variable, len(s.vars))
+	same := true
+	for j, v := range s.vars {
+		v.States = slices.Clone(v.States)
+		data.SortStates(v.States)
+		if !slices.Equal(v.States, s.vars[j].States) {
+			same = false
+		}
+		vars[j] = v
+	}
+	if same {
+		return s, nil
+	}
+	out := newStats(vars, s.pairs)
+	if err := out.Merge(s); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
