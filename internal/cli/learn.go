@@ -23,6 +23,7 @@ type learnOpts struct {
 	df         dataFlags
 	method     string
 	matrix     string
+	statsFile  string
 	samples    int
 	distKind   string
 	rank       int
@@ -62,7 +63,7 @@ func newLearnCmd(e *env) *cobra.Command {
 	o := &learnOpts{}
 	c := &cobra.Command{
 		Use:   "learn [DATA.csv]",
-		Short: "Learn a latent tree from data or from a distance matrix, and fit its parameters",
+		Short: "Learn a latent tree from data, statistics or a distance matrix, and fit its parameters",
 		Long: `learn estimates information distances between the observed variables of a
 dataset (Gaussian −log|ρ| for continuous columns, the determinant distance of
 Lake 1994 for discrete ones, or its rank-k form with --rank), learns a latent
@@ -85,6 +86,13 @@ With --distance-matrix it reads a distance matrix (CSV with a header row of
 names, or PHYLIP) instead of data and learns the structure only; --samples
 sets RG's thresholds as for distances estimated from that many samples.
 
+With --stats it reads a statistics file (.lts, written by latentree stats
+--out and merged from shards by latentree stats merge) instead of data and
+learns the structure only, with any method that needs no rows: clnj, clrg,
+nj, rg, clblind, mst and chowliu give the same tree as on the data with
+--structure-only. quartet, regclnj and regclrg need the rows, and so do
+parameters (EM), --contraction bic and aic, and --report.
+
 Flags that do not apply to the chosen method or data are rejected, not
 ignored. The tree is written with --newick, --tree-json and --dot (hidden
 nodes named h1, h2, ...), the fitted model with --out; the summary goes to
@@ -95,7 +103,12 @@ output), as JSON with --json.`,
   latentree compare true.nwk learned.nwk
 
   latentree learn votes.csv --method regclnj --hidden-states 3 --out model.json
-  latentree learn --distance-matrix d.csv --method nj --contract -1 --newick nj.nwk`,
+  latentree learn --distance-matrix d.csv --method nj --contract -1 --newick nj.nwk
+
+  latentree stats part1.csv --out part1.lts   # on one machine
+  latentree stats part2.csv --out part2.lts   # on another
+  latentree stats merge part1.lts part2.lts --out all.lts
+  latentree learn --stats all.lts --method clrg --newick tree.nwk`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runLearn(e, cmd, o, args) },
 	}
@@ -104,6 +117,7 @@ output), as JSON with --json.`,
 		o.df.register(f)
 		f.StringVar(&o.matrix, "distance-matrix", "", "learn the structure from this distance matrix (CSV or PHYLIP) instead of data")
 		f.IntVar(&o.samples, "samples", 0, "with --distance-matrix: the sample size the distances were estimated from (sets RG's thresholds)")
+		f.StringVar(&o.statsFile, "stats", "", "learn the structure from this statistics file (.lts, from latentree stats --out) instead of data")
 	})
 	flagGroup(f, "Method", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.method, "method", "m", "clnj", "structure learner: "+learn.MethodNames())
@@ -167,7 +181,8 @@ type flagRule struct {
 func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix, continuous bool) (learn.Options, error) {
 	fs := cmd.Flags()
 	changed := fs.Changed
-	opt := learn.Options{Method: m, StructureOnly: o.structOnly || fromMatrix}
+	fromStats := o.statsFile != ""
+	opt := learn.Options{Method: m, StructureOnly: o.structOnly || fromMatrix || fromStats}
 	rules := []flagRule{
 		{[]string{"distance", "rank"}, learn.Method.UsesDistances, "the distance-based methods (clnj, clrg, nj, rg, clblind, mst)"},
 		{[]string{"table-pseudo"}, func(m learn.Method) bool { return m.UsesDistances() || m == learn.ChowLiu }, "methods that estimate distances or mutual information from tables"},
@@ -191,7 +206,14 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 			}
 		}
 	} else if changed("samples") {
-		return opt, usagef("--samples applies to --distance-matrix only (with data, the sample size is the number of rows)")
+		return opt, usagef("--samples applies to --distance-matrix only (with data or statistics, the sample size is the number of rows)")
+	}
+	if fromStats {
+		for _, name := range []string{"structure-only", "out", "report", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "em-accel", "em-stop", "random-init", "init", "params", "linker", "spectral-tol", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
+			if fs.Lookup(name) != nil && changed(name) {
+				return opt, usagef("--%s does not apply to --stats (statistics give the structure only; parameters and the reading of data need the rows)", name)
+			}
+		}
 	}
 	if o.structOnly {
 		for _, name := range []string{"out", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "em-accel", "em-stop", "random-init", "init", "params", "linker", "spectral-tol"} {
@@ -259,7 +281,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 				}
 			}
 			if opt.StructureOnly {
-				return opt, usagef("--contraction %s fits parameters to choose contractions; with --structure-only or --distance-matrix use threshold", rule)
+				return opt, usagef("--contraction %s fits parameters to choose contractions; with --structure-only, --stats or --distance-matrix use threshold", rule)
 			}
 		}
 		opt.Contract = learn.ContractOptions{Rule: rule, Threshold: o.contract, KeepHiddenEdges: o.keepHidden}
@@ -319,19 +341,32 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	start := time.Now()
 	fromMatrix := o.matrix != ""
-	if (len(args) == 1) == fromMatrix {
-		return usagef("give either a data file or --distance-matrix, not both or neither")
+	fromStats := o.statsFile != ""
+	given := 0
+	for _, b := range []bool{len(args) == 1, fromMatrix, fromStats} {
+		if b {
+			given++
+		}
+	}
+	if given != 1 {
+		return usagef("give one of a data file, --stats or --distance-matrix")
 	}
 	m, err := learn.ParseMethod(o.method)
 	if err != nil {
 		return usageError{err}
 	}
 	source := o.matrix
-	if !fromMatrix {
+	switch {
+	case fromStats:
+		source = o.statsFile
+	case !fromMatrix:
 		source = args[0]
 	}
 	if fromMatrix && !m.UsesDistances() {
 		return usagef("--method %s needs a data file (it does not learn from distances)", m)
+	}
+	if fromStats && m.NeedsRows() {
+		return usagef("--method %s needs the data rows, not only their statistics (with --stats use clnj, clrg, nj, rg, clblind, mst or chowliu)", m)
 	}
 	// Every check that does not need the data runs before it is read.
 	pre, err := o.learnOptions(cmd, m, fromMatrix, false)
@@ -341,6 +376,9 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	in := pathFlag{"DATA", source}
 	if fromMatrix {
 		in.flag = "--distance-matrix"
+	}
+	if fromStats {
+		in.flag = "--stats"
 	}
 	if o.report != "" && (fromMatrix || o.structOnly) {
 		return usagef("--report shows a fitted model: it does not apply with --distance-matrix or --structure-only")
@@ -353,7 +391,20 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	var res *learn.Result
 	var d *data.Dataset
 	rows := 0
-	if fromMatrix {
+	switch {
+	case fromStats:
+		st, err := e.readStatsFile(o.statsFile)
+		if err != nil {
+			return err
+		}
+		if !st.HasPairs() {
+			return fmt.Errorf("%s has no pair statistics (written with NoPairs); learning a structure needs them", o.statsFile)
+		}
+		rows = int(st.Rows())
+		if res, err = learn.FromStats(st, pre); err != nil {
+			return fmt.Errorf("%s: %w", o.statsFile, err)
+		}
+	case fromMatrix:
 		r, name, err := e.openInput(o.matrix)
 		if err != nil {
 			return err
@@ -366,7 +417,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if res, err = learn.FromDistances(dm, pre); err != nil {
 			return err
 		}
-	} else {
+	default:
 		var err error
 		d, _, err = e.readData(args[0], &o.df)
 		if err != nil {
