@@ -51,9 +51,10 @@ files. Statistics files of shards computed on different machines merge
 exactly with "latentree stats merge", and "latentree learn --stats" learns
 every distance-based structure from them without the rows.
 
-Each data input is read on its own, so a column's type is inferred per
-shard: fix it with --discrete or --continuous when shards could disagree
-(a numeric column with few distinct values in one shard).`,
+Shards given to separate stats commands are read on their own, so a
+column's type is inferred per shard: fix it with --discrete or --continuous
+when shards could disagree (a numeric column with few distinct values in
+one shard).`,
 		Example: `  latentree stats newsgroups100-train.csv
   latentree stats --missing keep --json survey.csv
 
@@ -106,17 +107,39 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 		}
 		return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, datasetSummary(d))
 	}
+	// Data files are read in row blocks as shards of one dataset (same
+	// columns, kinds fixed by the first block), with memory bounded by the
+	// block; standard input and --drop-constant need the in-memory reader.
+	var dataPaths []string
+	streamed := !df.dropConstant
+	for _, path := range args {
+		if !isStatsFile(path) {
+			dataPaths = append(dataPaths, path)
+			streamed = streamed && path != "-"
+		}
+	}
 	var all stats.Stats
 	var rep *data.ReadReport
 	var merged []string
 	for _, path := range args {
 		var st *stats.Stats
-		if isStatsFile(path) {
+		name := path
+		switch {
+		case isStatsFile(path):
 			var err error
 			if st, err = e.readStatsFile(path); err != nil {
 				return err
 			}
-		} else {
+		case streamed:
+			if path != dataPaths[0] {
+				continue // read with the first
+			}
+			var err error
+			if st, err = e.streamStats(dataPaths, df); err != nil {
+				return err
+			}
+			name = strings.Join(dataPaths, ", ")
+		default:
 			d, r, err := e.readData(path, df)
 			if err != nil {
 				return err
@@ -131,10 +154,10 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 				return err
 			}
 		}
-		if err := mergeInto(&all, st, merged, path, !isStatsFile(path)); err != nil {
+		if err := mergeInto(&all, st, merged, name, !isStatsFile(path)); err != nil {
 			return err
 		}
-		merged = append(merged, path)
+		merged = append(merged, name)
 	}
 	if out != "" {
 		if err := e.writeTo(out, all.WriteBinary); err != nil {
@@ -142,6 +165,21 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 		}
 	}
 	return printStatsSummary(summary, asJSON, args, source, all.Rows(), rep, statsSummary(&all))
+}
+
+// streamStats computes the statistics of data files read in row blocks as
+// shards of one dataset.
+func (e *env) streamStats(paths []string, df *dataFlags) (*stats.Stats, error) {
+	opt, err := df.options("", e.logger())
+	if err != nil {
+		return nil, err
+	}
+	r, err := data.OpenBlocks(paths, data.BlockOptions{ReadOptions: opt})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return stats.ComputeBlocks(r, stats.Options{})
 }
 
 // computeStats computes the statistics of one dataset read from path.

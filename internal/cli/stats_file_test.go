@@ -261,9 +261,18 @@ func TestStatsFileErrors(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errs, p("many.lts")) || !strings.Contains(errs, `"x" is continuous here but discrete in `+p("few.lts")) {
 		t.Errorf("kind mismatch: exit %d, %q", code, errs)
 	}
-	code, _, errs = run(t, "", "stats", fa, fb, "--out", p("out.lts"))
-	if code != ExitFailure || !strings.Contains(errs, fb) || !strings.Contains(errs, "--discrete x") {
+	// Data files given together are read as one dataset: a value that does
+	// not fit a column's kind is an error naming the file.
+	fl := write("letters.csv", []byte("x,y\na,1\nb,2\n"))
+	code, _, errs = run(t, "", "stats", fb, fl, "--out", p("out.lts"))
+	if code != ExitFailure || !strings.Contains(errs, fl) {
 		t.Errorf("kind mismatch of data: exit %d, %q", code, errs)
+	}
+	// Read on their own (standard input is read in memory), data files
+	// that disagree give the error with the flag that fixes it.
+	code, _, errs = run(t, few.String(), "stats", "-", fb, "--out", p("out.lts"))
+	if code != ExitFailure || !strings.Contains(errs, fb) || !strings.Contains(errs, "--discrete x") {
+		t.Errorf("kind mismatch of data read in memory: exit %d, %q", code, errs)
 	}
 	// With the type fixed, they merge.
 	mustRun(t, "stats", fa, fb, "--continuous", "x", "--out", p("out.lts"))
