@@ -15,4 +15,16 @@
 // column of bad input, quoting at most MaxQuotedCell bytes of any cell.
 // WriteCSV (writer.go) writes a Dataset back so that ReadCSV reads it as it
 // was.
+//
+// # Streaming
+//
+// OpenBlocks (blocks.go) reads data larger than memory as a BlockReader of
+// row blocks (BlockOptions.BlockRows rows, DefaultBlockRows by default):
+// plain or gzip CSV and Parquet files (flat boolean, integer, float and
+// string columns, nulls missing), several files or directories of shards
+// read as one dataset with the same columns. Column kinds are inferred from
+// the first block as ReadCSV infers them and then fixed; the states of a
+// discrete variable only grow from block to block, so codes are stable;
+// SortStates gives the order ReadCSV would give them. Memory is bounded by
+// the block size, and errors name the file, line (Parquet: row) and column.
 package data
