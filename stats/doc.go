@@ -35,6 +35,13 @@
 // "latentree stats --out part.lts" writes and "latentree stats merge"
 // merges.
 //
+// ComputeBlocks computes the statistics of a data.BlockReader (CSV, gzip
+// CSV, Parquet files or directories of shards, read in row blocks) by
+// computing each block and merging: the result equals Compute on the whole
+// data read in memory, counts exactly and moments to rounding, with the
+// states of each discrete variable in the order ReadCSV gives them (a state
+// first seen in a later block is moved to its place at the end).
+//
 // # Statistics files
 //
 // WriteBinary writes a Stats in a versioned binary format (files ending in
