@@ -44,4 +44,9 @@
 // grid of the sources (command: experiment noisyor-image). NoisyorDepth
 // reproduces their aQMR-DT depth table on a synthetic QMR-like network
 // from exact moments (command: experiment noisyor-depth).
+//
+// Scale is latentree's own benchmark: time and peak heap of the statistics
+// of streamed CSV and Parquet files, CLNJ from the statistics and learning
+// with EM, against the numbers of rows and of variables of binary data
+// (command: experiment scale; PlotScale).
 package experiment

@@ -634,6 +634,9 @@ func PlotScale(w io.Writer, rows []ScaleRow, rowVars, varRows int, format string
 			}
 			if i > 0 || j > 0 {
 				p.Legend = plot.NewLegend()
+			} else if any {
+				// Room above the lines for the legend.
+				p.Y.Max *= 40
 			}
 			plots[i] = append(plots[i], p)
 		}
