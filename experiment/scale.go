@@ -167,9 +167,9 @@ func (cfg *ScaleConfig) points() []scalePoint {
 // numbers of rows and variables, on binary data sampled from a random
 // binary latent tree (simulate.RandomBinary with β = ½) with a symmetric
 // model (simulate.Symmetric, θ ~ U[0.05, 0.2]). At every point it writes
-// the rows to a CSV file and to a Parquet file of int32 columns in
-// TempDir, sampling and writing in chunks so that generating 10⁷ rows
-// takes bounded memory, and then measures, one after the other after a
+// the rows to a CSV file and to a Parquet file of Snappy-compressed int32
+// columns in TempDir, sampling and writing in chunks so that generating
+// 10⁷ rows takes bounded memory, and then measures, one after the other after a
 // garbage collection each: the statistics of each file in blocks (they
 // must agree: an error otherwise), the CLNJ structure from the statistics,
 // and learn.Learn with default options on the rows sampled again in
@@ -346,9 +346,9 @@ func sampleAll(ctx context.Context, md *model.Discrete, rowSeed uint64, p scaleP
 	return all, err
 }
 
-// writeScaleFiles writes the point's rows as CSV and as Parquet int32
-// columns (numeric state labels as their values, others as their codes),
-// chunk by chunk, with a Parquet row group per about 2²⁴ cells.
+// writeScaleFiles writes the point's rows as CSV and as Parquet
+// Snappy-compressed int32 columns (numeric state labels as their values,
+// others as their codes), chunk by chunk, with a Parquet row group per about 2²⁴ cells.
 func writeScaleFiles(ctx context.Context, md *model.Discrete, rowSeed uint64, p scalePoint, csvPath, pqPath string) (err error) {
 	cf, err := os.Create(csvPath)
 	if err != nil {
@@ -401,7 +401,7 @@ func writeScaleFiles(ctx context.Context, md *model.Discrete, rowSeed uint64, p 
 				j, _ := d.Index(f.Name())
 				order = append(order, j)
 			}
-			pw = parquet.NewWriter(pf, schema)
+			pw = parquet.NewWriter(pf, schema, parquet.Compression(&parquet.Snappy))
 			if _, err := cw.WriteString(strings.Join(d.Names(), ",") + "\n"); err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ binary latent tree with a symmetric model (θ ~ U[0.05, 0.2]), at each point
 of two grids — rows (--rows, default 10⁴, 10⁵, 10⁶) at --row-vars variables
 (default 100), and variables (--vars, default 10, 100, 1,000) at --var-rows
 rows (default 10⁵) — it writes the rows to a CSV file and a Parquet file
-(int32 columns) in --tmp, in chunks so that generating them takes bounded
+(int32 columns, Snappy) in --tmp, in chunks so that generating them takes bounded
 memory, and measures one step at a time, after a garbage collection:
 
   stats-csv      statistics of the CSV file, read in blocks
