@@ -166,6 +166,14 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 // depend on the number of workers or on scheduling: EM's decisions (the
 // SQUAREM safeguard, the stopping rule) compare nearby likelihoods.
 func (e *engine) expected(b *binding, nw int) *counts {
+	if e.binaryModel() {
+		return e.expectedBinary(b, nw)
+	}
+	return e.expectedGeneric(b, nw)
+}
+
+// expectedGeneric is expected for any numbers of states.
+func (e *engine) expectedGeneric(b *binding, nw int) *counts {
 	nblocks := (b.rows + blockRows - 1) / blockRows
 	if nblocks == 0 {
 		return e.newCounts()

@@ -23,6 +23,7 @@ type binding struct {
 	rows   int
 	weight []float64 // per row (nil: all 1)
 	codes  [][]uint16
+	bin    [][]uint8 // codes as binary states (binCodes; nil until asked)
 }
 
 // bind matches the model's observed variables with the dataset's columns
@@ -374,7 +375,19 @@ func workers(n int) int {
 // forBlocks runs fn on every block of rows, in parallel, giving each
 // worker its own work buffers; fn receives the worker index.
 func (e *engine) forBlocks(rows, nw int, fn func(worker int, w *work, r0, nb int)) {
-	nblocks := (rows + blockRows - 1) / blockRows
+	ws := make([]*work, max(1, nw))
+	e.forBlockRange(rows, blockRows, nw, func(wk, r0, nb int) {
+		if ws[wk] == nil {
+			ws[wk] = e.newWork()
+		}
+		fn(wk, ws[wk], r0, nb)
+	})
+}
+
+// forBlockRange runs fn on every block of size rows (the last may be
+// shorter), in parallel; fn receives the worker index (below nw).
+func (e *engine) forBlockRange(rows, size, nw int, fn func(worker int, r0, nb int)) {
+	nblocks := (rows + size - 1) / size
 	if nw > nblocks {
 		nw = max(1, nblocks)
 	}
@@ -388,10 +401,9 @@ func (e *engine) forBlocks(rows, nw int, fn func(worker int, w *work, r0, nb int
 		wg.Add(1)
 		go func(wk int) {
 			defer wg.Done()
-			w := e.newWork()
 			for bl := range next {
-				r0 := bl * blockRows
-				fn(wk, w, r0, min(blockRows, rows-r0))
+				r0 := bl * size
+				fn(wk, r0, min(size, rows-r0))
 			}
 		}(wk)
 	}

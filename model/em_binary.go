@@ -1,0 +1,299 @@
+package model
+
+import (
+	"math"
+
+	"github.com/latentree/latentree/data"
+)
+
+// The E-step for models whose every variable is binary, the common case of
+// large data sets, is specialised: the 2×2 tables are unrolled, observed
+// leaves send their message straight from a lookup of their CPT column
+// (nothing is stored for them), and the downward pass propagates
+// normalised posteriors instead of messages. For an edge p → v,
+//
+//	P(p = a, v = s | row) = P(p = a | row) · P(s|a) λ_v(s) / Σ_s' P(s'|a) λ_v(s'),
+//
+// where λ_v is the evidence below v; the posterior of v is the sum over a.
+// This needs no products over siblings and no rescaling, and it gives the
+// expected counts of every edge directly; an observed leaf in state x
+// simply adds its parent's posterior to column x of its counts.
+
+// binBlock is the number of rows of a block of the binary E-step: small
+// enough that a block's buffers stay in cache on trees of hundreds of
+// nodes.
+const binBlock = 256
+
+// binMissing marks a missing cell in binding.bin.
+const binMissing = 2
+
+// binaryModel reports whether every variable of the engine's model has two
+// states.
+func (e *engine) binaryModel() bool {
+	if len(e.order) == 0 {
+		return false
+	}
+	for _, v := range e.order {
+		if e.k[v] != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// binCodes returns the model states of the observed nodes, one byte per
+// row (binMissing for a missing cell), computed once per binding.
+func (b *binding) binCodes() [][]uint8 {
+	if b.bin != nil {
+		return b.bin
+	}
+	bin := make([][]uint8, len(b.codes))
+	for v, codes := range b.codes {
+		if codes == nil {
+			continue
+		}
+		x := make([]uint8, b.rows)
+		remap := b.remap[v]
+		for r, c := range codes {
+			if c == data.Missing {
+				x[r] = binMissing
+			} else {
+				x[r] = uint8(remap[c])
+			}
+		}
+		bin[v] = x
+	}
+	b.bin = bin
+	return bin
+}
+
+// binWork holds one worker's buffers for the binary E-step: λ, the message
+// to the parent and the posterior of every node that is not an observed
+// leaf, each 2×binBlock (state-major).
+type binWork struct {
+	lam, up, post [][]float64
+	logZ, scale   []float64
+	wt            []float64
+}
+
+func (e *engine) newBinWork(leaf []bool) *binWork {
+	n := len(e.k)
+	w := &binWork{lam: make([][]float64, n), up: make([][]float64, n), post: make([][]float64, n),
+		logZ: make([]float64, binBlock), scale: make([]float64, binBlock), wt: make([]float64, binBlock)}
+	for _, v := range e.order {
+		if leaf[v] {
+			continue
+		}
+		w.lam[v] = make([]float64, 2*binBlock)
+		w.post[v] = make([]float64, 2*binBlock)
+		if e.parent[v] >= 0 {
+			w.up[v] = make([]float64, 2*binBlock)
+		}
+	}
+	return w
+}
+
+// binLeaves marks the observed leaves other than the root.
+func (e *engine) binLeaves(x [][]uint8) []bool {
+	leaf := make([]bool, len(e.k))
+	for _, v := range e.order {
+		leaf[v] = x[v] != nil && len(e.children[v]) == 0 && e.parent[v] >= 0
+	}
+	return leaf
+}
+
+// expectedBinary is expected for binary models.
+func (e *engine) expectedBinary(b *binding, nw int) *counts {
+	nblocks := (b.rows + binBlock - 1) / binBlock
+	if nblocks == 0 {
+		return e.newCounts()
+	}
+	x := b.binCodes()
+	leaf := e.binLeaves(x)
+	parts := make([]*counts, nblocks)
+	pool := make([]*binWork, workers(nw))
+	e.forBlockRange(b.rows, binBlock, workers(nw), func(wk int, r0, nb int) {
+		if pool[wk] == nil {
+			pool[wk] = e.newBinWork(leaf)
+		}
+		c := e.newCounts()
+		e.estepBinary(b, x, leaf, pool[wk], r0, nb, c)
+		parts[r0/binBlock] = c
+	})
+	for _, p := range parts[1:] {
+		parts[0].add(p)
+	}
+	return parts[0]
+}
+
+// estepBinary adds the expected counts of rows [r0, r0+nb) to c.
+func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r0, nb int, c *counts) {
+	m := e.m
+	logZ, scale, wt := w.logZ[:nb], w.scale[:nb], w.wt[:nb]
+	for i := range logZ {
+		logZ[i] = 0
+		scale[i] = 1
+	}
+	if b.weight != nil {
+		copy(wt, b.weight[r0:r0+nb])
+	} else {
+		for i := range wt {
+			wt[i] = 1
+		}
+	}
+	// Upward: λ and the scaled messages to the parents.
+	for y := len(e.order) - 1; y >= 0; y-- {
+		v := e.order[y]
+		if leaf[v] {
+			continue
+		}
+		l0 := w.lam[v][:nb]
+		l1 := w.lam[v][binBlock : binBlock+nb]
+		if xv := x[v]; xv != nil {
+			xv = xv[r0 : r0+nb]
+			for i, s := range xv {
+				l0[i] = float64((s ^ 1) & 1) // 1 for state 0 and missing
+				l1[i] = float64(s>>1 | s&1)  // 1 for states 1 and missing
+			}
+		} else {
+			for i := range l0 {
+				l0[i] = 1
+				l1[i] = 1
+			}
+		}
+		for _, ch := range e.children[v] {
+			if leaf[ch] {
+				t := m.CPT[ch]
+				u0 := [4]float64{t[0], t[1], 1, 1}
+				u1 := [4]float64{t[2], t[3], 1, 1}
+				xc := x[ch][r0 : r0+nb]
+				for i, s := range xc {
+					l0[i] *= u0[s&3]
+					l1[i] *= u1[s&3]
+				}
+				continue
+			}
+			u0 := w.up[ch][:nb]
+			u1 := w.up[ch][binBlock : binBlock+nb]
+			for i := range l0 {
+				l0[i] *= u0[i]
+				l1[i] *= u1[i]
+			}
+		}
+		if e.parent[v] < 0 {
+			p0, p1 := m.Prior[0], m.Prior[1]
+			for i := range l0 {
+				logZ[i] += safeLog(p0*l0[i]+p1*l1[i]) + safeLog(scale[i])
+			}
+			continue
+		}
+		t := m.CPT[v]
+		c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
+		u0 := w.up[v][:nb]
+		u1 := w.up[v][binBlock : binBlock+nb]
+		for i := range l0 {
+			a, bb := c00*l0[i]+c01*l1[i], c10*l0[i]+c11*l1[i]
+			s := a + bb
+			if s > 0 {
+				inv := 1 / s
+				u0[i], u1[i] = a*inv, bb*inv
+				sc := scale[i] * s
+				if sc < 1e-200 {
+					logZ[i] += math.Log(sc)
+					sc = 1
+				}
+				scale[i] = sc
+			} else {
+				u0[i], u1[i] = 0, 0
+				scale[i] = 0
+			}
+		}
+	}
+	for i, z := range logZ {
+		if !math.IsInf(z, -1) {
+			c.ll += wt[i] * z
+		}
+	}
+	// Downward: posteriors and expected counts.
+	for _, v := range e.order {
+		p := e.parent[v]
+		if p < 0 {
+			l0 := w.lam[v][:nb]
+			l1 := w.lam[v][binBlock : binBlock+nb]
+			q0 := w.post[v][:nb]
+			q1 := w.post[v][binBlock : binBlock+nb]
+			p0, p1 := m.Prior[0], m.Prior[1]
+			var s0, s1 float64
+			for i := range l0 {
+				a, bb := p0*l0[i], p1*l1[i]
+				z := a + bb
+				if z > 0 {
+					a, bb = a/z, bb/z
+				} else {
+					a, bb = 0, 0
+				}
+				q0[i], q1[i] = a, bb
+				s0 += wt[i] * a
+				s1 += wt[i] * bb
+			}
+			c.prior[0] += s0
+			c.prior[1] += s1
+			continue
+		}
+		pp0 := w.post[p][:nb]
+		pp1 := w.post[p][binBlock : binBlock+nb]
+		t := m.CPT[v]
+		c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
+		dst := c.cpt[v]
+		if leaf[v] {
+			// t sums the weighted parent posteriors of all rows, o those
+			// of rows in state 1, u those of rows whose cell is missing
+			// (state 0: the rest); indicators instead of branches.
+			var t0, t1, o0, o1, u0, u1 float64
+			xv := x[v][r0 : r0+nb]
+			for i, s := range xv {
+				f1, f2 := float64(s&1), float64(s>>1)
+				a0, a1 := wt[i]*pp0[i], wt[i]*pp1[i]
+				t0 += a0
+				t1 += a1
+				o0 += f1 * a0
+				o1 += f1 * a1
+				u0 += f2 * a0
+				u1 += f2 * a1
+			}
+			dst[0] += t0 - o0 - u0 + u0*c00
+			dst[1] += o0 + u0*c01
+			dst[2] += t1 - o1 - u1 + u1*c10
+			dst[3] += o1 + u1*c11
+			continue
+		}
+		l0 := w.lam[v][:nb]
+		l1 := w.lam[v][binBlock : binBlock+nb]
+		q0 := w.post[v][:nb]
+		q1 := w.post[v][binBlock : binBlock+nb]
+		var n00, n01, n10, n11 float64
+		for i := range l0 {
+			x0, x1 := l0[i], l1[i]
+			r0, r1 := c00*x0+c01*x1, c10*x0+c11*x1
+			var f0, f1 float64
+			if r0 > 0 {
+				f0 = pp0[i] / r0
+			}
+			if r1 > 0 {
+				f1 = pp1[i] / r1
+			}
+			a00, a01 := f0*c00*x0, f0*c01*x1
+			a10, a11 := f1*c10*x0, f1*c11*x1
+			q0[i], q1[i] = a00+a10, a01+a11
+			wi := wt[i]
+			n00 += wi * a00
+			n01 += wi * a01
+			n10 += wi * a10
+			n11 += wi * a11
+		}
+		dst[0] += n00
+		dst[1] += n01
+		dst[2] += n10
+		dst[3] += n11
+	}
+}
