@@ -157,6 +157,8 @@ type bcol struct {
 	floats []float64
 	float  bool // storing floats (continuous, or switched in the first block)
 
+	pq pqCache // codes of the Parquet values seen, by value
+
 	// Over the whole stream.
 	observed  int64
 	first     float64
@@ -176,6 +178,7 @@ type blockReader struct {
 	rows   int64 // data rows read, including dropped ones
 	kept   int64
 	miss   []bool
+	pqRow  pqCells
 	done   bool
 	closed bool
 }
@@ -246,6 +249,7 @@ func (b *blockReader) openNext() error {
 			b.names = append(b.names, c.name)
 		}
 		b.miss = make([]bool, len(b.cols))
+		b.useFields()
 		return nil
 	}
 	pos := make(map[string]int, len(rd.cols))
@@ -276,7 +280,19 @@ func (b *blockReader) openNext() error {
 	for _, c := range b.cols {
 		c.field = pos[c.name]
 	}
+	b.useFields()
 	return nil
+}
+
+// useFields tells a Parquet source which columns are read.
+func (b *blockReader) useFields() {
+	if ps, ok := b.src.(*parquetSource); ok {
+		fields := make([]int, len(b.cols))
+		for k, c := range b.cols {
+			fields[k] = c.field
+		}
+		ps.use(fields)
+	}
 }
 
 // Next reads the next block.
@@ -350,6 +366,9 @@ func (b *blockReader) finish() error {
 func (b *blockReader) readBlock() (int, error) {
 	for _, c := range b.cols {
 		c.codes, c.floats = c.codes[:0], c.floats[:0]
+	}
+	if ps, ok := b.src.(*parquetSource); ok {
+		return b.readBlockParquet(ps)
 	}
 	rd := b.base
 	n := 0
@@ -492,6 +511,7 @@ func (c *bcol) toFloat() {
 	}
 	c.codes, c.labels, c.values, c.index = c.codes[:0], nil, nil, nil
 	c.float = true
+	c.pq = pqCache{}
 }
 
 func (b *blockReader) numberError(c *bcol, s string, class valueClass) *ParseError {
@@ -544,6 +564,7 @@ func (b *blockReader) fix() error {
 			}
 			c.codes, c.labels, c.values, c.index = nil, nil, nil, nil
 			c.float = true
+			c.pq = pqCache{}
 			continue
 		}
 		if kind == Discrete && len(c.labels) == 0 {
@@ -568,6 +589,7 @@ func (b *blockReader) fix() error {
 					c.codes[i] = recode[code]
 				}
 			}
+			c.pq.recode(recode)
 			if c.index != nil {
 				for k, l := range c.labels {
 					c.index[l] = uint16(k)

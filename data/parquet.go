@@ -4,33 +4,50 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// parquetBatch is the number of rows read from a Parquet file at once.
-const parquetBatch = 256
+// parquetBatch is the number of rows decoded from a Parquet file at once,
+// column by column.
+const parquetBatch = 4096
 
-// parquetSource reads the rows of a Parquet file with a flat schema.
+// parquetSource reads a Parquet file with a flat schema column by column:
+// each column chunk's pages are decoded into a batch of values, and the
+// rows of the batch are then read across the columns.
 type parquetSource struct {
 	name     string
 	f        *os.File
 	pf       *parquet.File
 	names    []string
 	unsigned []bool
+	want     []bool // columns read (all until use is called)
 	groups   []parquet.RowGroup
-	g        int
-	rows     parquet.Rows
-	batch    []parquet.Row
-	n, i     int   // rows in the batch, current row
+	g        int   // next row group
+	left     int64 // rows left in the current row group
+	pages    []parquet.Pages
+	vr       []parquet.ValueReader // current page's values, per column
+	required []bool                // current page is plain and without nulls
+	kinds    []parquet.Kind        // physical types
+	bytes    []bool                // byte array columns
+	null     [][]bool              // the batch, per column: nulls,
+	raw      [][]uint64            // values but byte arrays (see pqKey),
+	vals     [][]parquet.Value     // byte arrays
+	sb       []bool                // scratch of the typed readers
+	si32     []int32
+	si64     []int64
+	sf32     []float32
+	sf64     []float64
+	sv       []parquet.Value
+	n, i     int   // rows in the batch, next row
 	row      int64 // 1-based number of the current row
-	vals     []parquet.Value
 	buf      []byte
-	off      []int // field j's text is buf[off[2j]:off[2j+1]]
 }
 
 // recovered turns a panic of the Parquet library on corrupt input into an
@@ -47,9 +64,15 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 	if err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
-	pf, err := parquet.OpenFile(f, fi.Size())
+	if err := checkParquetFooter(f, fi.Size()); err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("not a valid Parquet file: %w", err)}
+	}
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("not a valid Parquet file: %w", err)}
+	}
+	if err := checkParquetMetadata(pf.Metadata(), fi.Size()); err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("corrupt Parquet file: %w", err)}
 	}
 	s := &parquetSource{name: name, f: f, pf: pf, groups: pf.RowGroups()}
 	for j, fld := range pf.Schema().Fields() {
@@ -65,14 +88,36 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 		it, isInt := logicalInt(lt)
 		s.unsigned = append(s.unsigned, isInt && !it.IsSigned)
 		s.names = append(s.names, fld.Name())
+		s.want = append(s.want, true)
+		k := fld.Type().Kind()
+		s.kinds = append(s.kinds, k)
+		s.bytes = append(s.bytes, k == parquet.ByteArray || k == parquet.FixedLenByteArray)
 	}
 	if len(s.names) == 0 {
 		return nil, &ParseError{File: name, Err: errors.New("the Parquet file has no columns")}
 	}
-	s.vals = make([]parquet.Value, len(s.names))
-	s.off = make([]int, 2*len(s.names))
-	s.batch = make([]parquet.Row, parquetBatch)
+	for _, g := range s.groups {
+		if len(g.ColumnChunks()) != len(s.names) {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("corrupt Parquet file: a row group has %d columns, the schema %d", len(g.ColumnChunks()), len(s.names))}
+		}
+	}
+	s.pages = make([]parquet.Pages, len(s.names))
+	s.vr = make([]parquet.ValueReader, len(s.names))
+	s.vals = make([][]parquet.Value, len(s.names))
+	s.required = make([]bool, len(s.names))
+	s.null = make([][]bool, len(s.names))
+	s.raw = make([][]uint64, len(s.names))
 	return s, nil
+}
+
+// use restricts reading to the given 0-based fields.
+func (s *parquetSource) use(fields []int) {
+	for j := range s.want {
+		s.want[j] = false
+	}
+	for _, j := range fields {
+		s.want[j] = true
+	}
 }
 
 // logicalInt returns the integer annotation of a logical type, if any.
@@ -86,104 +131,337 @@ func logicalInt(lt *format.LogicalType) (*format.IntType, bool) {
 
 func (s *parquetSource) header() []string { return s.names }
 
-func (s *parquetSource) next() (err error) {
+// closePages closes the column chunks of the current row group.
+func (s *parquetSource) closePages() {
+	for j, p := range s.pages {
+		if p != nil {
+			p.Close()
+		}
+		s.pages[j], s.vr[j] = nil, nil
+	}
+}
+
+// fill decodes the next batch of rows, column by column; it returns io.EOF
+// after the last row group.
+func (s *parquetSource) fill() (err error) {
 	defer recovered(s.name, &err)
-	for s.i >= s.n {
-		if s.rows == nil {
-			if s.g >= len(s.groups) {
-				return io.EOF
+	for s.left == 0 {
+		s.closePages()
+		if s.g >= len(s.groups) {
+			return io.EOF
+		}
+		g := s.groups[s.g]
+		s.g++
+		s.left = g.NumRows()
+		if s.left < 0 {
+			return &ParseError{File: s.name, Line: int(s.row) + 1, Err: fmt.Errorf("corrupt Parquet file: row group of %d rows", s.left)}
+		}
+		for j, c := range g.ColumnChunks() {
+			if s.want[j] {
+				s.pages[j] = c.Pages()
 			}
-			s.rows = s.groups[s.g].Rows()
-			s.g++
 		}
-		n, err := s.rows.ReadRows(s.batch)
-		s.n, s.i = n, 0
-		if err != nil && err != io.EOF {
-			return &ParseError{File: s.name, Line: int(s.row) + 1, Err: fmt.Errorf("reading Parquet rows: %w", err)}
+	}
+	m := int(min(s.left, parquetBatch))
+	for j := range s.names {
+		if !s.want[j] {
+			continue
 		}
-		if err == io.EOF || n == 0 {
-			if n == 0 {
-				cerr := s.rows.Close()
-				s.rows = nil
-				if cerr != nil {
-					return &ParseError{File: s.name, Line: int(s.row) + 1, Err: cerr}
+		if s.null[j] == nil {
+			s.null[j] = make([]bool, parquetBatch)
+			if s.bytes[j] {
+				s.vals[j] = make([]parquet.Value, parquetBatch)
+			} else {
+				s.raw[j] = make([]uint64, parquetBatch)
+			}
+		}
+		got := 0
+		for got < m {
+			if s.vr[j] == nil {
+				p, err := s.pages[j].ReadPage()
+				if err != nil {
+					if err == io.EOF {
+						err = fmt.Errorf("%d values fewer than the row group's rows", m-got)
+					}
+					return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
 				}
+				s.vr[j] = p.Values()
+				s.required[j] = p.DefinitionLevels() == nil && p.Dictionary() == nil
 			}
-			if n == 0 {
-				continue
-			}
-		}
-	}
-	row := s.batch[s.i]
-	s.i++
-	s.row++
-	for j := range s.vals {
-		s.vals[j] = parquet.NullValue()
-	}
-	for _, v := range row {
-		c := v.Column()
-		if c < 0 || c >= len(s.vals) {
-			return &ParseError{File: s.name, Line: int(s.row), Err: fmt.Errorf("value of unknown column %d", c)}
-		}
-		s.vals[c] = v
-	}
-	// Format every cell into one buffer.
-	b := s.buf[:0]
-	for j, v := range s.vals {
-		s.off[2*j] = len(b)
-		if !v.IsNull() {
-			switch v.Kind() {
-			case parquet.Boolean:
-				b = strconv.AppendBool(b, v.Boolean())
-			case parquet.Int32:
-				if s.unsigned[j] {
-					b = strconv.AppendUint(b, uint64(v.Uint32()), 10)
-				} else {
-					b = strconv.AppendInt(b, int64(v.Int32()), 10)
-				}
-			case parquet.Int64:
-				if s.unsigned[j] {
-					b = strconv.AppendUint(b, v.Uint64(), 10)
-				} else {
-					b = strconv.AppendInt(b, v.Int64(), 10)
-				}
-			case parquet.Float:
-				b = strconv.AppendFloat(b, float64(v.Float()), 'g', -1, 32)
-			case parquet.Double:
-				b = strconv.AppendFloat(b, v.Double(), 'g', -1, 64)
-			case parquet.ByteArray, parquet.FixedLenByteArray:
-				b = append(b, v.ByteArray()...)
-			default:
-				return &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("unsupported Parquet value kind %v", v.Kind())}
+			k, err := s.read(j, got, m)
+			got += k
+			if err == io.EOF {
+				s.vr[j] = nil
+			} else if err != nil {
+				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+			} else if k == 0 {
+				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: errors.New("reading Parquet column: no progress")}
 			}
 		}
-		s.off[2*j+1] = len(b)
 	}
-	s.buf = b
+	s.left -= int64(m)
+	s.n, s.i = m, 0
 	return nil
 }
 
-func (s *parquetSource) cell(j int) (string, error) {
-	lo, hi := s.off[2*j], s.off[2*j+1]
-	if lo == hi {
-		return "", nil
+// read decodes values lo to at most hi of the batch of column j from the
+// current page: with the typed readers of the Parquet library when the
+// page holds plain values without nulls, else as parquet.Values.
+func (s *parquetSource) read(j, lo, hi int) (int, error) {
+	vr, null := s.vr[j], s.null[j][lo:hi]
+	if s.bytes[j] {
+		vals := s.vals[j][lo:hi]
+		k, err := vr.ReadValues(vals)
+		for i, v := range vals[:k] {
+			null[i] = v.IsNull()
+		}
+		return k, err
 	}
-	// The text lives in s.buf until the next row; callers clone what they
-	// keep.
-	v, ok := cleanField(unsafe.String(&s.buf[lo], hi-lo))
+	raw := s.raw[j][lo:hi]
+	w := hi - lo
+	k, err, typed := 0, error(nil), false
+	if s.required[j] {
+		typed = true
+		switch r := vr.(type) {
+		case parquet.BooleanReader:
+			if len(s.sb) < w {
+				s.sb = make([]bool, parquetBatch)
+			}
+			k, err = r.ReadBooleans(s.sb[:w])
+			for i, b := range s.sb[:k] {
+				raw[i] = 0
+				if b {
+					raw[i] = 1
+				}
+			}
+		case parquet.Int32Reader:
+			if len(s.si32) < w {
+				s.si32 = make([]int32, parquetBatch)
+			}
+			k, err = r.ReadInt32s(s.si32[:w])
+			for i, x := range s.si32[:k] {
+				raw[i] = uint64(uint32(x))
+			}
+		case parquet.Int64Reader:
+			if len(s.si64) < w {
+				s.si64 = make([]int64, parquetBatch)
+			}
+			k, err = r.ReadInt64s(s.si64[:w])
+			for i, x := range s.si64[:k] {
+				raw[i] = uint64(x)
+			}
+		case parquet.FloatReader:
+			if len(s.sf32) < w {
+				s.sf32 = make([]float32, parquetBatch)
+			}
+			k, err = r.ReadFloats(s.sf32[:w])
+			for i, x := range s.sf32[:k] {
+				raw[i] = uint64(math.Float32bits(x))
+			}
+		case parquet.DoubleReader:
+			if len(s.sf64) < w {
+				s.sf64 = make([]float64, parquetBatch)
+			}
+			k, err = r.ReadDoubles(s.sf64[:w])
+			for i, x := range s.sf64[:k] {
+				raw[i] = math.Float64bits(x)
+			}
+		default:
+			typed = false
+		}
+		if typed {
+			clear(null[:k])
+			return k, err
+		}
+	}
+	if len(s.sv) < w {
+		s.sv = make([]parquet.Value, parquetBatch)
+	}
+	k, err = vr.ReadValues(s.sv[:w])
+	for i, v := range s.sv[:k] {
+		null[i] = v.IsNull()
+		if null[i] {
+			continue
+		}
+		if v.Kind() != s.kinds[j] {
+			return i, fmt.Errorf("value of kind %v in a column of kind %v", v.Kind(), s.kinds[j])
+		}
+		raw[i] = pqKey(v)
+	}
+	return k, err
+}
+
+// next moves to the next row.
+func (s *parquetSource) next() error {
+	if s.i >= s.n {
+		if err := s.fill(); err != nil {
+			return err
+		}
+	}
+	s.i++
+	s.row++
+	return nil
+}
+
+// value returns field j of the current row.
+func (s *parquetSource) value(j int) parquet.Value {
+	i := s.i - 1
+	if s.null[j][i] {
+		return parquet.NullValue()
+	}
+	if s.bytes[j] {
+		return s.vals[j][i]
+	}
+	raw := s.raw[j][i]
+	switch s.kinds[j] {
+	case parquet.Boolean:
+		return parquet.BooleanValue(raw != 0)
+	case parquet.Int32:
+		return parquet.Int32Value(int32(uint32(raw)))
+	case parquet.Int64:
+		return parquet.Int64Value(int64(raw))
+	case parquet.Float:
+		return parquet.FloatValue(math.Float32frombits(uint32(raw)))
+	}
+	return parquet.DoubleValue(math.Float64frombits(raw))
+}
+
+// text returns the text a CSV file would hold for v, cleaned as a CSV
+// field is, formatted into buf (returned for reuse): the string is valid
+// until buf is reused.
+func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte, error) {
+	if v.IsNull() {
+		return "", buf, nil
+	}
+	b := buf[:0]
+	switch v.Kind() {
+	case parquet.Boolean:
+		b = strconv.AppendBool(b, v.Boolean())
+	case parquet.Int32:
+		if s.unsigned[j] {
+			b = strconv.AppendUint(b, uint64(v.Uint32()), 10)
+		} else {
+			b = strconv.AppendInt(b, int64(v.Int32()), 10)
+		}
+	case parquet.Int64:
+		if s.unsigned[j] {
+			b = strconv.AppendUint(b, v.Uint64(), 10)
+		} else {
+			b = strconv.AppendInt(b, v.Int64(), 10)
+		}
+	case parquet.Float:
+		b = strconv.AppendFloat(b, float64(v.Float()), 'g', -1, 32)
+	case parquet.Double:
+		b = strconv.AppendFloat(b, v.Double(), 'g', -1, 64)
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		b = append(b, v.ByteArray()...)
+	default:
+		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("unsupported Parquet value kind %v", v.Kind())}
+	}
+	if len(b) == 0 {
+		return "", b, nil
+	}
+	// Callers clone what they keep.
+	t, ok := cleanField(unsafe.String(&b[0], len(b)))
 	if !ok {
-		return "", &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
+		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
 	}
-	return v, nil
+	return t, b, nil
+}
+
+func (s *parquetSource) cell(j int) (string, error) {
+	t, b, err := s.text(s.buf, j, s.value(j))
+	s.buf = b
+	return strings.Clone(t), err
 }
 
 func (s *parquetSource) line(int) int { return int(s.row) }
 
 func (s *parquetSource) close() (err error) {
 	defer recovered(s.name, &err)
-	if s.rows != nil {
-		s.rows.Close()
-		s.rows = nil
-	}
+	s.closePages()
 	return s.f.Close()
+}
+
+// asFloat returns the number a CSV reader would parse from the text of the
+// non-null value raw of column j when that is the value itself: finite
+// doubles and integers.
+func (s *parquetSource) asFloat(j int, raw uint64) (float64, bool) {
+	switch s.kinds[j] {
+	case parquet.Double:
+		f := math.Float64frombits(raw)
+		return f, !math.IsInf(f, 0) && !math.IsNaN(f)
+	case parquet.Int32:
+		if s.unsigned[j] {
+			return float64(uint32(raw)), true
+		}
+		return float64(int32(uint32(raw))), true
+	case parquet.Int64:
+		// Go's conversion and strconv.ParseFloat both round to nearest even.
+		if s.unsigned[j] {
+			return float64(raw), true
+		}
+		return float64(int64(raw)), true
+	}
+	return 0, false
+}
+
+// checkParquetFooter checks the magic bytes and the footer length of a
+// Parquet file against its size before the Parquet library reads (and
+// allocates) what the footer declares.
+func checkParquetFooter(f io.ReaderAt, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("file of %d bytes is too short", size)
+	}
+	var head [4]byte
+	var tail [8]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(head[:]) != "PAR1" || string(tail[4:]) != "PAR1" {
+		return errors.New("missing PAR1 magic bytes")
+	}
+	n := int64(tail[0]) | int64(tail[1])<<8 | int64(tail[2])<<16 | int64(tail[3])<<24
+	if n <= 0 || n > size-12 {
+		return fmt.Errorf("footer of %d bytes in a file of %d bytes", n, size)
+	}
+	return nil
+}
+
+// checkParquetMetadata rejects row groups and column chunks whose declared
+// sizes, offsets or counts do not fit in a file of size bytes.
+func checkParquetMetadata(md *format.FileMetaData, size int64) error {
+	if md.NumRows < 0 {
+		return fmt.Errorf("%d rows", md.NumRows)
+	}
+	var rows int64
+	for g, rg := range md.RowGroups {
+		if rg.NumRows < 0 {
+			return fmt.Errorf("row group %d has %d rows", g, rg.NumRows)
+		}
+		rows += rg.NumRows
+		for _, cc := range rg.Columns {
+			m := &cc.MetaData
+			col := fmt.Sprintf("row group %d, column %v", g, []string(m.PathInSchema))
+			switch {
+			case m.NumValues < 0:
+				return fmt.Errorf("%s: %d values", col, m.NumValues)
+			case m.TotalCompressedSize < 0 || m.TotalCompressedSize > size:
+				return fmt.Errorf("%s: %d compressed bytes in a file of %d bytes", col, m.TotalCompressedSize, size)
+			case m.TotalUncompressedSize < 0:
+				return fmt.Errorf("%s: %d uncompressed bytes", col, m.TotalUncompressedSize)
+			case m.DataPageOffset < 0 || m.DataPageOffset >= size:
+				return fmt.Errorf("%s: data page offset %d in a file of %d bytes", col, m.DataPageOffset, size)
+			case m.DictionaryPageOffset < 0 || m.DictionaryPageOffset >= size:
+				return fmt.Errorf("%s: dictionary page offset %d in a file of %d bytes", col, m.DictionaryPageOffset, size)
+			}
+		}
+	}
+	if rows != md.NumRows {
+		return fmt.Errorf("the row groups have %d rows, the file declares %d", rows, md.NumRows)
+	}
+	return nil
 }
