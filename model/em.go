@@ -37,6 +37,9 @@ func (b *binding) compress() *binding {
 		first = append(first, r)
 		weight = append(weight, b.w(r))
 	}
+	if len(first) == b.rows {
+		return b // no two rows alike
+	}
 	out := &binding{col: b.col, remap: b.remap, rows: len(first), weight: weight, codes: make([][]uint16, len(b.codes))}
 	for _, v := range nodes {
 		col := make([]uint16, len(first))

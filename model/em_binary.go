@@ -93,6 +93,46 @@ func (e *engine) newBinWork(leaf []bool) *binWork {
 	return w
 }
 
+// binRescale returns, for every node, the sum below which its message
+// to the parent is rescaled: 1e-20, or +Inf (always) when the parent has
+// more than 6 children that are not observed leaves, so that λ, a product
+// of such messages, stays far from underflow.
+func (e *engine) binRescale(leaf []bool) []float64 {
+	thr := make([]float64, len(e.k))
+	for _, v := range e.order {
+		p := e.parent[v]
+		if p < 0 {
+			continue
+		}
+		n := 0
+		for _, c := range e.children[p] {
+			if !leaf[c] {
+				n++
+			}
+		}
+		thr[v] = 1e-20
+		if n > 6 {
+			thr[v] = math.Inf(1)
+		}
+	}
+	return thr
+}
+
+// binMissing reports, for every observed node, whether its column has a
+// missing cell (after binCodes).
+func (b *binding) binMissing() []bool {
+	miss := make([]bool, len(b.bin))
+	for v, x := range b.bin {
+		for _, s := range x {
+			if s == binMissing {
+				miss[v] = true
+				break
+			}
+		}
+	}
+	return miss
+}
+
 // binLeaves marks the observed leaves other than the root.
 func (e *engine) binLeaves(x [][]uint8) []bool {
 	leaf := make([]bool, len(e.k))
@@ -110,6 +150,8 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	}
 	x := b.binCodes()
 	leaf := e.binLeaves(x)
+	thr := e.binRescale(leaf)
+	miss := b.binMissing()
 	parts := make([]*counts, nblocks)
 	pool := make([]*binWork, workers(nw))
 	e.forBlockRange(b.rows, binBlock, workers(nw), func(wk int, r0, nb int) {
@@ -117,7 +159,7 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 			pool[wk] = e.newBinWork(leaf)
 		}
 		c := e.newCounts()
-		e.estepBinary(b, x, leaf, pool[wk], r0, nb, c)
+		e.estepBinary(b, x, leaf, thr, miss, pool[wk], r0, nb, c)
 		parts[r0/binBlock] = c
 	})
 	for _, p := range parts[1:] {
@@ -127,7 +169,7 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 }
 
 // estepBinary adds the expected counts of rows [r0, r0+nb) to c.
-func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r0, nb int, c *counts) {
+func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64, miss []bool, w *binWork, r0, nb int, c *counts) {
 	m := e.m
 	logZ, scale, wt := w.logZ[:nb], w.scale[:nb], w.wt[:nb]
 	for i := range logZ {
@@ -141,7 +183,11 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 			wt[i] = 1
 		}
 	}
-	// Upward: λ and the scaled messages to the parents.
+	// Upward: λ and the messages to the parents. A message is rescaled
+	// to sum 1 only when its sum falls below thr[v] (always for children
+	// of nodes with many non-leaf children, whose λ multiplies many
+	// messages); the scales are kept in w.scale and folded into logZ
+	// when they get small.
 	for y := len(e.order) - 1; y >= 0; y-- {
 		v := e.order[y]
 		if leaf[v] {
@@ -149,17 +195,14 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 		}
 		l0 := w.lam[v][:nb]
 		l1 := w.lam[v][binBlock : binBlock+nb]
+		set := false // λ holds a first factor
 		if xv := x[v]; xv != nil {
 			xv = xv[r0 : r0+nb]
 			for i, s := range xv {
 				l0[i] = float64((s ^ 1) & 1) // 1 for state 0 and missing
 				l1[i] = float64(s>>1 | s&1)  // 1 for states 1 and missing
 			}
-		} else {
-			for i := range l0 {
-				l0[i] = 1
-				l1[i] = 1
-			}
+			set = true
 		}
 		for _, ch := range e.children[v] {
 			if leaf[ch] {
@@ -167,17 +210,37 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 				u0 := [4]float64{t[0], t[1], 1, 1}
 				u1 := [4]float64{t[2], t[3], 1, 1}
 				xc := x[ch][r0 : r0+nb]
-				for i, s := range xc {
-					l0[i] *= u0[s&3]
-					l1[i] *= u1[s&3]
+				xc = xc[:len(l0)]
+				if set {
+					for i, s := range xc {
+						l0[i] *= u0[s&3]
+						l1[i] *= u1[s&3]
+					}
+				} else {
+					for i, s := range xc {
+						l0[i] = u0[s&3]
+						l1[i] = u1[s&3]
+					}
 				}
-				continue
+			} else {
+				u0 := w.up[ch][:nb]
+				u1 := w.up[ch][binBlock : binBlock+nb]
+				if set {
+					for i := range l0 {
+						l0[i] *= u0[i]
+						l1[i] *= u1[i]
+					}
+				} else {
+					copy(l0, u0)
+					copy(l1, u1)
+				}
 			}
-			u0 := w.up[ch][:nb]
-			u1 := w.up[ch][binBlock : binBlock+nb]
+			set = true
+		}
+		if !set {
 			for i := range l0 {
-				l0[i] *= u0[i]
-				l1[i] *= u1[i]
+				l0[i] = 1
+				l1[i] = 1
 			}
 		}
 		if e.parent[v] < 0 {
@@ -191,21 +254,23 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 		c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
 		u0 := w.up[v][:nb]
 		u1 := w.up[v][binBlock : binBlock+nb]
+		lo := thr[v]
 		for i := range l0 {
 			a, bb := c00*l0[i]+c01*l1[i], c10*l0[i]+c11*l1[i]
-			s := a + bb
-			if s > 0 {
-				inv := 1 / s
-				u0[i], u1[i] = a*inv, bb*inv
-				sc := scale[i] * s
-				if sc < 1e-200 {
-					logZ[i] += math.Log(sc)
-					sc = 1
+			u0[i], u1[i] = a, bb
+			if s := a + bb; s < lo {
+				if s > 0 {
+					inv := 1 / s
+					u0[i], u1[i] = a*inv, bb*inv
+					sc := scale[i] * s
+					if sc < 1e-200 {
+						logZ[i] += math.Log(sc)
+						sc = 1
+					}
+					scale[i] = sc
+				} else {
+					scale[i] = 0
 				}
-				scale[i] = sc
-			} else {
-				u0[i], u1[i] = 0, 0
-				scale[i] = 0
 			}
 		}
 	}
@@ -251,6 +316,21 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 			// (state 0: the rest); indicators instead of branches.
 			var t0, t1, o0, o1, u0, u1 float64
 			xv := x[v][r0 : r0+nb]
+			if !miss[v] {
+				for i, s := range xv {
+					f1 := float64(s)
+					a0, a1 := wt[i]*pp0[i], wt[i]*pp1[i]
+					t0 += a0
+					t1 += a1
+					o0 += f1 * a0
+					o1 += f1 * a1
+				}
+				dst[0] += t0 - o0
+				dst[1] += o0
+				dst[2] += t1 - o1
+				dst[3] += o1
+				continue
+			}
 			for i, s := range xv {
 				f1, f2 := float64(s&1), float64(s>>1)
 				a0, a1 := wt[i]*pp0[i], wt[i]*pp1[i]
@@ -276,11 +356,16 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, w *binWork, r
 			x0, x1 := l0[i], l1[i]
 			r0, r1 := c00*x0+c01*x1, c10*x0+c11*x1
 			var f0, f1 float64
-			if r0 > 0 {
-				f0 = pp0[i] / r0
-			}
-			if r1 > 0 {
-				f1 = pp1[i] / r1
+			if d := r0 * r1; d > 0 {
+				inv := 1 / d
+				f0, f1 = pp0[i]*r1*inv, pp1[i]*r0*inv
+			} else {
+				if r0 > 0 {
+					f0 = pp0[i] / r0
+				}
+				if r1 > 0 {
+					f1 = pp1[i] / r1
+				}
 			}
 			a00, a01 := f0*c00*x0, f0*c01*x1
 			a10, a11 := f1*c10*x0, f1*c11*x1
