@@ -630,7 +630,7 @@ func PlotScale(w io.Writer, rows []ScaleRow, rowVars, varRows int, format string
 			}
 			if any {
 				p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-				p.X.Tick.Marker, p.Y.Tick.Marker = logTicks125{}, logTicks125{}
+				p.X.Tick.Marker, p.Y.Tick.Marker = powerTicks{}, logTicks125{}
 			}
 			if i > 0 || j > 0 {
 				p.Legend = plot.NewLegend()
@@ -642,4 +642,25 @@ func PlotScale(w io.Writer, rows []ScaleRow, rowVars, varRows int, format string
 		}
 	}
 	return writeGrid(w, plots, format, 4*vg.Inch, 3.2*vg.Inch)
+}
+
+// powerTicks labels a logarithmic axis at the powers of ten as 10ⁿ, with
+// unlabelled minor ticks.
+type powerTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (powerTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		e := int(math.Round(math.Log10(t.Value)))
+		if math.Abs(math.Pow(10, float64(e))-t.Value) > 1e-9*t.Value {
+			continue
+		}
+		sup := strings.NewReplacer("-", "⁻", "0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹")
+		ticks[i].Label = "10" + sup.Replace(strconv.Itoa(e))
+	}
+	return ticks
 }
