@@ -66,10 +66,20 @@ type counts struct {
 }
 
 func (e *engine) newCounts() *counts {
-	c := &counts{prior: make([]float64, e.k[e.m.Root]), cpt: make([][]float64, len(e.k))}
+	n := e.k[e.m.Root]
 	for _, v := range e.order {
 		if p := e.parent[v]; p >= 0 {
-			c.cpt[v] = make([]float64, e.k[p]*e.k[v])
+			n += e.k[p] * e.k[v]
+		}
+	}
+	buf := make([]float64, n) // one allocation for all tables
+	n = e.k[e.m.Root]
+	c := &counts{prior: buf[:n:n], cpt: make([][]float64, len(e.k))}
+	for _, v := range e.order {
+		if p := e.parent[v]; p >= 0 {
+			m := e.k[p] * e.k[v]
+			c.cpt[v] = buf[n : n+m : n+m]
+			n += m
 		}
 	}
 	return c

@@ -42,12 +42,14 @@ func (e *engine) binaryModel() bool {
 }
 
 // binCodes returns the model states of the observed nodes, one byte per
-// row (binMissing for a missing cell), computed once per binding.
+// row (binMissing for a missing cell), computed once per binding; it also
+// sets b.binMiss.
 func (b *binding) binCodes() [][]uint8 {
 	if b.bin != nil {
 		return b.bin
 	}
 	bin := make([][]uint8, len(b.codes))
+	miss := make([]bool, len(b.codes))
 	for v, codes := range b.codes {
 		if codes == nil {
 			continue
@@ -62,8 +64,14 @@ func (b *binding) binCodes() [][]uint8 {
 			}
 		}
 		bin[v] = x
+		for _, s := range x {
+			if s == binMissing {
+				miss[v] = true
+				break
+			}
+		}
 	}
-	b.bin = bin
+	b.bin, b.binMiss = bin, miss
 	return bin
 }
 
@@ -118,21 +126,6 @@ func (e *engine) binRescale(leaf []bool) []float64 {
 	return thr
 }
 
-// binMissing reports, for every observed node, whether its column has a
-// missing cell (after binCodes).
-func (b *binding) binMissing() []bool {
-	miss := make([]bool, len(b.bin))
-	for v, x := range b.bin {
-		for _, s := range x {
-			if s == binMissing {
-				miss[v] = true
-				break
-			}
-		}
-	}
-	return miss
-}
-
 // binLeaves marks the observed leaves other than the root.
 func (e *engine) binLeaves(x [][]uint8) []bool {
 	leaf := make([]bool, len(e.k))
@@ -151,7 +144,7 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	x := b.binCodes()
 	leaf := e.binLeaves(x)
 	thr := e.binRescale(leaf)
-	miss := b.binMissing()
+	miss := b.binMiss
 	parts := make([]*counts, nblocks)
 	pool := make([]*binWork, workers(nw))
 	e.forBlockRange(b.rows, binBlock, workers(nw), func(wk int, r0, nb int) {

@@ -24,6 +24,8 @@ type binding struct {
 	weight []float64 // per row (nil: all 1)
 	codes  [][]uint16
 	bin    [][]uint8 // codes as binary states (binCodes; nil until asked)
+	// binMiss[v]: the column of node v has a missing cell (with bin).
+	binMiss []bool
 }
 
 // bind matches the model's observed variables with the dataset's columns
