@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/model"
-	"github.com/latentree/latentree/tree"
 )
 
 // gaussian explains a Gaussian model: observed variables by |correlation|.
@@ -25,7 +24,7 @@ func gaussian(g *model.Gaussian, opt Options) (*Explanation, error) {
 		if !t.IsHidden(h) {
 			continue
 		}
-		corr := correlations(g, r, h)
+		corr := g.Correlations(h)
 		rel := make([]scored[Related], len(obs))
 		for j, x := range obs {
 			rel[j] = scored[Related]{math.Abs(corr[x]), Related{Name: t.Name(x), Corr: corr[x]}}
@@ -38,30 +37,4 @@ func gaussian(g *model.Gaussian, opt Options) (*Explanation, error) {
 		e.Hidden = append(e.Hidden, hl)
 	}
 	return e, nil
-}
-
-// correlations returns the correlation of h with every node: the product
-// of the edge correlations along the path.
-func correlations(g *model.Gaussian, r *tree.Rooted, h int) []float64 {
-	t := g.Tree
-	out := make([]float64, t.MaxID())
-	done := make([]bool, t.MaxID())
-	out[h], done[h] = 1, true
-	stack := []int{h}
-	for len(stack) > 0 {
-		w := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, z := range t.Neighbors(w) {
-			if done[z] {
-				continue
-			}
-			rho := g.Rho[w] // z is w's parent
-			if r.Parent[z] == w {
-				rho = g.Rho[z]
-			}
-			out[z], done[z] = out[w]*rho, true
-			stack = append(stack, z)
-		}
-	}
-	return out
 }

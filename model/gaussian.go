@@ -107,6 +107,11 @@ func (g *Gaussian) Cov(u, v int) float64 {
 	return g.Corr(u, v) * math.Sqrt(g.Var[u]*g.Var[v])
 }
 
+// Correlations returns the correlation of node u with every node, indexed
+// by node identifier (the product of the edge correlations along the
+// path; zero for identifiers of removed nodes).
+func (g *Gaussian) Correlations(u int) []float64 { return g.correlations(u) }
+
 // correlations returns the correlation of u with every node.
 func (g *Gaussian) correlations(u int) []float64 {
 	r := g.Rooted()
