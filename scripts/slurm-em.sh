@@ -1,10 +1,13 @@
 #!/bin/bash
-# Map-reduce EM under Slurm, end to end: simulate discrete data, cut them
-# into shards, and run K plain EM iterations as K rounds of a Slurm job array
+# Map-reduce statistics and EM under Slurm, end to end: simulate discrete
+# data, cut them into shards, compute their statistics as a job array of
+# `latentree stats` merged by `stats merge` (must equal the statistics of all
+# rows, byte for byte), and run K plain EM iterations as K rounds of a Slurm job array
 # of `latentree fit --estep` (one task per shard) followed by
 # `latentree fit --mstep`; then compare the final model with single-process
 # plain EM (`fit --em-accel none`) run for the same iterations from the same
-# start. Exits non-zero if any parameter differs by more than 1e-9.
+# start. Exits non-zero if the statistics differ or any parameter differs by
+# more than 1e-9.
 #
 # Needs a running Slurm cluster (scripts/slurm-one-node.sh starts one on
 # this machine), Go (to build latentree, unless LATENTREE names a binary)
@@ -41,6 +44,22 @@ awk -v n="$SHARDS" -v rows="$ROWS" -v dir="$WORK" '
     if (!(f in seen)) { print head > f; seen[f] = 1 }
     print > f }' "$WORK/data.csv"
 wc -l "$WORK"/shard*.csv | sed 's|'"$WORK"'/||'
+
+# 2b. Statistics as map and reduce: a job array of `latentree stats` (one
+# .lts file per shard), then `stats merge`; the merged file must equal the
+# statistics of all rows, byte for byte (discrete data: counts only).
+job=$(sbatch --parsable --wait --job-name stats --array=0-$((SHARDS - 1)) \
+  -o "$WORK/logs/stats-%A_%a.out" \
+  --wrap "\"$BIN\" stats \"$WORK/shard\${SLURM_ARRAY_TASK_ID}.csv\" --out \"$WORK/shard\${SLURM_ARRAY_TASK_ID}.lts\"") || {
+  echo "slurm-em: the statistics job array failed; logs in $WORK/logs" >&2; exit 1; }
+parts=()
+for s in $(seq 0 $((SHARDS - 1))); do parts+=("$WORK/shard$s.lts"); done
+"$BIN" stats merge "${parts[@]}" --out "$WORK/merged.lts" >/dev/null
+"$BIN" stats "$WORK/data.csv" --out "$WORK/all.lts" >/dev/null
+if ! cmp -s "$WORK/merged.lts" "$WORK/all.lts"; then
+  echo "slurm-em: FAIL: the merged statistics of the shards differ from those of all rows" >&2; exit 1
+fi
+echo "statistics: Slurm job $job ($SHARDS tasks) and stats merge: $(wc -c <"$WORK/merged.lts") bytes, identical to the statistics of all rows"
 
 # 3. The start, one plain EM iteration from the surrogate start (any model
 # file will do: here it comes from all rows so that the reference can start
