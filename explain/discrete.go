@@ -143,19 +143,7 @@ func newConditioner(m *model.Discrete, r *tree.Rooted, marg [][]float64) *condit
 		if z < 0 {
 			continue
 		}
-		// P(z=a | w=b) = P(w=b | z=a) P(z=a) / P(w=b).
-		kw, kz := m.States[w], m.States[z]
-		step := make([]float64, kw*kz)
-		cw := m.CPT[w]
-		for b := 0; b < kw; b++ {
-			if marg[w][b] <= 0 {
-				continue
-			}
-			for a := 0; a < kz; a++ {
-				step[b*kz+a] = cw[a*kw+b] * marg[z][a] / marg[w][b]
-			}
-		}
-		c.up[w] = step
+		c.up[w] = m.Transition(r, w, z, marg) // P(z | w), z the parent
 	}
 	return c
 }

@@ -242,6 +242,15 @@ func (m *Discrete) transitions(u int, marg [][]float64) [][]float64 {
 	return out
 }
 
+// Transition returns P(z | w) for adjacent nodes w and z, row-major
+// States[w]×States[z]: z's CPT when z is w's child, its Bayes reversal
+// P(w | z) P(z) / P(w) when z is w's parent. r is the model's rooting
+// (Rooted) and marg its node marginals (Marginals). Down an edge the CPT
+// itself is returned, not a copy.
+func (m *Discrete) Transition(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
+	return m.step(r, w, z, marg)
+}
+
 // step returns P(z | w) for adjacent nodes w and z, row-major
 // States[w]×States[z].
 func (m *Discrete) step(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
