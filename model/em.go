@@ -295,7 +295,37 @@ type EMOptions struct {
 	// the number of E-steps so far and the objective of the current
 	// parameters (the entry just added to EMResult.Trace).
 	Progress func(iter int, ll float64)
+	// Sample warms EM up on random samples of the rows before it runs on
+	// all of them: EM runs to convergence on Sample rows drawn without
+	// replacement, then on samples SampleGrowth times larger while they
+	// hold at most a quarter of the rows, each stage starting where the
+	// last one ended, and the restarts run on the first sample only. The
+	// final run is EM on every row, so the result is a fixed point of EM
+	// on the full data, reached in fewer passes over them (on 10⁶ rows of
+	// 100 binary variables, 25–46 E-steps instead of 58, about 25% less
+	// time in all). Zero: AutoSample(rows); negative: no warm-up. Data
+	// with fewer than 4·Sample rows skip it.
+	Sample int
 }
+
+// AutoSampleRows is the number of rows from which EM warms up on samples
+// by default (EMOptions.Sample zero): below it a pass over the rows is
+// cheap, and the warm-up's gain small and uncertain.
+const AutoSampleRows = 1_000_000
+
+// AutoSample is the warm-up sample size when EMOptions.Sample is zero:
+// rows/32 from AutoSampleRows rows on (two stages, of 1/32 and 1/4 of the
+// rows), else 0.
+func AutoSample(rows int) int {
+	if rows < AutoSampleRows {
+		return 0
+	}
+	return rows / 32
+}
+
+// SampleGrowth is the factor between the sizes of successive warm-up
+// samples (EMOptions.Sample).
+const SampleGrowth = 8
 
 // EMResult reports an EM run.
 type EMResult struct {
@@ -324,6 +354,20 @@ type EMResult struct {
 	// Patterns counts the missingness patterns of a Gaussian fit (rows
 	// with the same cells observed share one); 0 for discrete EM.
 	Patterns int `json:"patterns,omitempty"`
+	// Stages are the warm-up runs on samples (EMOptions.Sample), in
+	// order; Trace, Iterations and Converged describe the final run on
+	// every row.
+	Stages []EMStage `json:"stages,omitempty"`
+}
+
+// EMStage reports one warm-up run of EM on a sample of the rows.
+type EMStage struct {
+	// Rows is the sample size, Iterations the E-steps of its run after
+	// the restarts, LogLik the sample's log-likelihood at the end.
+	Rows       int     `json:"rows"`
+	Iterations int     `json:"iterations"`
+	LogLik     float64 `json:"loglik"`
+	Converged  bool    `json:"converged"`
 }
 
 // Randomize sets every CPT row and the prior to random distributions:
@@ -390,7 +434,29 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	if b0.rows == 0 {
 		return nil, errors.New("model: no rows to fit")
 	}
+	rng := emRand(opt)
+	stages, opt, err := m.warmUp(b0.rows, func(n int) (*data.Dataset, error) { return sampleRows(d, n, rng) }, opt, rng)
+	if err != nil {
+		return nil, err
+	}
 	b := b0.compress()
+	res := &EMResult{Rows: b0.rows, DistinctRows: b.rows, Stages: stages}
+	if err := m.runEM(b, res, opt, rng); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// emRand returns the generator of EM's random starts and samples.
+func emRand(opt EMOptions) *rand.Rand {
+	if rng := newRand(opt.Src); rng != nil {
+		return rng
+	}
+	return rand.New(rand.NewPCG(1, 2))
+}
+
+// runEM runs the restarts and the final run of EM on rs, filling res.
+func (m *Discrete) runEM(rs rowSet, res *EMResult, opt EMOptions, rng *rand.Rand) error {
 	maxIter := opt.MaxIter
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIter
@@ -406,12 +472,7 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	if rIter <= 0 {
 		rIter = 10
 	}
-	rng := newRand(opt.Src)
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(1, 2))
-	}
 	e := newEngine(m)
-	res := &EMResult{Rows: b0.rows, DistinctRows: b.rows}
 	if restarts > 0 {
 		best := math.Inf(-1)
 		var bestModel *Discrete
@@ -426,8 +487,11 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 				cand.Randomize(rng)
 			}
 			ce := &engine{m: cand, order: e.order, parent: e.parent, children: e.children, k: e.k}
-			l := &emLoop{e: ce, b: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: stopper{rule: StopRelative, tol: tol}}
+			l := &emLoop{e: ce, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: stopper{rule: StopRelative, tol: tol}}
 			l.plain()
+			if l.err != nil {
+				return l.err
+			}
 			res.Starts = append(res.Starts, l.last)
 			if l.last > best || bestModel == nil {
 				best, bestModel = l.last, cand
@@ -436,7 +500,7 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 		m.Prior = bestModel.Prior
 		m.CPT = bestModel.CPT
 	}
-	l := &emLoop{e: e, b: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: stopper{rule: opt.Stop, tol: tol},
+	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: stopper{rule: opt.Stop, tol: tol},
 		record: func(it int, obj float64) {
 			res.Trace = append(res.Trace, obj)
 			if opt.Progress != nil {
@@ -449,10 +513,17 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 	} else {
 		conv = l.squarem()
 	}
+	if l.err != nil {
+		return l.err
+	}
 	// The trace holds the objective before each M-step; report the
 	// likelihood of the final parameters (an upward pass suffices).
-	res.LogLik, res.Iterations, res.Converged = e.loglik(b, opt.Workers), l.it, conv
-	return res, nil
+	ll, err := rs.loglikAll(e, opt.Workers)
+	if err != nil {
+		return err
+	}
+	res.LogLik, res.Iterations, res.Converged = ll, l.it, conv
+	return nil
 }
 
 // ForData returns a discrete model on t for the variables of d: every
@@ -461,8 +532,21 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 // the root is a hidden node of largest degree (or the first node). The
 // parameters are uniform; fit them with FitEM.
 func ForData(t *tree.Tree, d *data.Dataset, hiddenStates int) (*Discrete, error) {
+	if d == nil {
+		return nil, errors.New("model: no data")
+	}
+	return ForVariables(t, d.Vars(), hiddenStates)
+}
+
+// ForVariables is ForData given the data's variables (from a Source's
+// statistics, stats.Stats.Var) instead of the data.
+func ForVariables(t *tree.Tree, vars []data.Variable, hiddenStates int) (*Discrete, error) {
 	if hiddenStates < 1 {
 		return nil, fmt.Errorf("model: hidden variables need at least 1 state, got %d", hiddenStates)
+	}
+	index := make(map[string]int, len(vars))
+	for j, v := range vars {
+		index[v.Name] = j
 	}
 	states := make([]int, t.MaxID())
 	labels := make([][]string, t.MaxID())
@@ -471,11 +555,11 @@ func ForData(t *tree.Tree, d *data.Dataset, hiddenStates int) (*Discrete, error)
 			states[v] = hiddenStates
 			continue
 		}
-		j, ok := d.Index(t.Name(v))
+		j, ok := index[t.Name(v)]
 		if !ok {
 			return nil, fmt.Errorf("model: the data has no column %q (a variable of the tree)", t.Name(v))
 		}
-		dv := d.Var(j)
+		dv := vars[j]
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous; discrete models need discrete data", dv.Name)
 		}

@@ -161,7 +161,7 @@ func (s *stopper) done(obj, gEM float64) bool {
 // emLoop runs EM iterations on the model of its engine.
 type emLoop struct {
 	e       *engine
-	b       *binding
+	rs      rowSet
 	workers int
 	pseudo  float64
 	maxIter int
@@ -170,12 +170,19 @@ type emLoop struct {
 	record func(it int, obj float64)
 	it     int     // E-steps so far
 	last   float64 // the last trace entry
+	// err is the first error of a pass over the rows (a Source that
+	// fails); the loop stops at it.
+	err error
 }
 
 // estep runs an E-step at the model's parameters and returns the counts
 // and the objective there.
 func (l *emLoop) estep() (*counts, float64) {
-	c := l.e.expected(l.b, l.workers)
+	c, err := l.rs.estepAll(l.e, l.workers)
+	if err != nil {
+		l.err = err
+		return l.e.newCounts(), math.Inf(-1)
+	}
 	l.it++
 	obj := c.ll
 	if l.pseudo > 0 {
@@ -212,6 +219,9 @@ func (l *emLoop) plain() bool {
 	prev := math.Inf(-1)
 	for l.it < l.maxIter {
 		c, obj := l.estep()
+		if l.err != nil {
+			return false
+		}
 		l.mstep(c)
 		l.emit(obj)
 		gain := obj - prev
@@ -235,6 +245,9 @@ func (l *emLoop) squarem() bool {
 		return false
 	}
 	c, obj := l.estep()
+	if l.err != nil {
+		return false
+	}
 	l.emit(obj)
 	l.stop.done(obj, math.Inf(1))
 	stepMax := 1.0
@@ -247,6 +260,9 @@ func (l *emLoop) squarem() bool {
 		l.mstep(c)
 		lay.save(p1)
 		c1, obj1 := l.estep()
+		if l.err != nil {
+			return false
+		}
 		l.emit(obj1)
 		l.mstep(c1)
 		if l.it >= l.maxIter {
@@ -262,6 +278,9 @@ func (l *emLoop) squarem() bool {
 			lay.load(pe)
 		}
 		ce, obje := l.estep()
+		if l.err != nil {
+			return false
+		}
 		if obje >= obj1 {
 			l.emit(obje)
 			l.mstep(ce)
@@ -277,6 +296,9 @@ func (l *emLoop) squarem() bool {
 			return false
 		}
 		c, obj = l.estep()
+		if l.err != nil {
+			return false
+		}
 		l.emit(obj)
 		if l.stop.done(obj, gEM) {
 			l.mstep(c)

@@ -102,7 +102,7 @@ func (o FitOptions) Validate(gaussian bool) error {
 		if o.Init != InitSurrogate {
 			bad = append(bad, "Init")
 		}
-		if o.EM.MaxIter != 0 || o.EM.Tol != 0 || o.EM.Restarts != 0 || o.EM.RestartIter != 0 || o.EM.KeepInit || o.EM.Pseudo != 0 || o.EM.Accel != 0 || o.EM.Stop != 0 {
+		if o.EM.MaxIter != 0 || o.EM.Tol != 0 || o.EM.Restarts != 0 || o.EM.RestartIter != 0 || o.EM.KeepInit || o.EM.Pseudo != 0 || o.EM.Accel != 0 || o.EM.Stop != 0 || o.EM.Sample != 0 {
 			bad = append(bad, "EM")
 		}
 		if len(bad) > 0 {
@@ -132,6 +132,9 @@ func (o FitOptions) Validate(gaussian bool) error {
 	}
 	if e.Pseudo != 0 {
 		bad = append(bad, "EM.Pseudo")
+	}
+	if e.Sample != 0 {
+		bad = append(bad, "EM.Sample")
 	}
 	if e.Accel != AccelSQUAREM || e.Stop != StopAuto {
 		bad = append(bad, "EM.Accel/Stop")

@@ -1,0 +1,59 @@
+package data
+
+import (
+	"errors"
+	"io"
+)
+
+// A Source gives a dataset's rows as a sequence of blocks, as many times
+// as asked: EM and scoring make one pass per iteration, so data that do
+// not fit in memory as a Dataset can be re-read from files (Files) or kept
+// in a compact form (Packed).
+//
+// Scan calls fn with consecutive blocks that together hold every row once,
+// always in the same order and with the same block boundaries, so that
+// sums over blocks are reproducible. Every block has the same variables
+// in the same order and of the same kinds; the states of a discrete
+// variable may grow from block to block (codes are stable, see
+// BlockReader). A block and its column slices may be reused by the next
+// block: fn must not keep them. Scan stops at the first error of fn or of
+// the source and returns it.
+type Source interface {
+	Scan(fn func(block *Dataset) error) error
+}
+
+// Scan calls fn once with d itself: a Dataset is a Source of one block.
+func (d *Dataset) Scan(fn func(block *Dataset) error) error {
+	if d == nil {
+		return errors.New("data: nil dataset")
+	}
+	return fn(d)
+}
+
+// Files is a Source that reads files with OpenBlocks on every pass, so that
+// memory is bounded by the block size whatever the number of rows.
+type Files struct {
+	Paths   []string
+	Options BlockOptions
+}
+
+// Scan reads the files from the start, block by block.
+func (f Files) Scan(fn func(block *Dataset) error) error {
+	r, err := OpenBlocks(f.Paths, f.Options)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/latentree/latentree/data"
+)
+
+// rowSet is what EM passes over: the bound rows of a dataset held in
+// memory (*binding) or a data.Source read block by block (*sourceRows).
+type rowSet interface {
+	// estepAll returns the expected counts of every row, with their
+	// log-likelihood in ll, at the engine's parameters.
+	estepAll(e *engine, nw int) (*counts, error)
+	// loglikAll returns the log-likelihood of every row.
+	loglikAll(e *engine, nw int) (float64, error)
+}
+
+func (b *binding) estepAll(e *engine, nw int) (*counts, error) { return e.expected(b, nw), nil }
+
+func (b *binding) loglikAll(e *engine, nw int) (float64, error) { return e.loglik(b, nw), nil }
+
+// sourceRows reads a data.Source on every pass. Each block is bound to the
+// model afresh (its states may have grown) and its counts are added in
+// block order, so the result depends on the source's block boundaries but
+// not on the number of workers.
+type sourceRows struct {
+	src  data.Source
+	rows int // rows seen by the last complete pass
+}
+
+func (s *sourceRows) scan(e *engine, fn func(b *binding) error) error {
+	rows := 0
+	err := s.src.Scan(func(d *data.Dataset) error {
+		if d.NumRows() == 0 {
+			return nil
+		}
+		b, err := e.m.bind(d)
+		if err != nil {
+			return err
+		}
+		rows += b.rows
+		return fn(b)
+	})
+	if err != nil {
+		return err
+	}
+	if rows == 0 {
+		return errors.New("model: the source has no rows")
+	}
+	if s.rows != 0 && rows != s.rows {
+		return fmt.Errorf("model: the source gave %d rows on one pass and %d on another", s.rows, rows)
+	}
+	s.rows = rows
+	return nil
+}
+
+func (s *sourceRows) estepAll(e *engine, nw int) (*counts, error) {
+	var acc *counts
+	err := s.scan(e, func(b *binding) error {
+		c := e.expected(b, nw)
+		if acc == nil {
+			acc = c
+		} else {
+			acc.add(c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acc, nil
+}
+
+func (s *sourceRows) loglikAll(e *engine, nw int) (float64, error) {
+	total := 0.0
+	err := s.scan(e, func(b *binding) error {
+		total += e.loglik(b, nw)
+		return nil
+	})
+	return total, err
+}
+
+// A RowSampler is a Source that can draw a random sample of its rows
+// cheaply (data.Packed): FitEMSource warms EM up on such samples
+// (EMOptions.Sample).
+type RowSampler interface {
+	data.Source
+	NumRows() int
+	// Sample returns n distinct rows drawn uniformly without replacement
+	// (all rows when n ≥ NumRows).
+	Sample(n int, r *rand.Rand) (*data.Dataset, error)
+}
+
+// FitEMSource is FitEM on the rows of a data.Source, read block by block
+// on every E-step, so that the rows need not be held in memory as a
+// Dataset: a data.Files source re-reads its files on every pass, and a
+// data.Packed keeps binary columns at one bit per cell. Identical rows are
+// not merged (FitEM merges them). With EMOptions.Sample and a source that
+// implements RowSampler, EM is first warmed up on random samples held in
+// memory, so that the full passes, which dominate the cost on millions
+// of rows, are few; without a RowSampler the warm-up is skipped.
+//
+// On the same rows and start, the result equals FitEM's up to rounding:
+// both sum the same expected counts, in a different order.
+func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, errors.New("model: no data source")
+	}
+	rng := emRand(opt)
+	var stages []EMStage
+	if rs, ok := src.(RowSampler); ok {
+		var err error
+		stages, opt, err = m.warmUp(rs.NumRows(), func(n int) (*data.Dataset, error) { return rs.Sample(n, rng) }, opt, rng)
+		if err != nil {
+			return nil, err
+		}
+	}
+	sr := &sourceRows{src: src}
+	res := &EMResult{Stages: stages}
+	if err := m.runEM(sr, res, opt, rng); err != nil {
+		return nil, err
+	}
+	res.Rows, res.DistinctRows = sr.rows, sr.rows
+	return res, nil
+}
+
+// warmUp runs the warm-up stages of EMOptions.Sample on samples drawn by
+// sample from rows rows, updating the model, and returns their reports
+// and the options of the final run (no restarts: it starts where the
+// warm-up ended).
+func (m *Discrete) warmUp(rows int, sample func(n int) (*data.Dataset, error), opt EMOptions, rng *rand.Rand) ([]EMStage, EMOptions, error) {
+	if opt.Sample == 0 {
+		opt.Sample = AutoSample(rows)
+	}
+	if opt.Sample <= 0 || rows < 4*opt.Sample {
+		return nil, opt, nil
+	}
+	var stages []EMStage
+	so := opt
+	so.Sample, so.Progress = -1, nil
+	for n := opt.Sample; 4*n <= rows; n *= SampleGrowth {
+		d, err := sample(n)
+		if err != nil {
+			return nil, opt, err
+		}
+		r, err := m.FitEM(d, so)
+		if err != nil {
+			return nil, opt, fmt.Errorf("model: EM on a sample of %d rows: %w", n, err)
+		}
+		stages = append(stages, EMStage{Rows: d.NumRows(), Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
+		// Later stages and the final run continue from here.
+		so.Restarts, so.KeepInit = -1, false
+	}
+	opt.Restarts, opt.KeepInit, opt.Sample = -1, false, -1
+	return stages, opt, nil
+}
+
+// sampleRows returns n rows of d drawn uniformly without replacement, in
+// their order in d (selection sampling: row i is taken with probability
+// (n − taken)/(rows − i)), or d itself when n ≥ its rows.
+func sampleRows(d *data.Dataset, n int, r *rand.Rand) (*data.Dataset, error) {
+	rows := d.NumRows()
+	if n >= rows {
+		return d, nil
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("model: sample of %d rows", n)
+	}
+	idx := make([]int, 0, n)
+	for i := 0; i < rows && len(idx) < n; i++ {
+		if r.IntN(rows-i) < n-len(idx) {
+			idx = append(idx, i)
+		}
+	}
+	return d.Rows(idx)
+}
