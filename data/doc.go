@@ -27,4 +27,16 @@
 // discrete variable only grow from block to block, so codes are stable;
 // SortStates gives the order ReadCSV would give them. Memory is bounded by
 // the block size, and errors name the file, line (Parquet: row) and column.
+//
+// # Sources
+//
+// A Source (source.go) gives a dataset's rows as blocks, pass after pass,
+// for methods that read the data many times (EM: one pass per iteration).
+// A Dataset is a Source of one block; Files re-reads files with OpenBlocks
+// on every pass; Packed (packed.go) holds the rows in memory at the fewest
+// bits a discrete cell needs (1 for a binary variable, up to 16, plus a
+// missing-cell bitmap for columns with missing cells, float64 for
+// continuous ones), states in SortStates order: Pack reads a Source once,
+// Scan unpacks it in blocks into reused buffers, Dataset and Sample (rows
+// drawn uniformly without replacement) unpack all or some rows.
 package data

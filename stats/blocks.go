@@ -43,6 +43,36 @@ func ComputeBlocks(r data.BlockReader, opt Options) (*Stats, error) {
 	return sortedStates(&acc)
 }
 
+// ComputeSource computes the statistics of every block of one pass of
+// src.Scan and merges them (Merge), as ComputeBlocks does for a
+// BlockReader: the result equals Compute on all the rows in memory, counts
+// exactly and moments to rounding, with discrete states in data.SortStates
+// order. Compute copies what it keeps of a block, so blocks that the source
+// reuses are safe. It is an error if src gives no block; an error of src
+// or of Compute is returned as is.
+func ComputeSource(src data.Source, opt Options) (*Stats, error) {
+	if src == nil {
+		return nil, errors.New("stats: nil source")
+	}
+	var acc Stats
+	blocks := 0
+	err := src.Scan(func(d *data.Dataset) error {
+		blocks++
+		s, err := Compute(d, opt)
+		if err != nil {
+			return err
+		}
+		return acc.Merge(s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if blocks == 0 {
+		return nil, errors.New("stats: no rows: the source gave no blocks")
+	}
+	return sortedStates(&acc)
+}
+
 // sortedStates returns s with the states of every discrete variable in the
 // order data.SortStates gives them: s itself when they are already in that
 // order, else an empty Stats with the sorted states into which s is merged
