@@ -221,7 +221,9 @@ type Result struct {
 	Model model.Model
 	EM    *model.EMResult
 	// Score is the model's score on the training data.
-	Score   *model.Score
+	Score *model.Score
+	// Rows is the number of data rows learned from (0 for FromDistances).
+	Rows    int `json:"rows"`
 	Timings Timings
 }
 
@@ -355,6 +357,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Timings.Stats = statsTime
+	res.Rows = d.NumRows()
 	if m.Contracts() {
 		res.ContractRule = rule
 	}
@@ -429,12 +432,18 @@ func (o *Options) rule(fitting bool) ContractRule {
 
 // autoAffordable reports whether ContractAuto may search by BIC on d.
 func (o *Options) autoAffordable(d *data.Dataset) bool {
+	return o.affordable(d.NumVars(), d.NumRows())
+}
+
+// affordable reports whether ContractAuto may search by BIC on data of
+// the given size.
+func (o *Options) affordable(vars, rows int) bool {
 	budget := o.Contract.AutoBudget
 	if budget == 0 {
 		budget = AutoBICBudget
 	}
-	v := float64(d.NumVars())
-	return v*v*float64(d.NumRows()) <= budget
+	v := float64(vars)
+	return v*v*float64(rows) <= budget
 }
 
 func (o *Options) method() Method {
@@ -484,6 +493,7 @@ func FromStats(st *stats.Stats, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Rows = int(st.Rows())
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
@@ -611,7 +621,7 @@ func learnReg(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 	}
 	t := rr.Tree
 	t.AutoNameHidden("h")
-	res := &Result{Method: m, Tree: t, Model: rr.Model, EM: rr.EM,
+	res := &Result{Method: m, Tree: t, Model: rr.Model, EM: rr.EM, Rows: d.NumRows(),
 		Report: &structure.Report{Method: structure.Method(m), Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()},
 		Reg:    &RegReport{Steps: rr.Steps, Evaluated: rr.Evaluated}}
 	res.Timings.Structure = time.Since(start)

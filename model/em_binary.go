@@ -271,6 +271,8 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 	for i, z := range logZ {
 		if !math.IsInf(z, -1) {
 			c.ll += wt[i] * z
+		} else if wt[i] > 0 {
+			c.impossible = true
 		}
 	}
 	// Downward: posteriors and expected counts.

@@ -59,6 +59,16 @@ func TestBinaryEStepMatchesGeneric(t *testing.T) {
 			t.Fatalf("iteration %d: counts depend on the number of workers", it)
 		}
 		near("ll", got.ll, want.ll)
+		// loglik (through the binary E-step) against the generic upward
+		// pass.
+		generic := 0.0
+		e.forBlocks(b.rows, 1, func(_ int, w *work, r0, nb int) {
+			e.upward(b, w, r0, nb)
+			for i := 0; i < nb; i++ {
+				generic += b.w(r0+i) * w.logZ[i]
+			}
+		})
+		near("loglik", e.loglik(b, 2), generic)
 		for s := range want.prior {
 			near("prior count", got.prior[s], want.prior[s])
 		}

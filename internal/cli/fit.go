@@ -30,6 +30,7 @@ type emFlags struct {
 	random     bool
 	accel      string
 	stop       string
+	sample     int
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
@@ -41,6 +42,7 @@ func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: drives EM restarts and random starts, --order random of the quartet method and regularized CLGrouping")
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
 	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
+	fs.IntVar(&f.sample, "em-sample", 0, "discrete data: warm EM up on random samples of this many rows, then 8 times more while at most a quarter of the rows, before the passes over all rows (0: auto, rows/32 from 1,000,000 rows on; -1: never)")
 	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (bound on the remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
 }
 
@@ -50,7 +52,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	changed := cmd.Flags().Changed
 	var opt model.FitOptions
 	if continuous {
-		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init", "em-accel", "em-stop"} {
+		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init", "em-accel", "em-stop", "em-sample"} {
 			if changed(name) {
 				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts, and its EM is plain EM with the relative-change rule)", name)
 			}
@@ -89,7 +91,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		opt.HiddenStates = k
 	}
 	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
-	opt.EM.Accel, opt.EM.Stop = accel, stop
+	opt.EM.Accel, opt.EM.Stop, opt.EM.Sample = accel, stop, f.sample
 	opt.EM.Src = rand.NewPCG(f.seed, 0xe3)
 	if f.random {
 		opt.Init = model.InitRandom
@@ -415,6 +417,17 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
 		fmt.Fprintf(w, "EM: %d E-steps (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
+	}
+	if len(em.Stages) > 0 {
+		fmt.Fprint(w, "  after a warm-up on samples of")
+		for i, s := range em.Stages {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %d rows (%d E-steps)", sep, s.Rows, s.Iterations)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)

@@ -49,6 +49,7 @@ type learnOpts struct {
 	report     string
 	json       bool
 	verbose    bool
+	stream     bool
 }
 
 func methodList() string {
@@ -62,7 +63,7 @@ func methodList() string {
 func newLearnCmd(e *env) *cobra.Command {
 	o := &learnOpts{}
 	c := &cobra.Command{
-		Use:   "learn [DATA.csv]",
+		Use:   "learn [DATA…]",
 		Short: "Learn a latent tree from data, statistics or a distance matrix, and fit its parameters",
 		Long: `learn estimates information distances between the observed variables of a
 dataset (Gaussian −log|ρ| for continuous columns, the determinant distance of
@@ -81,6 +82,16 @@ the Chow–Liu tree (--contraction bic, the default when parameters are
 fitted). --contraction aic keeps more hidden variables; --contraction
 threshold contracts edges shorter than --contract (the paper's rule, and the
 default with --structure-only or --distance-matrix).
+
+DATA is a CSV file (or - for standard input), a gzip-compressed CSV file, a
+Parquet file, or several such files or directories of them read as the shards
+of one dataset (same columns). A single plain CSV file up to 256 MiB is read
+into memory; anything larger, compressed or sharded is read in row blocks
+and, for discrete data, held at one bit per binary cell (data.Packed), and
+EM warms up on samples before its passes over every row (--em-sample). On
+such data the contraction is by threshold unless --contraction bic is asked
+for (it fits a model per candidate). --stream re-reads the files on every EM
+pass instead, for discrete data larger than memory.
 
 With --distance-matrix it reads a distance matrix (CSV with a header row of
 names, or PHYLIP) instead of data and learns the structure only; --samples
@@ -104,12 +115,12 @@ output), as JSON with --json.`,
 
   latentree learn votes.csv --method regclnj --hidden-states 3 --out model.json
   latentree learn --distance-matrix d.csv --method nj --contract -1 --newick nj.nwk
+  latentree learn shards/ --out model.json           # a directory of CSV or Parquet shards
 
   latentree stats part1.csv --out part1.lts   # on one machine
   latentree stats part2.csv --out part2.lts   # on another
   latentree stats merge part1.lts part2.lts --out all.lts
   latentree learn --stats all.lts --method clrg --newick tree.nwk`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runLearn(e, cmd, o, args) },
 	}
 	f := c.Flags()
@@ -118,6 +129,7 @@ output), as JSON with --json.`,
 		f.StringVar(&o.matrix, "distance-matrix", "", "learn the structure from this distance matrix (CSV or PHYLIP) instead of data")
 		f.IntVar(&o.samples, "samples", 0, "with --distance-matrix: the sample size the distances were estimated from (sets RG's thresholds)")
 		f.StringVar(&o.statsFile, "stats", "", "learn the structure from this statistics file (.lts, from latentree stats --out) instead of data")
+		f.BoolVar(&o.stream, "stream", false, "re-read the data files on every EM pass instead of holding the rows in memory (discrete data larger than memory)")
 	})
 	flagGroup(f, "Method", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.method, "method", "m", "clnj", "structure learner: "+learn.MethodNames())
@@ -190,7 +202,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		{[]string{"tau", "eps", "grouping", "range-statistic"}, learn.Method.UsesRG, "rg and clrg"},
 		{[]string{"test", "k", "representatives", "order", "candidates"}, func(m learn.Method) bool { return m == learn.Quartet }, "quartet"},
 		{[]string{"max-hidden"}, learn.Method.Regularized, "regclnj and regclrg"},
-		{[]string{"restarts", "random-init", "init", "params", "linker", "spectral-tol"}, func(m learn.Method) bool { return !m.Regularized() }, "EM or spectral parameters on a learned tree (regclnj and regclrg run their own local EM from moment starts)"},
+		{[]string{"restarts", "random-init", "init", "params", "linker", "spectral-tol", "em-sample"}, func(m learn.Method) bool { return !m.Regularized() }, "EM or spectral parameters on a learned tree (regclnj and regclrg run their own local EM from moment starts)"},
 	}
 	for _, r := range rules {
 		for _, name := range r.flags {
@@ -343,7 +355,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	fromMatrix := o.matrix != ""
 	fromStats := o.statsFile != ""
 	given := 0
-	for _, b := range []bool{len(args) == 1, fromMatrix, fromStats} {
+	for _, b := range []bool{len(args) >= 1, fromMatrix, fromStats} {
 		if b {
 			given++
 		}
@@ -360,7 +372,14 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	case fromStats:
 		source = o.statsFile
 	case !fromMatrix:
-		source = args[0]
+		source = strings.Join(args, ", ")
+	}
+	blocks, err := useBlocks(args, o.stream)
+	if err != nil {
+		return err
+	}
+	if o.stream && !blocks {
+		return usagef("--stream reads data files, not standard input")
 	}
 	if fromMatrix && !m.UsesDistances() {
 		return usagef("--method %s needs a data file (it does not learn from distances)", m)
@@ -374,6 +393,13 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		return err
 	}
 	in := pathFlag{"DATA", source}
+	ins := []pathFlag{in}
+	if len(args) > 1 {
+		ins = nil
+		for _, a := range args {
+			ins = append(ins, pathFlag{"DATA", a})
+		}
+	}
 	if fromMatrix {
 		in.flag = "--distance-matrix"
 	}
@@ -384,14 +410,23 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		return usagef("--report shows a fitted model: it does not apply with --distance-matrix or --structure-only")
 	}
 	outs := []pathFlag{{"--out", o.out}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--dot", o.dot}, {"--report", o.report}}
-	if err := e.checkPaths([]pathFlag{in}, outs); err != nil {
+	if fromMatrix || fromStats {
+		ins = []pathFlag{in}
+	}
+	if err := e.checkPaths(ins, outs); err != nil {
 		return err
 	}
 	summary := e.summaryWriter(outs)
 	var res *learn.Result
 	var d *data.Dataset
 	rows := 0
+	var readTime time.Duration
 	switch {
+	case blocks:
+		var err error
+		if res, d, rows, readTime, err = e.learnBlocks(cmd, o, m, args); err != nil {
+			return err
+		}
 	case fromStats:
 		st, err := e.readStatsFile(o.statsFile)
 		if err != nil {
@@ -463,16 +498,19 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if err := e.writeOutputs(written); err != nil {
 		return err
 	}
-	return printLearn(summary, source, rows, res, o, time.Since(start))
+	return printLearn(summary, source, rows, res, o, readTime, time.Since(start))
 }
 
-func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *learnOpts, total time.Duration) error {
+func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *learnOpts, readTime, total time.Duration) error {
 	t, rep := res.Tree, res.Report
 	if o.json {
 		out := map[string]any{
 			"source": source, "method": res.Method, "rows": rows, "observed": t.NumObserved(), "hidden": t.NumHidden(),
 			"edges": t.NumEdges(), "report": rep, "stats_seconds": res.Timings.Stats.Seconds(),
 			"structure_seconds": res.Timings.Structure.Seconds(), "total_seconds": total.Seconds(),
+		}
+		if readTime > 0 {
+			out["read_seconds"] = readTime.Seconds()
 		}
 		if o.verbose || len(res.Degenerate) <= 50 {
 			out["degenerate_pairs"] = res.Degenerate
@@ -537,7 +575,11 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	} else if res.Model != nil {
 		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil)
 	}
-	fmt.Fprintf(w, "time: statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))
+	fmt.Fprint(w, "time: ")
+	if readTime > 0 {
+		fmt.Fprintf(w, "reading %s, ", round(readTime))
+	}
+	fmt.Fprintf(w, "statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))
 	if res.Model != nil {
 		fmt.Fprintf(w, ", parameters %s", round(res.Timings.Fit))
 	}

@@ -1,0 +1,118 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/stats"
+)
+
+// A Materializer is a Source that can give its rows as a Dataset
+// (data.Packed): LearnSource then hands small data, or methods that need
+// rows in memory, to Learn.
+type Materializer interface {
+	data.Source
+	Dataset() (*data.Dataset, error)
+}
+
+// LearnSource is Learn for rows that are read from a data.Source on every
+// pass instead of held in memory as a Dataset: a data.Packed (binary
+// columns at one bit per cell) or data.Files (files re-read on every pass,
+// for data larger than memory). The statistics are computed in one pass
+// (stats.ComputeSource), the structure is learned from them, and the
+// parameters are fitted by EM over the source (model.FitSource: each
+// E-step is one pass, after a warm-up on samples when the source is a
+// model.RowSampler); the score comes from EM's final pass.
+//
+// A *data.Dataset goes to Learn. So does a Materializer when Learn would
+// search contractions by BIC (ContractAuto on data within AutoBICBudget,
+// or ContractBIC/ContractAIC) or when the method needs rows in memory
+// (quartet, regclnj, regclrg): its rows are then unpacked. Otherwise
+// (and for any other Source) ContractAuto means the threshold rule, and methods, rules and fit
+// options that need rows in memory (spectral parameters, AutoStates,
+// continuous data) are errors.
+func LearnSource(src data.Source, opt Options) (*Result, error) {
+	start := time.Now()
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, errors.New("learn: no data source")
+	}
+	if d, ok := src.(*data.Dataset); ok {
+		return Learn(d, opt)
+	}
+	m := opt.method()
+	t0 := time.Now()
+	st, err := stats.ComputeSource(src, stats.Options{Workers: opt.Workers})
+	if err != nil {
+		return nil, err
+	}
+	statsTime := time.Since(t0)
+	rule := opt.rule(!opt.StructureOnly)
+	_, canMaterialize := src.(Materializer)
+	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordable(st.NumVars(), int(st.Rows()))) {
+		rule = ContractThreshold
+	}
+	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC
+	if needRows {
+		mz, ok := src.(Materializer)
+		if !ok {
+			return nil, fmt.Errorf("learn: %s needs the rows in memory; read them into a Dataset (or a data.Packed) and use Learn", needWhat(m, rule))
+		}
+		d, err := mz.Dataset()
+		if err != nil {
+			return nil, err
+		}
+		res, err := Learn(d, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.Timings.Total = time.Since(start)
+		return res, nil
+	}
+	if !opt.StructureOnly {
+		for j := range st.NumVars() {
+			if v := st.Var(j); v.Kind != data.Discrete {
+				return nil, fmt.Errorf("learn: column %q is continuous; fitting parameters from a source needs discrete data (read the rows into a Dataset and use Learn, or learn the structure alone)", v.Name)
+			}
+		}
+		if err := opt.Fit.Validate(false); err != nil {
+			return nil, err
+		}
+	}
+	sopt := opt
+	sopt.Contract.Rule = ContractThreshold
+	res, err := fromStats(st, nil, sopt)
+	if err != nil {
+		return nil, err
+	}
+	res.Timings.Stats = statsTime
+	res.Rows = int(st.Rows())
+	if m.Contracts() {
+		res.ContractRule = rule
+	}
+	if !opt.StructureOnly {
+		t1 := time.Now()
+		dm, em, err := model.FitSource(res.Tree, src, st, opt.Fit)
+		if err != nil {
+			return nil, err
+		}
+		res.Model, res.EM = dm, em
+		res.Score = dm.ScoreOf(em.LogLik, em.Rows)
+		res.Timings.Fit = time.Since(t1)
+	}
+	res.Timings.Total = time.Since(start)
+	return res, nil
+}
+
+// needWhat names what needs rows in memory.
+func needWhat(m Method, rule ContractRule) string {
+	if m.NeedsRows() || m.Regularized() {
+		return "method " + string(m)
+	}
+	return "contraction by " + rule.String()
+}
