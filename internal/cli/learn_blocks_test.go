@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestLearnShards: learn on shards (a directory with a gzip shard, a list
+// of files, and --stream) finds the tree and log-likelihood of learn on
+// the whole file read into memory.
+func TestLearnShards(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	whole := p("whole.csv")
+	mustRun(t, "simulate", "--topology", "binary", "--leaves", "12", "--model", "symmetric", "-n", "3000", "--seed", "5", "--out", whole)
+	if err := os.Mkdir(p("shards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	splitCSV(t, whole, p("shards/a.csv"), 0, 1000)
+	splitCSV(t, whole, p("b.csv"), 1000, 2000)
+	splitCSV(t, whole, p("shards/c.csv"), 2000, 3000)
+	// b.csv goes into the directory gzip-compressed.
+	raw, err := os.ReadFile(p("b.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(p("shards/b.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write(raw)
+	zw.Close()
+	f.Close()
+
+	type summary struct {
+		Rows   int `json:"rows"`
+		Hidden int `json:"hidden"`
+		Score  struct {
+			LogLik float64 `json:"loglik"`
+		} `json:"score"`
+	}
+	// learnJSON runs learn, writing the tree to name.nwk.
+	learnJSON := func(name string, args ...string) summary {
+		t.Helper()
+		var s summary
+		out := mustRun(t, append([]string{"learn", "--json", "--newick", p(name + ".nwk")}, args...)...)
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return s
+	}
+	for _, rule := range []string{"threshold", "auto"} {
+		want := learnJSON("memory", whole, "--contraction", rule)
+		cases := [][]string{{p("shards"), "--contraction", rule}, {p("shards/a.csv"), p("b.csv"), p("shards/c.csv"), "--contraction", rule}}
+		if rule == "threshold" {
+			cases = append(cases, []string{p("shards"), "--stream", "--contraction", rule})
+		}
+		for _, args := range cases {
+			got := learnJSON("blocks", args...)
+			if got.Rows != 3000 || got.Hidden != want.Hidden || math.Abs(got.Score.LogLik-want.Score.LogLik) > 1e-6*math.Abs(want.Score.LogLik) {
+				t.Errorf("%s %v: %+v, in memory %+v", rule, args, got, want)
+			}
+			var cmp struct {
+				RF int `json:"rf"`
+			}
+			out := mustRun(t, "compare", "--json", p("memory.nwk"), p("blocks.nwk"))
+			if err := json.Unmarshal([]byte(out), &cmp); err != nil || cmp.RF != 0 {
+				t.Errorf("%s %v: tree differs from the in-memory one (%v):\n%s", rule, args, err, out)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"learn", "-", "--stream"},
+		{"learn", p("shards"), "--drop-constant"},
+		{"learn", "-", whole},
+	} {
+		if code, _, errs := run(t, "", args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, errs)
+		}
+	}
+}
