@@ -45,7 +45,7 @@ func newSimulateCmd(e *env) *cobra.Command {
 		Use:   "simulate",
 		Short: "Sample data from a random latent tree model",
 		Long: `simulate builds a latent tree topology, draws a model on it, and samples rows
-of its observed variables (named x1, x2, ...) as CSV.
+of its observed variables (named x1, x2, ...) as CSV or Parquet.
 
 Topologies (--topology):
   star          one hidden node with --leaves observed leaves
@@ -75,13 +75,20 @@ output (e.g. --newick -) to standard output when --out is given. Two outputs
 on standard output, or two outputs naming the same file, are an error. Files
 are written all or none: a failure leaves every destination as it was. The
 summary line (or --json) goes to standard output when it is free, and --json
-to standard error otherwise.`,
+to standard error otherwise. An --out name ending in .parquet (any case) writes
+a Snappy-compressed Parquet file instead of CSV (integer state labels as INT32
+columns, other labels as strings, Gaussian values as doubles), which learn and
+stats --out read as they read the CSV.`,
 		Example: `  # the HMM of JMLR 2011 §7.1 with 1,000 Gaussian samples
   latentree simulate --topology hmm --hidden 78 -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
 
   # a 16-leaf skewed binary tree with 10-state observed and 2..8-state hidden variables
   latentree simulate --topology binary --leaves 16 --beta 0.2 --model general \
       --observed-states 10 --hidden-states 2..8 --cpt perturbed --mu 0.5 -n 2000 --seed 7 > q.csv
+
+  # one million rows as Parquet, then their statistics
+  latentree simulate --topology hmm --hidden 78 --model symmetric -n 1000000 --out big.parquet
+  latentree stats big.parquet --out big.lts
 
   # exact distances only (no samples)
   latentree simulate --topology minimal --leaves 50 -n 0 --distances d.csv --newick t.nwk`,
@@ -109,7 +116,7 @@ to standard error otherwise.`,
 	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration")
 	f.IntVarP(&o.samples, "samples", "n", 1000, "number of rows to sample (0: none)")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
-	f.StringVarP(&o.out, "out", "o", "", "write the CSV here instead of standard output")
+	f.StringVarP(&o.out, "out", "o", "", "write the data here instead of standard output: CSV, or Parquet for a name ending in .parquet")
 	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
 	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
 	f.StringVar(&o.distances, "distances", "", "write the exact information distances of the observed variables (CSV) to this file")
@@ -251,7 +258,11 @@ func runSimulate(e *env, o *simulateOpts) error {
 		if err != nil {
 			return err
 		}
-		outs = append(outs, output{dataOut, func(w io.Writer) error { return data.WriteCSV(w, d) }})
+		write := data.WriteCSV
+		if strings.HasSuffix(strings.ToLower(dataOut), ".parquet") {
+			write = data.WriteParquet
+		}
+		outs = append(outs, output{dataOut, func(w io.Writer) error { return write(w, d) }})
 	}
 	// All files or none: a failure leaves every destination as it was.
 	if err := e.writeOutputs(outs); err != nil {
