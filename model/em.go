@@ -12,7 +12,10 @@ import (
 
 // compress returns a binding over the distinct rows of b, each weighted by
 // its number of copies: EM and scoring then cost as many rows as there are
-// distinct rows.
+// distinct rows. It returns b itself when that does not pay: when the
+// first compressProbe rows are nearly all distinct (more than 90%), or
+// when the distinct rows pass half of all rows, so that data of many
+// variables (every row different) cost no map of all their rows.
 func (b *binding) compress() *binding {
 	var nodes []int
 	for v, c := range b.codes {
@@ -20,11 +23,14 @@ func (b *binding) compress() *binding {
 			nodes = append(nodes, v)
 		}
 	}
-	index := make(map[string]int, b.rows)
+	index := make(map[string]int, min(b.rows, compressProbe))
 	key := make([]byte, 2*len(nodes))
 	var first []int
 	var weight []float64
 	for r := 0; r < b.rows; r++ {
+		if r == compressProbe && len(first) > compressProbe*9/10 || len(first) > b.rows/2 {
+			return b
+		}
 		for x, v := range nodes {
 			c := b.codes[v][r]
 			key[2*x], key[2*x+1] = byte(c), byte(c>>8)
@@ -50,6 +56,10 @@ func (b *binding) compress() *binding {
 	}
 	return out
 }
+
+// compressProbe is the number of rows after which compress gives up if
+// nearly all were distinct.
+const compressProbe = 1 << 16
 
 func (b *binding) w(r int) float64 {
 	if b.weight == nil {

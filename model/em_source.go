@@ -116,11 +116,23 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 		return nil, errors.New("model: no data source")
 	}
 	rng := emRand(opt)
+	// Few distinct rows (few variables, or strong dependence): EM on them,
+	// weighted, in memory.
+	cb, rows, err := m.compressSource(src)
+	if err != nil {
+		return nil, err
+	}
+	if cb != nil {
+		res := &EMResult{Rows: rows, DistinctRows: cb.rows}
+		if err := m.runEM(cb, res, opt, rng); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	var stages []EMStage
 	if rs, ok := src.(RowSampler); ok {
-		var err error
-		stages, opt, err = m.warmUp(rs.NumRows(), func(n int) (*data.Dataset, error) { return rs.Sample(n, rng) }, opt, rng)
-		if err != nil {
+		sample := func(n int) (*data.Dataset, error) { return rs.Sample(n, rng) }
+		if stages, opt, err = m.warmUp(rs.NumRows(), sample, opt, rng); err != nil {
 			return nil, err
 		}
 	}
@@ -131,6 +143,90 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 	}
 	res.Rows, res.DistinctRows = sr.rows, sr.rows
 	return res, nil
+}
+
+// maxDistinct bounds the distinct rows compressSource keeps in memory.
+const maxDistinct = 1 << 20
+
+// errNotFew stops compressSource's pass.
+var errNotFew = errors.New("model: many distinct rows")
+
+// compressSource returns the distinct rows of src, weighted by their
+// numbers of copies, as a binding in the model's states, and the number of
+// rows, when that pays: it gives up (nil) as soon as more than 90% of the
+// first compressProbe rows are distinct, or more than maxDistinct rows
+// are, and at the end if the distinct rows are more than half of all. A
+// pass over rows that are nearly all distinct stops after compressProbe
+// rows.
+func (m *Discrete) compressSource(src data.Source) (*binding, int, error) {
+	t := m.Tree
+	var nodes []int
+	for _, v := range t.Observed() {
+		nodes = append(nodes, v)
+	}
+	index := make(map[string]int)
+	key := make([]byte, 2*len(nodes))
+	cols := make([][]uint16, len(nodes))
+	var weight []float64
+	var col []int
+	rows := 0
+	err := src.Scan(func(d *data.Dataset) error {
+		b, err := m.bind(d)
+		if err != nil {
+			return err
+		}
+		if col == nil {
+			col = b.col
+		}
+		for r := 0; r < b.rows; r++ {
+			for x, v := range nodes {
+				c := b.codes[v][r]
+				if c != data.Missing {
+					c = b.remap[v][c]
+				}
+				key[2*x], key[2*x+1] = byte(c), byte(c>>8)
+			}
+			rows++
+			if u, ok := index[string(key)]; ok {
+				weight[u]++
+				continue
+			}
+			index[string(key)] = len(weight)
+			weight = append(weight, 1)
+			for x, v := range nodes {
+				c := b.codes[v][r]
+				if c != data.Missing {
+					c = b.remap[v][c]
+				}
+				cols[x] = append(cols[x], c)
+			}
+			if len(weight) > maxDistinct || rows >= compressProbe && len(weight) > rows*9/10 {
+				return errNotFew
+			}
+		}
+		return nil
+	})
+	if err == errNotFew {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if rows == 0 {
+		return nil, 0, errors.New("model: the source has no rows")
+	}
+	if len(weight) > rows/2 {
+		return nil, rows, nil
+	}
+	b := &binding{col: col, remap: make([][]uint16, t.MaxID()), rows: len(weight), weight: weight, codes: make([][]uint16, t.MaxID())}
+	for x, v := range nodes {
+		id := make([]uint16, m.States[v])
+		for s := range id {
+			id[s] = uint16(s)
+		}
+		b.remap[v], b.codes[v] = id, cols[x]
+	}
+	return b, rows, nil
 }
 
 // warmUp runs the warm-up stages of EMOptions.Sample on samples drawn by
@@ -152,16 +248,30 @@ func (m *Discrete) warmUp(rows int, sample func(n int) (*data.Dataset, error), o
 		if err != nil {
 			return nil, opt, err
 		}
-		r, err := m.FitEM(d, so)
+		r, err := m.fitStage(d, so)
 		if err != nil {
 			return nil, opt, fmt.Errorf("model: EM on a sample of %d rows: %w", n, err)
 		}
-		stages = append(stages, EMStage{Rows: d.NumRows(), Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
+		stages = append(stages, EMStage{Rows: r.Rows, Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
 		// Later stages and the final run continue from here.
 		so.Restarts, so.KeepInit = -1, false
 	}
 	opt.Restarts, opt.KeepInit, opt.Sample = -1, false, -1
 	return stages, opt, nil
+}
+
+// fitStage runs a warm-up stage's EM on a sample. A large sample is held
+// packed (one bit per binary cell) instead of as a Dataset and a byte per
+// cell for the binary E-step.
+func (m *Discrete) fitStage(d *data.Dataset, opt EMOptions) (*EMResult, error) {
+	if d.NumRows() <= compressProbe || !d.AllDiscrete() {
+		return m.FitEM(d, opt)
+	}
+	p, err := data.Pack(d)
+	if err != nil {
+		return nil, err
+	}
+	return m.FitEMSource(p, opt)
 }
 
 // sampleRows returns n rows of d drawn uniformly without replacement, in

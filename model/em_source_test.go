@@ -93,6 +93,9 @@ func TestFitEMSourceEqualsFitEM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if mr.DistinctRows != wr.DistinctRows {
+			t.Errorf("blocks in memory: %d distinct rows, FitEM %d", mr.DistinctRows, wr.DistinctRows)
+		}
 		if diff := relDiff(want, mem); diff > 1e-9 {
 			t.Errorf("blocks in memory: parameters differ by %g from FitEM", diff)
 		}
@@ -127,6 +130,12 @@ func TestFitEMSourceEqualsFitEM(t *testing.T) {
 		punch(d, 0.03, 1)
 		check(t, fresh, d)
 	})
+	t.Run("many-distinct", func(t *testing.T) {
+		// Rows nearly all distinct: no compression, EM reads the
+		// source on every pass.
+		_, fresh, d := binSetting(t, 7, 40, 70000)
+		check(t, fresh, d)
+	})
 	t.Run("four-states", func(t *testing.T) {
 		_, fresh, d := emSetting(t, 2, 0.4, 5000)
 		if err := fresh.InitSurrogate(d, 0); err != nil {
@@ -141,9 +150,16 @@ func TestFitEMSourceEqualsFitEM(t *testing.T) {
 // with that error.
 func TestFitEMSourceError(t *testing.T) {
 	_, fresh, d := binSetting(t, 3, 8, 500)
-	src := &blocks{parts: shards(t, d, 2), fail: 4}
+	src := &blocks{parts: shards(t, d, 2), fail: 1}
 	if _, err := fresh.FitEMSource(src, model.EMOptions{Restarts: -1}); !errors.Is(err, errPass) {
-		t.Fatalf("got %v, want the source's error", err)
+		t.Fatalf("few distinct rows: got %v, want the source's error", err)
+	}
+	// Many distinct rows: EM reads the source on every pass, and the
+	// third pass fails.
+	_, fresh, d = binSetting(t, 3, 40, 70000)
+	src = &blocks{parts: shards(t, d, 2), fail: 3}
+	if _, err := fresh.FitEMSource(src, model.EMOptions{Restarts: -1}); !errors.Is(err, errPass) {
+		t.Fatalf("many distinct rows: got %v, want the source's error", err)
 	}
 	if _, err := fresh.FitEMSource(&blocks{}, model.EMOptions{Restarts: -1}); err == nil {
 		t.Fatal("a source without rows was accepted")
