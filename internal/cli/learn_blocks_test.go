@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +83,20 @@ func TestLearnShards(t *testing.T) {
 		if code, _, errs := run(t, "", args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, errs)
 		}
+	}
+}
+
+// TestStatsSummaryParquet: the summary of one Parquet (or gzip) file
+// without --out reads it in blocks (the in-memory reader is CSV only).
+func TestStatsSummaryParquet(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "s.parquet")
+	mustRun(t, "simulate", "--topology", "binary", "--leaves", "6", "--model", "symmetric", "-n", "700", "--seed", "2", "--out", pq)
+	out := mustRun(t, "stats", pq)
+	if !strings.Contains(out, "700 rows, 6 variables") {
+		t.Errorf("stats %s:\n%s", pq, out)
+	}
+	if out := mustRun(t, "learn", pq, "--contraction", "threshold"); !strings.Contains(out, "clnj tree over 6 observed") {
+		t.Errorf("learn %s:\n%s", pq, out)
 	}
 }

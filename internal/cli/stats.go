@@ -98,9 +98,14 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 	if len(args) > 1 {
 		source = fmt.Sprintf("%d inputs (%s)", len(args), strings.Join(args, ", "))
 	}
-	// One data file and no statistics to write: today's summary from the
-	// rows, without pair statistics.
-	if len(args) == 1 && out == "" && !isStatsFile(args[0]) {
+	// One plain CSV file (or standard input) and no statistics to write:
+	// the summary from the rows in memory, without pair statistics.
+	// Parquet, gzip, directories and large files are read in blocks.
+	inBlocks, err := useBlocks(args, false)
+	if err != nil {
+		return err
+	}
+	if len(args) == 1 && out == "" && !isStatsFile(args[0]) && !inBlocks {
 		d, rep, err := e.readData(args[0], df)
 		if err != nil {
 			return err
