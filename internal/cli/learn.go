@@ -579,7 +579,10 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	if readTime > 0 {
 		fmt.Fprintf(w, "reading %s, ", round(readTime))
 	}
-	fmt.Fprintf(w, "statistics %s, structure %s", round(res.Timings.Stats), round(res.Timings.Structure))
+	if res.Timings.Stats > 0 {
+		fmt.Fprintf(w, "statistics %s, ", round(res.Timings.Stats))
+	}
+	fmt.Fprintf(w, "structure %s", round(res.Timings.Structure))
 	if res.Model != nil {
 		fmt.Fprintf(w, ", parameters %s", round(res.Timings.Fit))
 	}
