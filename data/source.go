@@ -37,23 +37,60 @@ type Files struct {
 	Options BlockOptions
 }
 
-// Scan reads the files from the start, block by block.
+// Scan reads the files from the start, block by block. The next block is
+// read while fn works on the current one (OpenBlocks gives every block
+// its own memory), so reading and computing overlap on two cores.
 func (f Files) Scan(fn func(block *Dataset) error) error {
 	r, err := OpenBlocks(f.Paths, f.Options)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			return nil
+	return ReadAhead(r, fn)
+}
+
+// ReadAhead calls fn with every block of r until io.EOF, reading the next
+// block in another goroutine while fn runs. It returns the first error of
+// r or fn; the reader is not closed. Blocks must not share memory (those
+// of OpenBlocks do not).
+func ReadAhead(r BlockReader, fn func(block *Dataset) error) error {
+	type item struct {
+		d   *Dataset
+		err error
+	}
+	next := make(chan item, 1)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(next)
+		for {
+			d, err := r.Next()
+			select {
+			case next <- item{d, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
-		if err != nil {
-			return err
+	}()
+	finish := func(err error) error {
+		close(stop)
+		<-done // the reader is not used after ReadAhead returns
+		return err
+	}
+	for it := range next {
+		if it.err == io.EOF {
+			return finish(nil)
 		}
-		if err := fn(b); err != nil {
-			return err
+		if it.err != nil {
+			return finish(it.err)
+		}
+		if err := fn(it.d); err != nil {
+			return finish(err)
 		}
 	}
+	return finish(nil)
 }

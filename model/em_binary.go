@@ -2,8 +2,9 @@ package model
 
 import (
 	"math"
-
-	"github.com/latentree/latentree/data"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // The E-step for models whose every variable is binary, the common case of
@@ -44,33 +45,54 @@ func (e *engine) binaryModel() bool {
 
 // binCodes returns the model states of the observed nodes, one byte per
 // row (binMissing for a missing cell), computed once per binding; it also
-// sets b.binMiss.
+// sets b.binMiss. Columns are converted in parallel, each without
+// branches: a code is 0, 1 or Missing, min(code, 2) indexes a table of
+// the model states, and missing cells are found by OR-ing.
 func (b *binding) binCodes() [][]uint8 {
 	if b.bin != nil {
 		return b.bin
 	}
 	bin := make([][]uint8, len(b.codes))
 	miss := make([]bool, len(b.codes))
+	var nodes []int
 	for v, codes := range b.codes {
-		if codes == nil {
-			continue
+		if codes != nil {
+			nodes = append(nodes, v)
 		}
-		x := make([]uint8, b.rows)
-		remap := b.remap[v]
+	}
+	convert := func(v int) {
+		lut := [3]uint8{binMissing, binMissing, binMissing}
+		for c, s := range b.remap[v][:min(len(b.remap[v]), 2)] {
+			lut[c] = uint8(s)
+		}
+		codes := b.codes[v][:b.rows]
+		x := make([]uint8, len(codes))
+		var any uint16
 		for r, c := range codes {
-			if c == data.Missing {
-				x[r] = binMissing
-			} else {
-				x[r] = uint8(remap[c])
-			}
+			m := min(c, 2)
+			x[r] = lut[m]
+			any |= m
 		}
-		bin[v] = x
-		for _, s := range x {
-			if s == binMissing {
-				miss[v] = true
-				break
-			}
+		bin[v], miss[v] = x, any&2 != 0
+	}
+	nw := min(runtime.GOMAXPROCS(0), len(nodes))
+	if b.rows*len(nodes) < 1<<16 || nw < 2 {
+		for _, v := range nodes {
+			convert(v)
 		}
+	} else {
+		var wg sync.WaitGroup
+		var next atomic.Int64
+		for range nw {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
+					convert(nodes[i])
+				}
+			}()
+		}
+		wg.Wait()
 	}
 	b.bin, b.binMiss = bin, miss
 	return bin

@@ -94,6 +94,60 @@ type RowSampler interface {
 	Sample(n int, r *rand.Rand) (*data.Dataset, error)
 }
 
+// scanSampler is a RowSampler over any Source of known size: each Sample
+// is one pass that keeps the selected rows (selection sampling, as
+// sampleRows).
+type scanSampler struct {
+	data.Source
+	rows int
+}
+
+func (s scanSampler) NumRows() int { return s.rows }
+
+func (s scanSampler) Sample(n int, r *rand.Rand) (*data.Dataset, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("model: sample of %d rows", n)
+	}
+	n = min(n, s.rows)
+	var vars []data.Variable
+	var cols [][]uint16
+	seen, taken := 0, 0
+	err := s.Scan(func(d *data.Dataset) error {
+		if vars == nil {
+			cols = make([][]uint16, d.NumVars())
+			for j := range cols {
+				if d.Var(j).Kind != data.Discrete {
+					return fmt.Errorf("model: column %q is continuous", d.Var(j).Name)
+				}
+				cols[j] = make([]uint16, 0, n)
+			}
+		}
+		// The last block's variables hold every state seen so far, and
+		// codes are stable from block to block.
+		vars = d.Vars()
+		for i := range d.NumRows() {
+			if seen >= s.rows {
+				return fmt.Errorf("model: the source has more rows than its statistics (%d)", s.rows)
+			}
+			if r.IntN(s.rows-seen) < n-taken {
+				for j := range cols {
+					cols[j] = append(cols[j], d.Discrete(j)[i])
+				}
+				taken++
+			}
+			seen++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if seen != s.rows {
+		return nil, fmt.Errorf("model: the source has %d rows, its statistics %d", seen, s.rows)
+	}
+	return data.FromDiscrete(vars, cols)
+}
+
 // FitEMSource is FitEM on the rows of a data.Source, read block by block
 // on every E-step, so that the rows need not be held in memory as a
 // Dataset: a data.Files source re-reads its files on every pass, and a
@@ -101,7 +155,9 @@ type RowSampler interface {
 // not merged (FitEM merges them). With EMOptions.Sample and a source that
 // implements RowSampler, EM is first warmed up on random samples held in
 // memory, so that the full passes, which dominate the cost on millions
-// of rows, are few; without a RowSampler the warm-up is skipped.
+// of rows, are few; without a RowSampler the warm-up is skipped
+// (FitSource, which knows the number of rows from the statistics, then
+// draws each sample in one pass over the source).
 //
 // On the same rows and start, the result equals FitEM's up to rounding:
 // both sum the same expected counts, in a different order.

@@ -246,3 +246,38 @@ func TestFitSourceMatchesFit(t *testing.T) {
 		t.Error("AutoStates from a source was accepted")
 	}
 }
+
+// TestFitSourceWarmUpByScan: over a source that cannot sample (files, or
+// here blocks in memory), FitSource draws each warm-up sample in one pass,
+// the stages are reported, and EM ends within 0.001 nat per row of EM on
+// the rows in memory without warm-up.
+func TestFitSourceWarmUpByScan(t *testing.T) {
+	_, fresh, d := binSetting(t, 8, 40, 70000)
+	st, err := stats.Compute(d, stats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dr, err := model.Fit(fresh.Tree, d, model.FitOptions{EM: model.EMOptions{Sample: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &blocks{parts: shards(t, d, 5)}
+	got, gr, err := model.FitSource(fresh.Tree, src, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gr.Stages) != 2 || gr.Stages[0].Rows != 2000 || gr.Stages[1].Rows != 16000 {
+		t.Fatalf("stages %+v, want samples of 2000 and 16000 rows", gr.Stages)
+	}
+	if gap := (dr.LogLik - gr.LogLik) / 70000; gap > 0.001 || gr.Rows != 70000 {
+		t.Errorf("warm-up by scan ends %.3g nat per row below direct EM (%d rows)", gap, gr.Rows)
+	}
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// A source with fewer rows than its statistics say is an error.
+	short := &blocks{parts: shards(t, d, 5)[:4]}
+	if _, _, err := model.FitSource(fresh.Tree, short, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}}); err == nil {
+		t.Error("a source shorter than its statistics was accepted")
+	}
+}

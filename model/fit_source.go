@@ -135,6 +135,10 @@ func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt FitOptions) (
 			em.Restarts = -1
 		}
 	}
+	if _, ok := src.(RowSampler); !ok && em.Sample >= 0 {
+		// Warm-up samples are drawn in one pass each.
+		src = scanSampler{Source: src, rows: int(st.Rows())}
+	}
 	res, err := m.FitEMSource(src, em)
 	if err != nil {
 		return nil, nil, err

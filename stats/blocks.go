@@ -2,18 +2,18 @@ package stats
 
 import (
 	"errors"
-	"io"
 	"slices"
 
 	"github.com/latentree/latentree/data"
 )
 
-// ComputeBlocks computes the statistics of every block that r returns,
+// ComputeBlocks computes the statistics of every block that r returns
+// (reading the next block while computing one, see data.ReadAhead),
 // until io.EOF, and merges them (Merge), so that the result equals Compute
 // on the concatenation of the blocks read in memory with data.ReadCSV:
 // counts exactly, moments to rounding. Discrete states end in the order
 // ReadCSV gives them (data.SortStates), whatever block each state was first
-// seen in. Memory is that of one block and its statistics plus the merged
+// seen in. Memory is that of two blocks and their statistics plus the merged
 // statistics. The reader is not closed. An error of r or of Compute is
 // returned as is.
 func ComputeBlocks(r data.BlockReader, opt Options) (*Stats, error) {
@@ -21,21 +21,16 @@ func ComputeBlocks(r data.BlockReader, opt Options) (*Stats, error) {
 		return nil, errors.New("stats: nil block reader")
 	}
 	var acc Stats
-	for {
-		d, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	// The next block is read while this one is computed.
+	err := data.ReadAhead(r, func(d *data.Dataset) error {
 		s, err := Compute(d, opt)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := acc.Merge(s); err != nil {
-			return nil, err
-		}
+		return acc.Merge(s)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if acc.index == nil {
 		return nil, errors.New("stats: no blocks to compute statistics of")
