@@ -95,8 +95,25 @@ func (e *env) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-// readData reads a CSV dataset from a file or "-".
+// readData reads a dataset from a CSV file or "-", or, read in row blocks
+// (data.OpenBlocks), from a Parquet file, a gzip-compressed CSV file or a
+// directory of shards, into memory.
 func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadReport, error) {
+	if path != "-" && blockFormat(path) {
+		if df.dropConstant {
+			return nil, nil, usagef("--drop-constant needs a CSV file (%s is read in blocks, and a column is only known to be constant at the end)", path)
+		}
+		opt, err := df.options("", e.logger())
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := data.Pack(data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := p.Dataset()
+		return d, nil, err
+	}
 	r, name, err := e.openInput(path)
 	if err != nil {
 		return nil, nil, err

@@ -41,28 +41,35 @@ func useBlocks(args []string, stream bool) (bool, error) {
 	if stream || len(args) > 1 {
 		return true, nil
 	}
-	fi, err := os.Stat(args[0])
-	if err != nil {
-		return false, nil // reported by checkPaths
+	if fi, err := os.Stat(args[0]); err == nil && fi.Size() > inMemoryLimit {
+		return true, nil
 	}
-	switch strings.ToLower(filepath.Ext(args[0])) {
+	return blockFormat(args[0]), nil
+}
+
+// blockFormat reports whether path is read only in row blocks
+// (data.OpenBlocks): a directory, a Parquet or a gzip file, by name or by
+// its first bytes. Errors opening it are left to the reader.
+func blockFormat(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".gz", ".gzip", ".parquet", ".pq":
-		return true, nil
+		return true
 	}
-	if fi.IsDir() || fi.Size() > inMemoryLimit {
-		return true, nil
-	}
-	// Content decides for files without a telling name.
-	f, err := os.Open(args[0])
+	f, err := os.Open(path)
 	if err != nil {
-		return false, nil
+		return false
 	}
 	defer f.Close()
 	var head [4]byte
-	if n, _ := io.ReadFull(f, head[:]); n == 4 && (string(head[:]) == "PAR1" || head[0] == 0x1f && head[1] == 0x8b) {
-		return true, nil
-	}
-	return false, nil
+	n, _ := io.ReadFull(f, head[:])
+	return n == 4 && string(head[:]) == "PAR1" || n >= 2 && head[0] == 0x1f && head[1] == 0x8b
 }
 
 // learnBlocks learns from data files read in row blocks: held in memory

@@ -100,3 +100,63 @@ func TestStatsSummaryParquet(t *testing.T) {
 		t.Errorf("learn %s:\n%s", pq, out)
 	}
 }
+
+// TestCommandsReadParquet: fit, score and infer read a Parquet file (and a
+// gzip file) as they read the same rows from CSV.
+func TestCommandsReadParquet(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	sim := []string{"simulate", "--topology", "binary", "--leaves", "8", "--model", "symmetric", "-n", "1500", "--seed", "9", "--newick", p("t.nwk")}
+	mustRun(t, append(sim, "--out", p("d.csv"))...)
+	mustRun(t, append(sim, "--out", p("d.parquet"))...)
+	raw, err := os.ReadFile(p("d.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(p("d.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write(raw)
+	zw.Close()
+	f.Close()
+	mustRun(t, "fit", p("t.nwk"), p("d.csv"), "--out", p("m.json"))
+	for _, cmd := range [][]string{
+		{"fit", p("t.nwk"), "DATA", "--json"},
+		{"score", p("m.json"), "DATA", "--json"},
+		{"infer", p("m.json"), "DATA"},
+	} {
+		run := func(data string) string {
+			args := append([]string(nil), cmd...)
+			args[2] = data
+			out := mustRun(t, args...)
+			return strings.ReplaceAll(out, data, "DATA")
+		}
+		want := run(p("d.csv"))
+		for _, other := range []string{p("d.parquet"), p("d.csv.gz")} {
+			if got := run(other); stripTimes(got) != stripTimes(want) {
+				t.Errorf("%s on %s differs from CSV:\n%s\nCSV:\n%s", cmd[0], other, head(got), head(want))
+			}
+		}
+	}
+}
+
+// stripTimes drops the lines and JSON fields that hold timings.
+func stripTimes(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "seconds") || strings.Contains(l, "time") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+func head(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}

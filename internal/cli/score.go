@@ -50,6 +50,9 @@ func (e *env) readModelAndData(modelPath, dataPath string, df *dataFlags) (model
 // not the model's observed variables, the error names the variables
 // missing on each side.
 func (e *env) readModelData(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
+	if path != "-" && blockFormat(path) {
+		return e.readModelBlocks(m, path, df)
+	}
 	r, name, err := e.openInput(path)
 	if err != nil {
 		return nil, err
@@ -90,6 +93,44 @@ func (e *env) readModelData(m model.Model, path string, df *dataFlags) (*data.Da
 		return nil, mismatchError(name, mm)
 	}
 	return d, nil
+}
+
+// readModelBlocks is readModelData for a Parquet or gzip file or a
+// directory of shards, read in row blocks into memory.
+func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
+	t := m.Structure()
+	// The columns first (as --columns and --ignore select them), to name
+	// the variables that differ.
+	plain, err := df.options("", nil)
+	if err != nil {
+		return nil, err
+	}
+	plain.KeepConstant, plain.Missing, plain.DropConstant = true, data.MissingKeep, false
+	r, err := data.OpenBlocks([]string{path}, data.BlockOptions{ReadOptions: plain})
+	if err != nil {
+		return nil, err
+	}
+	names := r.Names()
+	r.Close()
+	if mm := model.CheckColumns(t, names); mm != nil {
+		return nil, mismatchError(path, mm)
+	}
+	f := *df
+	if m.Kind() == data.Discrete {
+		f.discrete = append(append([]string(nil), df.discrete...), t.ObservedNames()...)
+	} else {
+		f.continuous = append(append([]string(nil), df.continuous...), t.ObservedNames()...)
+	}
+	f.keepConstant, f.dropConstant = true, false
+	opt, err := f.options("", e.logger())
+	if err != nil {
+		return nil, err
+	}
+	p, err := data.Pack(data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
+	if err != nil {
+		return nil, err
+	}
+	return p.Dataset()
 }
 
 // mismatchError prefixes the data's name and suggests --ignore or

@@ -101,11 +101,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 	// One plain CSV file (or standard input) and no statistics to write:
 	// the summary from the rows in memory, without pair statistics.
 	// Parquet, gzip, directories and large files are read in blocks.
-	inBlocks, err := useBlocks(args, false)
-	if err != nil {
-		return err
-	}
-	if len(args) == 1 && out == "" && !isStatsFile(args[0]) && !inBlocks {
+	if len(args) == 1 && out == "" && !isStatsFile(args[0]) && (args[0] == "-" || !blockFormat(args[0])) {
 		d, rep, err := e.readData(args[0], df)
 		if err != nil {
 			return err
