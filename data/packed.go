@@ -409,12 +409,7 @@ func (p *Packed) Sample(n int, r *rand.Rand) (*Dataset, error) {
 	if n >= p.rows {
 		return p.Dataset()
 	}
-	idx := make([]int, 0, n)
-	for i := 0; i < p.rows && len(idx) < n; i++ {
-		if r.IntN(p.rows-i) < n-len(idx) {
-			idx = append(idx, i)
-		}
-	}
+	idx := p.sampleIndex(n, r)
 	d, err := New(p.vars, n)
 	if err != nil {
 		return nil, err
@@ -438,6 +433,58 @@ func (p *Packed) Sample(n int, r *rand.Rand) (*Dataset, error) {
 		}
 	}
 	return d, nil
+}
+
+// sampleIndex draws the rows of Sample and SamplePacked (n < p.rows).
+func (p *Packed) sampleIndex(n int, r *rand.Rand) []int {
+	idx := make([]int, 0, n)
+	for i := 0; i < p.rows && len(idx) < n; i++ {
+		if r.IntN(p.rows-i) < n-len(idx) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// SamplePacked is Sample that returns the rows as a Packed (the same rows
+// for the same draws), so that a large sample takes no more memory per
+// cell than p. n ≥ NumRows gives p itself.
+func (p *Packed) SamplePacked(n int, r *rand.Rand) (*Packed, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("data: sample size must be positive, not %d", n)
+	}
+	if r == nil {
+		return nil, errors.New("data: nil random number generator")
+	}
+	if n >= p.rows {
+		return p, nil
+	}
+	idx := p.sampleIndex(n, r)
+	out := &Packed{vars: p.vars, rows: n, cols: make([]packedCol, len(p.cols)), blockRows: p.blockRows}
+	for j := range p.cols {
+		c, o := &p.cols[j], &out.cols[j]
+		if p.vars[j].Kind == Continuous {
+			o.vals = make([]float64, n)
+			for k, i := range idx {
+				o.vals[k] = c.vals[i]
+			}
+			continue
+		}
+		s := c.shift
+		lg := 6 - s
+		o.shift = s
+		o.words = make([]uint64, (n+1<<lg-1)>>lg)
+		if c.miss != nil {
+			o.miss = make([]uint64, (n+63)>>6)
+		}
+		for k, i := range idx {
+			o.words[k>>lg] |= uint64(c.get(i)) << (uint(k) & (1<<lg - 1) << s)
+			if c.missing(i) {
+				o.miss[k>>6] |= 1 << (uint(k) & 63)
+			}
+		}
+	}
+	return out, nil
 }
 
 // unpacker unpacks discrete columns; its tables are built on first use.

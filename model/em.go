@@ -458,7 +458,7 @@ func (m *Discrete) FitEM(d *data.Dataset, opt EMOptions) (*EMResult, error) {
 		return nil, errors.New("model: no rows to fit")
 	}
 	rng := emRand(opt)
-	stages, opt, err := m.warmUp(b0.rows, func(n int) (*data.Dataset, error) { return sampleRows(d, n, rng) }, opt, rng)
+	stages, opt, err := m.warmUp(b0.rows, func(n int) (data.Source, error) { return sampleRows(d, n, rng) }, opt, rng)
 	if err != nil {
 		return nil, err
 	}

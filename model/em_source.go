@@ -187,7 +187,10 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 	}
 	var stages []EMStage
 	if rs, ok := src.(RowSampler); ok {
-		sample := func(n int) (*data.Dataset, error) { return rs.Sample(n, rng) }
+		sample := func(n int) (data.Source, error) { return rs.Sample(n, rng) }
+		if ps, ok := src.(packedSampler); ok {
+			sample = func(n int) (data.Source, error) { return ps.SamplePacked(n, rng) }
+		}
 		if stages, opt, err = m.warmUp(rs.NumRows(), sample, opt, rng); err != nil {
 			return nil, err
 		}
@@ -199,6 +202,13 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 	}
 	res.Rows, res.DistinctRows = sr.rows, sr.rows
 	return res, nil
+}
+
+// packedSampler is a RowSampler that draws its samples packed
+// (data.Packed): a large warm-up sample then takes one bit per binary
+// cell instead of a Dataset's two bytes.
+type packedSampler interface {
+	SamplePacked(n int, r *rand.Rand) (*data.Packed, error)
 }
 
 // maxDistinct bounds the distinct rows compressSource keeps in memory.
@@ -289,7 +299,7 @@ func (m *Discrete) compressSource(src data.Source) (*binding, int, error) {
 // sample from rows rows, updating the model, and returns their reports
 // and the options of the final run (no restarts: it starts where the
 // warm-up ended).
-func (m *Discrete) warmUp(rows int, sample func(n int) (*data.Dataset, error), opt EMOptions, rng *rand.Rand) ([]EMStage, EMOptions, error) {
+func (m *Discrete) warmUp(rows int, sample func(n int) (data.Source, error), opt EMOptions, rng *rand.Rand) ([]EMStage, EMOptions, error) {
 	if opt.Sample == 0 {
 		opt.Sample = AutoSample(rows)
 	}
@@ -319,7 +329,11 @@ func (m *Discrete) warmUp(rows int, sample func(n int) (*data.Dataset, error), o
 // fitStage runs a warm-up stage's EM on a sample. A large sample is held
 // packed (one bit per binary cell) instead of as a Dataset and a byte per
 // cell for the binary E-step.
-func (m *Discrete) fitStage(d *data.Dataset, opt EMOptions) (*EMResult, error) {
+func (m *Discrete) fitStage(src data.Source, opt EMOptions) (*EMResult, error) {
+	d, ok := src.(*data.Dataset)
+	if !ok {
+		return m.FitEMSource(src, opt)
+	}
 	if d.NumRows() <= compressProbe || !d.AllDiscrete() {
 		return m.FitEM(d, opt)
 	}
