@@ -436,10 +436,18 @@ func (p *Packed) Sample(n int, r *rand.Rand) (*Dataset, error) {
 }
 
 // sampleIndex draws the rows of Sample and SamplePacked (n < p.rows).
-func (p *Packed) sampleIndex(n int, r *rand.Rand) []int {
+func (p *Packed) sampleIndex(n int, r *rand.Rand) []int { return SampleIndex(p.rows, n, r) }
+
+// SampleIndex returns min(n, rows) distinct row indices in [0, rows) drawn
+// uniformly without replacement, in increasing order, by sequential
+// selection (Knuth's algorithm S: row i is taken with probability
+// (n − taken)/(rows − i)): the indices depend only on rows, n and the
+// draws of r. Every sample of rows in latentree is drawn with it.
+func SampleIndex(rows, n int, r *rand.Rand) []int {
+	n = max(0, min(n, rows))
 	idx := make([]int, 0, n)
-	for i := 0; i < p.rows && len(idx) < n; i++ {
-		if r.IntN(p.rows-i) < n-len(idx) {
+	for i := 0; i < rows && len(idx) < n; i++ {
+		if r.IntN(rows-i) < n-len(idx) {
 			idx = append(idx, i)
 		}
 	}

@@ -109,6 +109,7 @@ func (s scanSampler) Sample(n int, r *rand.Rand) (*data.Dataset, error) {
 		return nil, fmt.Errorf("model: sample of %d rows", n)
 	}
 	n = min(n, s.rows)
+	idx := data.SampleIndex(s.rows, n, r)
 	var vars []data.Variable
 	var cols [][]uint16
 	seen, taken := 0, 0
@@ -129,7 +130,7 @@ func (s scanSampler) Sample(n int, r *rand.Rand) (*data.Dataset, error) {
 			if seen >= s.rows {
 				return fmt.Errorf("model: the source has more rows than its statistics (%d)", s.rows)
 			}
-			if r.IntN(s.rows-seen) < n-taken {
+			if taken < len(idx) && idx[taken] == seen {
 				for j := range cols {
 					cols[j] = append(cols[j], d.Discrete(j)[i])
 				}
@@ -355,11 +356,5 @@ func sampleRows(d *data.Dataset, n int, r *rand.Rand) (*data.Dataset, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("model: sample of %d rows", n)
 	}
-	idx := make([]int, 0, n)
-	for i := 0; i < rows && len(idx) < n; i++ {
-		if r.IntN(rows-i) < n-len(idx) {
-			idx = append(idx, i)
-		}
-	}
-	return d.Rows(idx)
+	return d.Rows(data.SampleIndex(rows, n, r))
 }
