@@ -466,19 +466,9 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if !opt.StructureOnly && !d.AllContinuous() && !d.AllDiscrete() {
 			return fmt.Errorf("%s mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables", source)
 		}
-		if !opt.StructureOnly {
-			bar := e.newProgress(max(opt.Fit.EM.MaxIter, 1), "EM")
-			last := 0
-			opt.Fit.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
-			search := e.newProgress(-1, "contraction search (candidates scored)")
-			scored := 0
-			opt.ContractProgress = func(evaluated, _ int) { search.Add(evaluated - scored); scored = evaluated }
-			res, err = learn.Learn(d, opt)
-			bar.Finish()
-			search.Finish()
-		} else {
-			res, err = learn.Learn(d, opt)
-		}
+		finish := e.learnProgress(&opt)
+		res, err = learn.Learn(d, opt)
+		finish()
 		if err != nil {
 			return err
 		}
@@ -499,6 +489,22 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		return err
 	}
 	return printLearn(summary, source, rows, res, o, readTime, time.Since(start))
+}
+
+// learnProgress shows EM's and the contraction search's progress on
+// standard error (on a terminal) while parameters are fitted; the
+// returned function ends the bars.
+func (e *env) learnProgress(opt *learn.Options) func() {
+	if opt.StructureOnly {
+		return func() {}
+	}
+	bar := e.newProgress(max(opt.Fit.EM.MaxIter, 1), "EM")
+	last := 0
+	opt.Fit.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
+	search := e.newProgress(-1, "contraction search (candidates scored)")
+	scored := 0
+	opt.ContractProgress = func(evaluated, _ int) { search.Add(evaluated - scored); scored = evaluated }
+	return func() { bar.Finish(); search.Finish() }
 }
 
 func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *learnOpts, readTime, total time.Duration) error {

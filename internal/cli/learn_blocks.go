@@ -126,17 +126,9 @@ func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, path
 		}
 		src = d
 	}
-	if !opt.StructureOnly {
-		bar := e.newProgress(max(opt.Fit.EM.MaxIter, 1), "EM")
-		last := 0
-		opt.Fit.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
-		search := e.newProgress(-1, "contraction search (candidates scored)")
-		scored := 0
-		opt.ContractProgress = func(evaluated, _ int) { search.Add(evaluated - scored); scored = evaluated }
-		defer bar.Finish()
-		defer search.Finish()
-	}
+	finish := e.learnProgress(&opt)
 	res, err := learn.LearnSource(src, opt)
+	finish()
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}

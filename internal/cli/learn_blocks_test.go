@@ -25,18 +25,7 @@ func TestLearnShards(t *testing.T) {
 	splitCSV(t, whole, p("b.csv"), 1000, 2000)
 	splitCSV(t, whole, p("shards/c.csv"), 2000, 3000)
 	// b.csv goes into the directory gzip-compressed.
-	raw, err := os.ReadFile(p("b.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(p("shards/b.csv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := gzip.NewWriter(f)
-	zw.Write(raw)
-	zw.Close()
-	f.Close()
+	gzipFile(t, p("b.csv"), p("shards/b.csv.gz"))
 
 	type summary struct {
 		Rows   int `json:"rows"`
@@ -109,18 +98,7 @@ func TestCommandsReadParquet(t *testing.T) {
 	sim := []string{"simulate", "--topology", "binary", "--leaves", "8", "--model", "symmetric", "-n", "1500", "--seed", "9", "--newick", p("t.nwk")}
 	mustRun(t, append(sim, "--out", p("d.csv"))...)
 	mustRun(t, append(sim, "--out", p("d.parquet"))...)
-	raw, err := os.ReadFile(p("d.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(p("d.csv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := gzip.NewWriter(f)
-	zw.Write(raw)
-	zw.Close()
-	f.Close()
+	gzipFile(t, p("d.csv"), p("d.csv.gz"))
 	mustRun(t, "fit", p("t.nwk"), p("d.csv"), "--out", p("m.json"))
 	for _, cmd := range [][]string{
 		{"fit", p("t.nwk"), "DATA", "--json"},
@@ -139,6 +117,29 @@ func TestCommandsReadParquet(t *testing.T) {
 				t.Errorf("%s on %s differs from CSV:\n%s\nCSV:\n%s", cmd[0], other, head(got), head(want))
 			}
 		}
+	}
+}
+
+// gzipFile writes src gzip-compressed to dst.
+func gzipFile(t *testing.T, src, dst string) {
+	t.Helper()
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	if _, err := zw.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
