@@ -478,7 +478,12 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		prov := provenance(string(m), source, rows, cmd, res.EM, res.Score)
 		written = append(written, output{o.out, func(w io.Writer) error { return writeModel(w, res.Model, prov) }})
 		if o.report != "" {
-			rep, err := learnReport(o.report, res, d, source, prov)
+			name := source
+			if d != nil && d.NumRows() < rows {
+				// Data read in blocks: the report explains a sample.
+				name = fmt.Sprintf("%s (a random sample of %d of its %d rows)", source, d.NumRows(), rows)
+			}
+			rep, err := learnReport(o.report, res, d, name, prov)
 			if err != nil {
 				return err
 			}
