@@ -76,21 +76,22 @@ func ReadAhead(r BlockReader, fn func(block *Dataset) error) error {
 			}
 		}
 	}()
-	finish := func(err error) error {
+	defer func() {
+		// Also when fn panics: the reader is not used after ReadAhead
+		// returns.
 		close(stop)
-		<-done // the reader is not used after ReadAhead returns
-		return err
-	}
+		<-done
+	}()
 	for it := range next {
 		if it.err == io.EOF {
-			return finish(nil)
+			return nil
 		}
 		if it.err != nil {
-			return finish(it.err)
+			return it.err
 		}
 		if err := fn(it.d); err != nil {
-			return finish(err)
+			return err
 		}
 	}
-	return finish(nil)
+	return nil
 }

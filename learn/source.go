@@ -30,7 +30,8 @@ type Materializer interface {
 // A *data.Dataset goes to Learn. So does a Materializer when Learn would
 // search contractions by BIC (ContractAuto on data within AutoBICBudget,
 // or ContractBIC/ContractAIC) or when the method needs rows in memory
-// (quartet, regclnj, regclrg): its rows are then unpacked. Otherwise
+// (quartet, regclnj, regclrg), or the fit options do (spectral parameters,
+// the spectral start, AutoStates): its rows are then unpacked. Otherwise
 // (and for any other Source) ContractAuto means the threshold rule, and methods, rules and fit
 // options that need rows in memory (spectral parameters, AutoStates,
 // continuous data) are errors.
@@ -46,6 +47,12 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		return Learn(d, opt)
 	}
 	m := opt.method()
+	// Fit options that need the rows in memory (FitSource refuses them).
+	fitNeedsRows := !opt.StructureOnly && (opt.Fit.Params == model.ParamsSpectral || opt.Fit.Init == model.InitSpectral || opt.Fit.AutoStates)
+	_, canMaterialize := src.(Materializer)
+	if fitNeedsRows && !canMaterialize {
+		return nil, errors.New("learn: spectral parameters, the spectral start and automatic hidden states need the rows in memory; read them into a Dataset (or a data.Packed) and use Learn")
+	}
 	t0 := time.Now()
 	st, err := stats.ComputeSource(src, stats.Options{Workers: opt.Workers})
 	if err != nil {
@@ -53,11 +60,10 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	}
 	statsTime := time.Since(t0)
 	rule := opt.rule(!opt.StructureOnly)
-	_, canMaterialize := src.(Materializer)
 	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordable(st.NumVars(), int(st.Rows()))) {
 		rule = ContractThreshold
 	}
-	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC
+	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows
 	if needRows {
 		mz, ok := src.(Materializer)
 		if !ok {

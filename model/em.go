@@ -370,8 +370,9 @@ type EMResult struct {
 	// Starts are the objectives (log-likelihoods, penalised when
 	// Pseudo > 0) each start reached after the restart phase.
 	Starts []float64 `json:"starts,omitempty"`
-	// Rows and DistinctRows count the data rows and the distinct rows EM
-	// worked on (identical rows are weighted, not repeated).
+	// Rows and DistinctRows count the data rows and the rows EM worked on:
+	// the distinct rows when identical rows were merged (weighted, not
+	// repeated), all rows when merging did not pay.
 	Rows         int `json:"rows"`
 	DistinctRows int `json:"distinct_rows"`
 	// Patterns counts the missingness patterns of a Gaussian fit (rows

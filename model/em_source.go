@@ -110,29 +110,51 @@ func (s scanSampler) Sample(n int, r *rand.Rand) (*data.Dataset, error) {
 	}
 	n = min(n, s.rows)
 	idx := data.SampleIndex(s.rows, n, r)
+	// States are matched by label from block to block (as everything
+	// else reads a Source), in the order they are first seen.
 	var vars []data.Variable
 	var cols [][]uint16
+	var index []map[string]uint16
+	var remap [][]uint16
 	seen, taken := 0, 0
 	err := s.Scan(func(d *data.Dataset) error {
 		if vars == nil {
-			cols = make([][]uint16, d.NumVars())
-			for j := range cols {
-				if d.Var(j).Kind != data.Discrete {
-					return fmt.Errorf("model: column %q is continuous", d.Var(j).Name)
+			vars = d.Vars()
+			cols = make([][]uint16, len(vars))
+			index = make([]map[string]uint16, len(vars))
+			remap = make([][]uint16, len(vars))
+			for j, v := range vars {
+				if v.Kind != data.Discrete {
+					return fmt.Errorf("model: column %q is continuous", v.Name)
 				}
 				cols[j] = make([]uint16, 0, n)
+				index[j] = make(map[string]uint16)
+				vars[j].States = nil
 			}
 		}
-		// The last block's variables hold every state seen so far, and
-		// codes are stable from block to block.
-		vars = d.Vars()
+		for j := range vars {
+			remap[j] = remap[j][:0]
+			for _, l := range d.Var(j).States {
+				k, ok := index[j][l]
+				if !ok {
+					k = uint16(len(vars[j].States))
+					index[j][l] = k
+					vars[j].States = append(vars[j].States, l)
+				}
+				remap[j] = append(remap[j], k)
+			}
+		}
 		for i := range d.NumRows() {
 			if seen >= s.rows {
 				return fmt.Errorf("model: the source has more rows than its statistics (%d)", s.rows)
 			}
 			if taken < len(idx) && idx[taken] == seen {
 				for j := range cols {
-					cols[j] = append(cols[j], d.Discrete(j)[i])
+					c := d.Discrete(j)[i]
+					if c != data.Missing {
+						c = remap[j][c]
+					}
+					cols[j] = append(cols[j], c)
 				}
 				taken++
 			}

@@ -416,7 +416,11 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 	} else if _, ok := m.(*model.Gaussian); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
-		fmt.Fprintf(w, "EM: %d E-steps (%s), %d distinct of %d rows, %.2fs\n", em.Iterations, conv, em.DistinctRows, em.Rows, seconds)
+		rows := fmt.Sprintf("%d rows", em.Rows)
+		if em.DistinctRows < em.Rows {
+			rows = fmt.Sprintf("%d distinct of %d rows", em.DistinctRows, em.Rows)
+		}
+		fmt.Fprintf(w, "EM: %d E-steps (%s), %s, %.2fs\n", em.Iterations, conv, rows, seconds)
 	}
 	if len(em.Stages) > 0 {
 		fmt.Fprint(w, "  after a warm-up on samples of")

@@ -374,7 +374,10 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	case !fromMatrix:
 		source = strings.Join(args, ", ")
 	}
-	blocks, err := useBlocks(args, o.stream)
+	if o.stream && (fromMatrix || fromStats) {
+		return usagef("--stream applies to data files, not to --stats or --distance-matrix")
+	}
+	blocks, err := useBlocks(args, o.stream, o.df.dropConstant)
 	if err != nil {
 		return err
 	}

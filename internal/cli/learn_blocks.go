@@ -26,7 +26,7 @@ const reportSampleRows = 100_000
 
 // useBlocks reports whether learn reads args in row blocks (learnBlocks)
 // rather than with the in-memory CSV reader.
-func useBlocks(args []string, stream bool) (bool, error) {
+func useBlocks(args []string, stream, dropConstant bool) (bool, error) {
 	if len(args) == 0 {
 		return false, nil
 	}
@@ -41,7 +41,9 @@ func useBlocks(args []string, stream bool) (bool, error) {
 	if stream || len(args) > 1 {
 		return true, nil
 	}
-	if fi, err := os.Stat(args[0]); err == nil && fi.Size() > inMemoryLimit {
+	// A large CSV file is read in blocks unless --drop-constant asks for
+	// the in-memory reader.
+	if fi, err := os.Stat(args[0]); err == nil && fi.Size() > inMemoryLimit && !dropConstant {
 		return true, nil
 	}
 	return blockFormat(args[0]), nil
@@ -79,7 +81,7 @@ func blockFormat(path string) bool {
 // time spent reading.
 func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, paths []string) (*learn.Result, *data.Dataset, int, time.Duration, error) {
 	if o.df.dropConstant {
-		return nil, nil, 0, 0, usagef("--drop-constant needs a single CSV file read into memory (a column is only known to be constant at the end of a stream)")
+		return nil, nil, 0, 0, usagef("--drop-constant needs a single plain CSV file, read into memory (Parquet, gzip, several files and --stream are read in blocks, and a column is only known to be constant at the end)")
 	}
 	ropt, err := o.df.options("", e.logger())
 	if err != nil {
