@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 )
 
 // ReadCSVFile reads a CSV file with ReadCSV, using path as the input's name
-// in error messages unless opt.Name is set.
+// in error messages unless opt.Name is set. A gzip-compressed file (detected
+// by its magic bytes, whatever its name) is decompressed as it is read.
 func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -26,7 +28,16 @@ func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	return ReadCSV(f, opt)
+	br := bufio.NewReaderSize(f, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, &ParseError{File: opt.Name, Err: fmt.Errorf("not a valid gzip file: %w", err)}
+		}
+		defer zr.Close()
+		return ReadCSV(zr, opt)
+	}
+	return ReadCSV(br, opt)
 }
 
 // ReadCSV reads a dataset from CSV text: a header line of unique, non-empty

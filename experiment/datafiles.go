@@ -28,9 +28,10 @@ func FindDataFile(name string) (path string, looked []string) {
 }
 
 // DataDirs returns the directories where FindDataFile looks, in order:
-// envDir (if set), then shared/data under cwd and each of its parents,
-// then the same under the executable's directory and its parents.
-// Duplicates are listed once.
+// envDir (if set), then examples/newsgroups (where a clone of the
+// repository ships the 20 Newsgroups splits) and shared/data under cwd and
+// each of its parents, then the same under the executable's directory and
+// its parents. Duplicates are listed once.
 func DataDirs(envDir, cwd, exe string) []string {
 	var dirs []string
 	add := func(d string) {
@@ -44,6 +45,7 @@ func DataDirs(envDir, cwd, exe string) []string {
 			return
 		}
 		for d := filepath.Clean(start); ; d = filepath.Dir(d) {
+			add(filepath.Join(d, "examples", "newsgroups"))
 			add(filepath.Join(d, "shared", "data"))
 			if filepath.Dir(d) == d {
 				return

@@ -60,7 +60,7 @@ func newsgroups(b *testing.B) *data.Dataset {
 	var names []string
 	var cols [][]uint16
 	for _, part := range []string{"train", "test"} {
-		path := "../../shared/data/newsgroups100-" + part + ".csv"
+		path := "../examples/newsgroups/newsgroups100-" + part + ".csv"
 		if _, err := os.Stat(path); err != nil {
 			b.Skipf("%s not available", path)
 		}

@@ -37,11 +37,12 @@ between hidden nodes contracted).
 
 Without --train and --test the files newsgroups100-train.csv and
 newsgroups100-test.csv are looked for in the directory named by the
-LATENTREE_DATA environment variable, then in shared/data under the current
+LATENTREE_DATA environment variable, then in examples/newsgroups (where a
+clone of the repository has them) and shared/data under the current
 directory and each of its parents, then under the directory of the latentree
 executable and its parents.`,
-		Example: `  latentree experiment newsgroups --train ../shared/data/newsgroups100-train.csv \
-      --test ../shared/data/newsgroups100-test.csv --out results/newsgroups
+		Example: `  latentree experiment newsgroups --train examples/newsgroups/newsgroups100-train.csv \
+      --test examples/newsgroups/newsgroups100-test.csv --out results/newsgroups
   LATENTREE_DATA=$HOME/data latentree experiment newsgroups --methods clnj`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

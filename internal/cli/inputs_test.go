@@ -184,8 +184,12 @@ func TestLongCellNotEchoed(t *testing.T) {
 func TestFindDataFile(t *testing.T) {
 	got := experiment.DataDirs("/env/dir", "/home/u/work/main", "/opt/bin/latentree")
 	want := []string{"/env/dir",
-		"/home/u/work/main/shared/data", "/home/u/work/shared/data", "/home/u/shared/data", "/home/shared/data", "/shared/data",
-		"/opt/bin/shared/data", "/opt/shared/data"}
+		"/home/u/work/main/examples/newsgroups", "/home/u/work/main/shared/data",
+		"/home/u/work/examples/newsgroups", "/home/u/work/shared/data",
+		"/home/u/examples/newsgroups", "/home/u/shared/data",
+		"/home/examples/newsgroups", "/home/shared/data",
+		"/examples/newsgroups", "/shared/data",
+		"/opt/bin/examples/newsgroups", "/opt/bin/shared/data", "/opt/examples/newsgroups", "/opt/shared/data"}
 	if !slices.Equal(got, want) {
 		t.Errorf("candidates\n got %q\nwant %q", got, want)
 	}

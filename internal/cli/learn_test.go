@@ -83,7 +83,7 @@ func TestLearnDegenerateData(t *testing.T) {
 // command on the 20 Newsgroups train split: structure only (target ≤ 0.5 s;
 // the MATLAB toolbox takes 0.75 s under Octave), and with EM.
 func BenchmarkLearnNewsgroups(b *testing.B) {
-	path := "../../../shared/data/newsgroups100-train.csv"
+	path := "../../examples/newsgroups/newsgroups100-train.csv"
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("newsgroups data not available")
 	}
