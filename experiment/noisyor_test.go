@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -77,9 +78,17 @@ func TestNoisyorImageSmall(t *testing.T) {
 }
 
 func TestNoisyorDepthSmall(t *testing.T) {
-	res, err := NoisyorDepth(NoisyorDepthConfig{QMR: noisyor.QMROptions{Sources: 40, Effects: 300, MedianChildren: 20}, Seed: 2})
+	// Short form: 16 sources (learnable ones at depths 0, 1 and 2, and
+	// some never learnable); LATENTREE_LONG=1: 40 sources, 300 effects.
+	qmr := testenv.Pick(noisyor.QMROptions{Sources: 16, Effects: 100, MedianChildren: 10},
+		noisyor.QMROptions{Sources: 40, Effects: 300, MedianChildren: 20})
+	res, err := NoisyorDepth(NoisyorDepthConfig{QMR: qmr, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("%d sources, %d learned correctly", res.Sources, res.Correct)
+	if len(res.Rows) < 3 {
+		t.Errorf("%d depth rows: the setting is too easy to test subtracting-off", len(res.Rows))
 	}
 	if res.Wrong != 0 {
 		t.Errorf("%d learned sources are not true sources", res.Wrong)

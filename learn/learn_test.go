@@ -170,7 +170,7 @@ func TestLearnSpectral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := truth.Sample(rand.NewPCG(1, 3), 5000)
+	d, err := truth.Sample(rand.NewPCG(1, 3), 1500)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestLearnSpectral(t *testing.T) {
 	if !ok || res.EM != nil || res.ContractRule != learn.ContractBIC {
 		t.Fatalf("model %T, EM %v, rule %v: want a spectral model after a BIC search", res.Model, res.EM, res.ContractRule)
 	}
-	if s.Tree != res.Tree || res.Score == nil || res.Score.Rows != 5000 {
+	if s.Tree != res.Tree || res.Score == nil || res.Score.Rows != 1500 {
 		t.Errorf("spectral model on another tree, or no score: %+v", res.Score)
 	}
 	res2, err := learn.Learn(d, learn.Options{Fit: model.FitOptions{Init: model.InitSpectral}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/tree"
@@ -190,10 +191,9 @@ func TestBuildFromExactTables(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(c.seed, c.seed))
-			trials := c.trials
-			if testing.Short() {
-				trials /= 4
-			}
+			// Short form: a quarter of the trees, the largest one included
+			// (LATENTREE_LONG=1 runs them all).
+			trials := testenv.Pick(c.trials/4, c.trials)
 			worst := 0.0
 			var exact [2]int
 			for it := 0; it < trials; it++ {
