@@ -16,10 +16,22 @@ import (
 
 func init() { viewCommands = append(viewCommands, newDrawCmd) }
 
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 func newDrawCmd(e *env) *cobra.Command {
 	var (
 		out, format, layout, title, root string
-		labels                           bool
+		labels, asJSON                   bool
 		width, height                    float64
 	)
 	c := &cobra.Command{
@@ -41,10 +53,16 @@ around a circle; auto (the default) is tidy up to 150 nodes and radial beyond.
 Labels never overlap: in the radial layout, labels of inner nodes that have
 no free place are left to the node's tooltip (SVG). The SVG is standalone
 (no fonts or links); the PNG is rendered without cgo or Graphviz, at most
-4096 pixels a side unless --width or --height are given.`,
+4096 pixels a side unless --width or --height are given.
+
+A summary line goes to standard output, or with --json a JSON summary
+({"input", "out", "format", "layout", "nodes", "observed", "hidden",
+"labels", "bytes"}), on standard error when the picture goes to standard
+output.`,
 		Example: `  latentree draw learned.nwk --out tree.svg
   latentree draw model.json --out model.png --labels
-  latentree draw model.json --out - --layout radial --title "newsgroups" > tree.svg`,
+  latentree draw model.json --out - --layout radial --title "newsgroups" > tree.svg
+  latentree draw learned.nwk --out tree.svg --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -122,8 +140,28 @@ no free place are left to the node's tooltip (SVG). The SVG is standalone
 			if f == "png" {
 				write = draw.PNG
 			}
-			if err := e.writeTo(out, func(w io.Writer) error { return write(w, t, opt) }); err != nil {
+			var size int64
+			if err := e.writeTo(out, func(w io.Writer) error {
+				cw := &countingWriter{w: w}
+				err := write(cw, t, opt)
+				size = cw.n
 				return err
+			}); err != nil {
+				return err
+			}
+			if asJSON {
+				used := lay
+				if used == draw.LayoutAuto {
+					used = draw.LayoutTidy
+					if t.NumNodes() > draw.AutoTidyMax {
+						used = draw.LayoutRadial
+					}
+				}
+				return writeJSON(e.summaryWriter([]pathFlag{{"--out", out}}), map[string]any{
+					"input": args[0], "out": out, "format": f, "layout": used.String(),
+					"nodes": t.NumNodes(), "observed": t.NumObserved(), "hidden": t.NumHidden(),
+					"labels": len(opt.Labels) > 0, "bytes": size,
+				})
 			}
 			if out != "-" {
 				fmt.Fprintf(e.stdout, "drew %d nodes (%d hidden) to %s\n", t.NumNodes(), t.NumHidden(), out)
@@ -140,5 +178,6 @@ no free place are left to the node's tooltip (SVG). The SVG is standalone
 	fl.StringVar(&root, "root", "", "root the drawing at this node (default: the model's root, or the tree's centre)")
 	fl.Float64Var(&width, "width", 0, "picture width in pixels (default: from the layout)")
 	fl.Float64Var(&height, "height", 0, "picture height in pixels (default: from the layout)")
+	fl.BoolVar(&asJSON, "json", false, "print a JSON summary (on standard error when the picture goes to standard output)")
 	return c
 }

@@ -89,7 +89,7 @@ frame marks a true source not found).`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&sizes, "sizes", "100,500,1000,2000,10000,10000*", "training sizes; a trailing * uses τq = 0.003")
+	f.StringVar(&sizes, "sizes", "100,500,1000,2000,10000,10000*", "numbers of training rows (comma-separated); a trailing * uses τq = 0.003")
 	f.IntVar(&testRows, "test-rows", 10000, "held-out rows")
 	f.IntVar(&restarts, "restarts", 16, "variational EM random starts (the best bound is kept)")
 	f.IntVar(&maxIter, "vem-max-iter", 0, "variational EM E-steps per start at most (0: the library default)")

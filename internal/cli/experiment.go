@@ -130,8 +130,8 @@ standard output.`,
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&runs, "runs", 200, "runs per tree and sample size")
-	f.StringVar(&sizes, "sizes", "100,200,500,1000,2000,5000,10000,20000,50000,100000,200000", "comma-separated sample sizes")
+	f.IntVar(&runs, "runs", 200, "runs per tree and number of rows")
+	f.StringVar(&sizes, "sizes", "100,200,500,1000,2000,5000,10000,20000,50000,100000,200000", "numbers of rows sampled per run (comma-separated)")
 	f.StringSliceVar(&trees, "trees", nil, "trees (default double-star,hmm,5-complete)")
 	f.StringSliceVar(&methods, "methods", nil, "methods (default rg,nj,clrg,clnj)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
@@ -185,7 +185,7 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 	}
 	f := c.Flags()
 	f.IntVar(&reps, "reps", 1000, "repetitions per point")
-	f.StringVar(&sizes, "sizes", "50,100,200,300,400,500,750,1000,1500,2000", "sample sizes")
+	f.StringVar(&sizes, "sizes", "50,100,200,300,400,500,750,1000,1500,2000", "numbers of rows sampled per run (comma-separated)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv, OUT.svg and OUT.png")
 	return c
@@ -239,7 +239,7 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 	}
 	f := c.Flags()
 	f.IntVar(&reps, "reps", 100, "repetitions (random trees) per β and μ")
-	f.StringVar(&sizes, "sizes", "50,100,200,500,1000,2000", "sample sizes")
+	f.StringVar(&sizes, "sizes", "50,100,200,500,1000,2000", "numbers of rows sampled per run (comma-separated)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
 	f.IntVar(&candidates, "candidates", 0, "leaves per branch among which the quartet builder picks its representative by mutual information (0: default 8; -1: nearest by hops, as the paper)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv, OUT.svg and OUT.png")

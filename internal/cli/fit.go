@@ -35,16 +35,20 @@ type emFlags struct {
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
-	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (10 iterations each; the best continues)")
+	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (every hidden variable a noisy copy of its nearest observed variable); each runs 10 iterations and the best continues. More starts guard against poor local optima, at 10 E-steps each")
 	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
-	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data: pseudo-count added to the expected counts in the M-step (≥ 0)")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed: drives EM restarts and random starts, --order random of the quartet method and regularized CLGrouping")
+	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data, parameter stage: pseudo-count added to EM's expected counts each time the conditional probability tables are re-estimated (the M-step), so that no probability becomes exactly 0 for a combination the rows never show (≥ 0; 0: maximum likelihood). Raise it (0.1 to 1) when rows are few for the number of states, or when new data get probability 0 under the model (score). Not the structure stage's --table-pseudo")
+	fs.Uint64Var(&f.seed, "seed", 1, seedHelp)
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
 	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
 	fs.IntVar(&f.sample, "em-sample", 0, "discrete data: warm EM up on random samples of this many rows, then 8 times more while at most a quarter of the rows, before the passes over all rows (0: auto, rows/32 from 1,000,000 rows on; -1: never)")
 	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (bound on the remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
 }
+
+// seedHelp is fit's --seed help: what EM draws at random. learn adds what
+// its structure learners draw (learnSeedHelp).
+const seedHelp = "random seed of EM: its random starts (--restarts, --init random), the row samples of its warm-up (--em-sample) and the trial fits of --hidden-states auto"
 
 // fitOptions turns the flags into model.FitOptions, rejecting values out
 // of range and flags that do not apply to continuous data.
@@ -118,12 +122,12 @@ type spectralFlags struct {
 }
 
 func (f *spectralFlags) registerInit(fs *pflag.FlagSet) {
-	fs.StringVar(&f.init, "init", "surrogate", "discrete data: start of EM: surrogate (moment-based), random (5 random starts unless --restarts; as --random-init) or spectral (the spectral estimate projected onto valid tables)")
+	fs.StringVar(&f.init, "init", "surrogate", "discrete data: start of EM: surrogate (every hidden variable a noisy copy of its nearest observed variable), random (5 random starts unless --restarts; as --random-init) or spectral (the spectral estimate, see --params, projected onto valid tables)")
 }
 
 func (f *spectralFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.params, "params", "em", "discrete data: how parameters are estimated: em, or spectral (hierarchical tensor decomposition of Song et al. 2013 with --hidden-states as k′: no iterations, P̂ may be ≤ 0 for some rows)")
-	fs.StringVar(&f.linker, "linker", "mstar", "with --params spectral or --init spectral: estimator of the hidden–hidden linkers: mstar (local rank-k′ M*), parikh (Parikh et al. 2011) or mstar-full (M* on the whole sub-tensor)")
+	fs.StringVar(&f.linker, "linker", "mstar", "with --params spectral or --init spectral: how the table linking two adjacent hidden variables is estimated: mstar (Song et al.'s M*, from representatives of the edge's neighbouring variables), parikh (Parikh et al. 2011: from the pair table of one representative on each side) or mstar-full (the paper's literal M*, from the whole sub-tensor: slower)")
 	fs.Float64Var(&f.tol, "spectral-tol", model.DefaultSpectralTol, "with --params spectral or --init spectral: singular values below this times the largest are cut, in (0, 1)")
 }
 
@@ -219,7 +223,9 @@ func fileDigest(path string) string {
 func provenance(method, dataPath string, rows int, cmd *cobra.Command, em *model.EMResult, sc *model.Score) *model.Provenance {
 	opts := map[string]any{}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "out" && f.Name != "newick" && f.Name != "tree-json" && f.Name != "dot" && f.Name != "report" && f.Name != "json" {
+		// Outputs are not options; an old flag name is recorded under
+		// its new one (resolveAliases sets both).
+		if f.Name != "out" && f.Name != "newick" && f.Name != "tree-json" && f.Name != "dot" && f.Name != "report" && f.Name != "json" && f.Deprecated == "" {
 			opts[f.Name] = f.Value.String()
 		}
 	})

@@ -24,7 +24,7 @@ type learnOpts struct {
 	method     string
 	matrix     string
 	statsFile  string
-	samples    int
+	matrixRows int
 	distKind   string
 	rank       int
 	pseudo     float64
@@ -94,8 +94,10 @@ for (it fits a model per candidate). --stream re-reads the files on every EM
 pass instead, for discrete data larger than memory.
 
 With --distance-matrix it reads a distance matrix (CSV with a header row of
-names, or PHYLIP) instead of data and learns the structure only; --samples
-sets RG's thresholds as for distances estimated from that many samples.
+names, or PHYLIP) instead of data and learns the structure only;
+--matrix-rows, the number of rows the distances were estimated from, sets
+RG's thresholds as on data of that many rows. (--samples is its old name; it
+still works, with a notice, until the next release.)
 
 With --stats it reads a statistics file (.lts, written by latentree stats
 --out and merged from shards by latentree stats merge) instead of data and
@@ -127,7 +129,8 @@ output), as JSON with --json.`,
 	flagGroup(f, "Input", func(f *pflag.FlagSet) {
 		o.df.register(f)
 		f.StringVar(&o.matrix, "distance-matrix", "", "learn the structure from this distance matrix (CSV or PHYLIP) instead of data")
-		f.IntVar(&o.samples, "samples", 0, "with --distance-matrix: the sample size the distances were estimated from (sets RG's thresholds)")
+		f.IntVar(&o.matrixRows, "matrix-rows", 0, "with --distance-matrix: the number of rows the distances were estimated from, which sets the default --tau and --eps of rg and clrg (0: the distances are exact)")
+		deprecatedAlias(f, "samples", "matrix-rows")
 		f.StringVar(&o.statsFile, "stats", "", "learn the structure from this statistics file (.lts, from latentree stats --out) instead of data")
 		f.BoolVar(&o.stream, "stream", false, "re-read the data files on every EM pass instead of holding the rows in memory (discrete data larger than memory)")
 	})
@@ -135,27 +138,41 @@ output), as JSON with --json.`,
 		f.StringVarP(&o.method, "method", "m", "clnj", "structure learner: "+learn.MethodNames())
 	})
 	flagGroup(f, "Distances (clnj, clrg, nj, rg, clblind, mst)", func(f *pflag.FlagSet) {
-		f.StringVar(&o.distKind, "distance", "auto", "information distance: auto, gaussian, discrete or symmetric")
-		f.IntVar(&o.rank, "rank", 0, "rank-k discrete distance: product of the top k singular values (k ≥ 1)")
-		f.Float64Var(&o.pseudo, "table-pseudo", 0, "pseudo-count added to every cell of the pairwise count tables (also chowliu)")
+		f.StringVar(&o.distKind, "distance", "auto", "how the distance between two variables is measured (0 when one determines the other, larger the weaker they depend): "+
+			"auto (gaussian for continuous data, discrete for discrete data), gaussian (−log |correlation|), "+
+			"discrete (from the determinant of the pair's joint table: assumes nothing about the model; needs equal numbers of states, see --rank), or "+
+			"symmetric (the K-state symmetric channel distance: assumes every edge copies its parent's state or, with one error probability, switches to any other state uniformly, "+
+			"as simulate --model symmetric; less noisy than discrete when that holds, biased when it does not)")
+		f.IntVar(&o.rank, "rank", 0, "discrete distance from the k strongest directions of dependence of each pair (product of the top k singular values of its normalised table) instead of all of them; "+
+			"works for variables with different numbers of states; set k to the number of hidden states you expect (k ≥ 1)")
+		f.Float64Var(&o.pseudo, "table-pseudo", 0, "structure stage: pseudo-count added to every cell of each pair's count table before distances (or chowliu's mutual information) are computed; 0 uses the raw counts. "+
+			"Raise it (0.5 to 1) on few rows or sparse data when many pairs have infinite distance (the summary counts them, -v lists them); it weakens every dependence a little. "+
+			"Parameters are smoothed by --em-pseudo")
 	})
 	flagGroup(f, "Contraction (clnj, clrg, nj, rg)", func(f *pflag.FlagSet) {
-		f.StringVar(&o.rule, "contraction", "auto", "which edges at hidden nodes to contract: bic (only while the fitted model's BIC improves, never worse than the Chow–Liu tree), aic, or threshold (edges shorter than --contract); auto: bic when parameters are fitted, else threshold")
-		f.Float64Var(&o.contract, "contract", 0, "threshold rule: contract edges shorter than this (default −log 0.9; negative: never)")
-		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "threshold rule: never contract edges between two hidden nodes (the paper's behaviour)")
+		f.StringVar(&o.rule, "contraction", "auto", "learners add hidden variables generously; contracting an edge at a hidden node removes one. Which edges: "+
+			"bic (only while the fitted model's BIC improves: never worse than the uncontracted tree or the Chow–Liu tree, but one model fit per candidate), "+
+			"aic (the same with AIC, which keeps more hidden variables), or threshold (edges shorter than --contract: fast, no fitting); "+
+			"auto: bic when parameters are fitted on data in memory with variables² × rows up to 5×10⁸, else threshold")
+		f.Float64Var(&o.contract, "contract", 0, "threshold rule: contract edges shorter than this distance, which join a hidden variable to a near copy of itself (default −log 0.9 ≈ 0.105; "+
+			"larger removes more hidden variables, negative never contracts)")
+		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "threshold rule: contract only edges between a hidden and an observed node, never a short edge between two hidden nodes (the paper's behaviour): "+
+			"keeps more hidden variables, some of them near copies of each other")
 	})
 	flagGroup(f, "Recursive grouping (rg, clrg)", func(f *pflag.FlagSet) {
-		f.Float64Var(&o.tau, "tau", 0, "threshold τ on distances (default from the sample size)")
-		f.Float64Var(&o.eps, "eps", 0, "threshold ε on the sibling statistic (default from the sample size)")
-		f.StringVar(&o.grouping, "grouping", "silhouette", "family detection: silhouette (k-medoids, as the paper's experiments) or threshold")
-		f.BoolVar(&o.rangeStat, "range-statistic", false, "use the paper's range statistic Λ (eq. 25) instead of the weighted deviation")
+		f.Float64Var(&o.tau, "tau", 0, "τ: the tests of which variables are siblings use only distances shorter than this, longer estimated distances being too noisy (default from the number of rows); larger uses more, noisier distances")
+		f.Float64Var(&o.eps, "eps", 0, "ε: tolerance of the sibling tests, how much the differences of two variables' distances to the others may vary and still make them siblings (default from the number of rows); larger groups more variables into families")
+		f.StringVar(&o.grouping, "grouping", "silhouette", "how variables are grouped into families of siblings: silhouette (clustering, with the number of families that separates them best; as the paper's experiments) or threshold (any two within ε are in one family)")
+		f.BoolVar(&o.rangeStat, "range-statistic", false, "measure how much two variables' distance differences vary by their range, max − min, as the paper (eq. 25), instead of a weighted deviation that one noisy far variable cannot dominate")
 	})
 	flagGroup(f, "Quartet tests (quartet)", func(f *pflag.FlagSet) {
-		f.StringVar(&o.qtest, "test", "nuclear", "quartet test: nuclear (no number of hidden states needed) or spectral")
-		f.IntVar(&o.qk, "k", 2, "k of Spectral@k (--test spectral)")
-		f.IntVar(&o.qreps, "representatives", 1, "representative leaves per branch (a quartet is decided by majority over representatives³ tests)")
+		f.StringVar(&o.qtest, "test", "nuclear", "test that decides which two of four variables sit on the same side of the tree: nuclear (needs no number of hidden states) or spectral (assumes --k hidden states)")
+		f.IntVar(&o.qk, "k", 2, "--test spectral: the number of hidden states it assumes")
+		f.IntVar(&o.qreps, "representatives", 1, "the tree is built by inserting variables one by one, and each insertion is decided by quartet tests against leaves that represent the branches of the tree so far; "+
+			"with r representatives per branch every decision is a majority vote over r³ tests: more robust to one wrong test, r³ times slower")
 		f.StringVar(&o.qorder, "order", "closest", "insertion order: closest (most dependent first), random (drawn with --seed) or given")
-		f.IntVar(&o.qcands, "candidates", 8, "leaves per branch among which representatives are picked by mutual information (-1: nearest by hops, as the paper)")
+		f.IntVar(&o.qcands, "candidates", 8, "the representatives of a branch are chosen among this many of its leaves nearest its centre, as the ones most dependent on the variable being inserted (tests on strongly dependent quartets are the reliable ones); "+
+			"more looks further for a strong leaf, at little cost. -1: take the nearest leaves by hops without looking at dependence (the paper's rule)")
 	})
 	flagGroup(f, "Regularized CLGrouping (regclnj, regclrg)", func(f *pflag.FlagSet) {
 		f.IntVar(&o.maxHidden, "max-hidden", 0, "grow up to this many hidden variables (0: until the BIC stops improving)")
@@ -167,6 +184,7 @@ output), as JSON with --json.`,
 	})
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { o.spec.register(f) })
 	o.spec.keep = []string{"seed"}
+	f.Lookup("seed").Usage = "random seed of EM (its random starts, --em-sample warm-up samples, --hidden-states auto trials), of --order random of the quartet method, and of the sampling steps of regclnj and regclrg"
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
 		f.StringVar(&o.newick, "newick", "", "write the tree in Newick format to this file (- for standard output)")
@@ -217,8 +235,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 				return opt, usagef("--%s does not apply to --distance-matrix (a distance matrix gives the structure only)", name)
 			}
 		}
-	} else if changed("samples") {
-		return opt, usagef("--samples applies to --distance-matrix only (with data or statistics, the sample size is the number of rows)")
+	} else if changed("matrix-rows") {
+		return opt, usagef("%s applies to --distance-matrix only (with data or statistics, the number of rows is known)", flagName(cmd, "matrix-rows"))
 	}
 	if fromStats {
 		for _, name := range []string{"structure-only", "out", "report", "hidden-states", "restarts", "tol", "max-iter", "em-pseudo", "em-accel", "em-stop", "random-init", "init", "params", "linker", "spectral-tol", "discrete", "continuous", "missing", "drop-constant", "max-states", "columns", "ignore", "delimiter"} {
@@ -246,8 +264,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	}
 	// Values.
 	switch {
-	case changed("samples") && o.samples < 1:
-		return opt, usagef("--samples %d: want at least 1", o.samples)
+	case changed("matrix-rows") && o.matrixRows < 1:
+		return opt, usagef("%s %d: want at least 1", flagName(cmd, "matrix-rows"), o.matrixRows)
 	case changed("rank") && o.rank < 1:
 		return opt, usagef("--rank %d: want at least 1", o.rank)
 	case o.pseudo < 0 || math.IsNaN(o.pseudo) || math.IsInf(o.pseudo, 0):
@@ -279,7 +297,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		opt.Distance.Pseudo = o.pseudo
 	}
 	if fromMatrix {
-		opt.Samples = o.samples
+		opt.Samples = o.matrixRows
 	}
 	if m.Contracts() {
 		rule, err := learn.ParseContractRule(o.rule)

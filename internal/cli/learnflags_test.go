@@ -133,7 +133,7 @@ func TestLearnHelpListsMethodsAndGroups(t *testing.T) {
 			t.Errorf("learn --help has no %q group", h)
 		}
 	}
-	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "--seed uint random seed: drives EM restarts and random starts, --order random") {
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "--seed uint random seed of EM") || !strings.Contains(flat, "--order random of the quartet method") {
 		t.Errorf("--seed does not say it drives --order random")
 	}
 	// No near-identical flag names with different meanings.

@@ -110,7 +110,7 @@ the bound of every start.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.out, "out", "", `write the fitted network (model JSON) here ("-" for standard output)`)
+	f.StringVarP(&o.out, "out", "o", "", `write the fitted network (model JSON) here ("-" for standard output)`)
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&o.method, "method", "vem", "fitting method: vem (variational EM)")
 	f.IntVar(&o.sources, "sources", 0, "number of hidden sources K (required, ≥ 1)")

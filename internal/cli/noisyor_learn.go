@@ -130,17 +130,19 @@ leaks), which score and infer read.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.out, "out", "", `write the learned network (model JSON) here ("-" for standard output)`)
+	f.StringVarP(&o.out, "out", "o", "", `write the learned network (model JSON) here ("-" for standard output)`)
 	f.StringVar(&o.exact, "exact", "", "learn from the exact moments of this noisy-or model file instead of data")
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.01; 1e-9 with --exact)")
 	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default: adaptive on data, 1e-9 with --exact; 0.1 is the paper's)")
 	f.BoolVar(&o.noPrune, "no-prune", false, "keep every source found (by default a source must improve the BIC of its children's columns)")
 	f.StringVar(&o.test, "test", "rank", "singly-coupled test: rank, or coherence (MIXTURE on the triplets agrees and reproduces the quartet within --rank-tol)")
-	f.Float64Var(&o.spreadTol, "spread-tol", 0, "coherence test: largest spread of the triplets' prior estimates (default 0.05)")
+	f.Float64Var(&o.spreadTol, "spread-tol", 0, "--test coherence: a quartet passes only if the source's prior, estimated separately from each of its four triplets of effects, "+
+		"varies by at most this (max − min; default 0.05). Smaller is stricter, fewer spurious sources; raise it (e.g. 0.1) on few rows, where estimates of a true source scatter more")
 	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
 	f.IntVar(&o.maxQuartets, "max-quartets", noisyor.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, that many are sampled")
-	f.Float64Var(&o.pairZ, "pair-z", noisyor.DefaultPairZ, "z-score above which two effects count as dependent when candidate quartets are formed")
+	f.Float64Var(&o.pairZ, "pair-z", noisyor.DefaultPairZ, "candidate quartets are formed only from effects that are pairwise dependent; two effects count as dependent when their correlation is this many standard errors above 0 "+
+		"(a one-sided z-test, z = correlation·√rows). Lower finds the quartets of weaker sources but tests many more quartets (slower, more chance passes); higher is faster and may miss weak sources")
 	f.StringVar(&o.polish, "polish", "em", "finish the parameters on data: em (maximum-likelihood EM with the learned structure fixed) or none (the paper's moment estimates)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
 	df.register(f)

@@ -26,23 +26,27 @@ type noisyorFlags struct {
 }
 
 // noisyorFlagNames are the flags of noisyorFlags, refused for other models.
-var noisyorFlagNames = []string{"max-exact", "samples", "seed"}
+var noisyorFlagNames = []string{"max-exact", "importance-samples", "seed"}
 
 // addNoisyorFlags registers the noisy-or options of score and infer.
 func addNoisyorFlags(f *pflag.FlagSet) *noisyorFlags {
 	nf := &noisyorFlags{}
-	f.IntVar(&nf.maxExact, "max-exact", noisyor.DefaultMaxExact, "noisy-or models: most work to compute one group of coupled sources of a row exactly (2^sources states, or 2^positives·(sources+1) for quickscore); larger groups are estimated by importance sampling")
-	f.IntVar(&nf.samples, "samples", noisyor.DefaultSamples, "noisy-or models: importance samples per estimated component")
+	f.IntVar(&nf.maxExact, "max-exact", noisyor.DefaultMaxExact, "noisy-or models: the most terms summed to compute a row exactly. The sources a row's positive findings couple form groups; "+
+		"a group of s sources with p positive findings costs the smaller of 2^s (every on/off state of its sources) and 2^p·(s+1) terms. "+
+		"Groups above this are estimated by importance sampling (see --importance-samples) and counted in the summary. "+
+		"Raising it makes more rows exact; time grows with the terms (each doubling allows one more source or positive finding per group)")
+	f.IntVar(&nf.samples, "importance-samples", noisyor.DefaultSamples, "noisy-or models: importance samples drawn for each group of sources above --max-exact (≥ 2); more samples give a smaller standard error, in proportional time")
+	deprecatedAlias(f, "samples", "importance-samples")
 	f.Uint64Var(&nf.seed, "seed", 1, "noisy-or models: random seed of the importance sampler")
 	return nf
 }
 
-func (nf *noisyorFlags) options() (noisyor.LikOptions, error) {
+func (nf *noisyorFlags) options(cmd *cobra.Command) (noisyor.LikOptions, error) {
 	if nf.maxExact < 1 {
 		return noisyor.LikOptions{}, usagef("--max-exact must be at least 1")
 	}
 	if nf.samples < 2 {
-		return noisyor.LikOptions{}, usagef("--samples must be at least 2")
+		return noisyor.LikOptions{}, usagef("%s must be at least 2", flagName(cmd, "importance-samples"))
 	}
 	return noisyor.LikOptions{MaxExact: nf.maxExact, Samples: nf.samples, Src: rand.NewPCG(nf.seed, 0x6e6f6973)}, nil
 }
@@ -70,7 +74,7 @@ func (e *env) noisyorModel(cmd *cobra.Command, path string) (*noisyor.Network, e
 	if json.Unmarshal(raw, &head) != nil || head.Type != noisyor.FormatType {
 		for _, f := range noisyorFlagNames {
 			if cmd.Flags().Changed(f) {
-				return nil, usagef("--%s applies to noisy-or models only", f)
+				return nil, usagef("%s applies to noisy-or models only", flagName(cmd, f))
 			}
 		}
 		return nil, nil
@@ -114,7 +118,7 @@ func (e *env) readNoisyorDataset(n *noisyor.Network, path string, df *dataFlags)
 	f.discrete = nil
 	d, _, err := e.readDataAllDiscrete(path, &f)
 	if err != nil {
-		return nil, err
+		return nil, missingCellHint(err)
 	}
 	name := inputName(path)
 	mm := &model.MismatchError{}
@@ -174,7 +178,7 @@ func newNoisyorScore(n *noisyor.Network, l *noisyor.Likelihood, rows int) *noisy
 }
 
 // printNoisyorScore prints score's summary for a noisy-or network.
-func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyorScore) {
+func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyorScore) error {
 	fmt.Fprintf(w, "%s under %s: %d rows\n", dataPath, modelPath, sc.Rows)
 	if sc.NonPositive > 0 {
 		fmt.Fprintf(w, "rows with P = 0 %d (left out of the log-likelihood; the first is row %d)\n", sc.NonPositive, sc.FirstZero)
@@ -182,17 +186,19 @@ func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyorScore
 	fmt.Fprintf(w, "log-likelihood  %.2f\nper row         %.4f\nparameters      %d\nhidden          %d\nBIC             %.2f\nBIC (paper)     %.2f\nAIC             %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
 	fmt.Fprintf(w, "exact rows      %d\n", sc.Exact)
+	var err error
 	if sc.Estimated > 0 {
-		fmt.Fprintf(w, "estimated rows  %d (importance sampling; standard error of the log-likelihood %.4f)\n", sc.Estimated, sc.StdErr)
+		_, err = fmt.Fprintf(w, "estimated rows  %d (importance sampling; standard error of the log-likelihood %.4f)\n", sc.Estimated, sc.StdErr)
 	} else {
-		fmt.Fprintf(w, "estimated rows  0\n")
+		_, err = fmt.Fprintf(w, "estimated rows  0\n")
 	}
+	return err
 }
 
 // scoreNoisyor is score for a noisy-or network: the summary, or with
 // --rows every row's probability and log-likelihood, as for other models.
-func (e *env) scoreNoisyor(n *noisyor.Network, args []string, df *dataFlags, nf *noisyorFlags, rows, asJSON bool, dest string, outs []pathFlag) error {
-	opt, err := nf.options()
+func (e *env) scoreNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string, df *dataFlags, nf *noisyorFlags, rows, asJSON bool, dest string, outs []pathFlag) error {
+	opt, err := nf.options(cmd)
 	if err != nil {
 		return err
 	}
@@ -208,11 +214,12 @@ func (e *env) scoreNoisyor(n *noisyor.Network, args []string, df *dataFlags, nf 
 	sc := newNoisyorScore(n, l, b.Rows)
 	doc := map[string]any{"model": args[0], "data": args[1], "score": sc}
 	if !rows {
-		if asJSON {
-			return writeJSON(e.stdout, doc)
-		}
-		printNoisyorScore(e.stdout, args[0], args[1], sc)
-		return nil
+		return e.writeTo(dest, func(w io.Writer) error {
+			if asJSON {
+				return writeJSON(w, doc)
+			}
+			return printNoisyorScore(w, args[0], args[1], sc)
+		})
 	}
 	prob := make([]float64, len(l.Rows))
 	for r, x := range l.Rows {
@@ -231,8 +238,7 @@ func (e *env) scoreNoisyor(n *noisyor.Network, args []string, df *dataFlags, nf 
 	case asJSON:
 		return writeJSON(e.summaryWriter(outs), doc)
 	}
-	printNoisyorScore(e.summaryWriter(outs), args[0], args[1], sc)
-	return nil
+	return printNoisyorScore(e.summaryWriter(outs), args[0], args[1], sc)
 }
 
 // inferNoisyor is infer for a noisy-or network: every row's posterior
@@ -254,7 +260,7 @@ func (e *env) inferNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string
 	if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
 		return err
 	}
-	opt, err := nf.options()
+	opt, err := nf.options(cmd)
 	if err != nil {
 		return err
 	}
@@ -275,7 +281,7 @@ func (e *env) inferNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string
 		return err
 	}
 	if l.Approx > 0 {
-		fmt.Fprintf(e.stderr, "%d of %d rows estimated by importance sampling (%d samples; raise --max-exact to compute more rows exactly)\n", l.Approx, b.Rows, opt.Samples)
+		fmt.Fprintf(e.stderr, "%d of %d rows estimated by importance sampling (%d importance samples; raise --max-exact to compute more rows exactly)\n", l.Approx, b.Rows, opt.Samples)
 	}
 	switch {
 	case l.Zero == 1:

@@ -221,7 +221,7 @@ func TestInferNoisyor(t *testing.T) {
 	dp := writeTestFile(t, dir, "d.csv", scoreTestCSV)
 	want := scoreTestLik(t, n, noisyor.LikOptions{})
 
-	code, out, errs := run(t, "", "infer", mp, dp)
+	code, out, errs := run(t, "", "infer", "--missing", "keep", mp, dp)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -248,7 +248,7 @@ func TestInferNoisyor(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 
-	code, out, _ = run(t, "", "infer", "--map", mp, dp)
+	code, out, _ = run(t, "", "infer", "--missing", "keep", "--map", mp, dp)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	if code != ExitOK || lines[0] != "flu,cold" || lines[4] != "," {
 		t.Fatalf("--map output:\n%s", out)
@@ -274,7 +274,7 @@ func TestInferNoisyor(t *testing.T) {
 	}
 
 	outFile := filepath.Join(dir, "post.json")
-	code, _, errs = run(t, "", "infer", "--json", "--out", outFile, mp, dp)
+	code, _, errs = run(t, "", "infer", "--missing", "keep", "--json", "--out", outFile, mp, dp)
 	if code != ExitOK {
 		t.Fatalf("--json: exit %d: %s", code, errs)
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +18,7 @@ func newQuartetCmd(e *env) *cobra.Command {
 		k         int
 		minMargin float64
 		asJSON    bool
+		out       string
 	)
 	c := &cobra.Command{
 		Use:   "quartet DATA.csv --vars a,b,c,d",
@@ -26,10 +29,11 @@ whose unfolding has the smallest sum of singular values and needs no number of
 hidden states; --test spectral uses Spectral@k (Anandkumar et al. 2011) with
 --k. It prints the chosen pairing, the three scores and the relative margin;
 --min-margin reports "unresolved" below it. With more than four --vars it
-resolves every quartet among them, in parallel, one line each.`,
+resolves every quartet among them, in parallel, one line each. The result
+goes to standard output, or to --out; --json writes it as JSON.`,
 		Example: `  latentree quartet data.csv --vars x1,x2,x3,x4
   latentree quartet data.csv --vars x1,x2,x3,x4 --test spectral --k 2 --json
-  latentree quartet data.csv --vars x1,x2,x3,x4,x5,x6`,
+  latentree quartet data.csv --vars x1,x2,x3,x4,x5,x6 --json --out quartets.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(vars) < 4 {
@@ -41,6 +45,9 @@ resolves every quartet among them, in parallel, one line each.`,
 			tst, err := quartet.ParseTest(test)
 			if err != nil {
 				return usageError{err}
+			}
+			if err := e.checkPaths([]pathFlag{{"DATA", args[0]}}, []pathFlag{{"--out", out}}); err != nil {
+				return err
 			}
 			d, _, err := e.readData(args[0], df)
 			if err != nil {
@@ -58,7 +65,7 @@ resolves every quartet among them, in parallel, one line each.`,
 				return err
 			}
 			if len(vars) > 4 {
-				return e.allQuartets(o, vars, asJSON)
+				return e.writeTo(out, func(w io.Writer) error { return allQuartets(w, o, vars, asJSON) })
 			}
 			r, err := o.Resolve([4]int{0, 1, 2, 3})
 			if err != nil {
@@ -79,18 +86,20 @@ resolves every quartet among them, in parallel, one line each.`,
 				for i, l := range labels {
 					scores[l] = r.Scores[i]
 				}
-				return writeJSON(e.stdout, map[string]any{"test": test, "k": k, "pairing": pairing, "scores": scores, "margin": r.Margin})
+				doc := map[string]any{"test": test, "k": k, "pairing": pairing, "scores": scores, "margin": r.Margin}
+				return e.writeTo(out, func(w io.Writer) error { return writeJSON(w, doc) })
 			}
-			fmt.Fprintf(e.stdout, "pairing: %s (relative margin %.4g)\n", pairing, r.Margin)
+			var text strings.Builder
+			fmt.Fprintf(&text, "pairing: %s (relative margin %.4g)\n", pairing, r.Margin)
 			what := "nuclear norm (smallest wins)"
 			if tst == quartet.TestSpectral {
 				what = fmt.Sprintf("log Π top-%d singular values (largest wins)", k)
 			}
-			fmt.Fprintf(e.stdout, "scores, %s:\n", what)
+			fmt.Fprintf(&text, "scores, %s:\n", what)
 			for i, l := range labels {
-				fmt.Fprintf(e.stdout, "  %-30s %.6g\n", l, r.Scores[i])
+				fmt.Fprintf(&text, "  %-30s %.6g\n", l, r.Scores[i])
 			}
-			return nil
+			return e.writeTo(out, func(w io.Writer) error { _, err := io.WriteString(w, text.String()); return err })
 		},
 	}
 	df.register(c.Flags())
@@ -99,6 +108,7 @@ resolves every quartet among them, in parallel, one line each.`,
 	c.Flags().IntVar(&k, "k", 2, "k for Spectral@k")
 	c.Flags().Float64Var(&minMargin, "min-margin", 0, "report unresolved below this relative margin")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVarP(&out, "out", "o", "", "write the result to this file instead of standard output")
 	return c
 }
 
@@ -107,9 +117,9 @@ const maxQuartetVars = 30
 
 func choose4(n int) int { return n * (n - 1) * (n - 2) * (n - 3) / 24 }
 
-// allQuartets resolves every quartet of the oracle's variables and prints
-// one line (or JSON object) per quartet.
-func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) error {
+// allQuartets resolves every quartet of the oracle's variables and writes
+// one line (or JSON object) per quartet to w.
+func allQuartets(w io.Writer, o *quartet.DataOracle, vars []string, asJSON bool) error {
 	m := len(vars)
 	qs := make([][4]int, 0, choose4(m))
 	for a := 0; a < m; a++ {
@@ -143,11 +153,13 @@ func (e *env) allQuartets(o *quartet.DataOracle, vars []string, asJSON bool) err
 		rows[i] = r
 	}
 	if asJSON {
-		return writeJSON(e.stdout, rows)
+		return writeJSON(w, rows)
 	}
-	fmt.Fprintf(e.stdout, "%d quartets of %d variables (%d unresolved)\n", len(rows), m, unresolved)
+	var text strings.Builder
+	fmt.Fprintf(&text, "%d quartets of %d variables (%d unresolved)\n", len(rows), m, unresolved)
 	for _, r := range rows {
-		fmt.Fprintf(e.stdout, "  %-40s margin %.4g\n", r.Pairing, r.Margin)
+		fmt.Fprintf(&text, "  %-40s margin %.4g\n", r.Pairing, r.Margin)
 	}
-	return nil
+	_, err = io.WriteString(w, text.String())
+	return err
 }

@@ -20,6 +20,7 @@ func newReportCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	var out, title string
 	var top int
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "report MODEL.json [DATA.csv] --out report.html",
 		Short: "One self-contained HTML page to explore a model: tree, hidden variables, summary",
@@ -44,11 +45,16 @@ browser (no network: its style, script and plots are inline):
 With DATA.csv the hidden variables' state shares are posterior shares over its
 rows (its columns must be the model's observed variables; --ignore or
 --columns leave out others). learn --report writes the same page for the model
-it learns.`,
+it learns.
+
+--json prints a JSON summary ({"model", "data", "out", "type", "observed",
+"hidden", "rows", "bytes"}), on standard error when the page goes to
+standard output; without it report prints nothing.`,
 		Example: `  latentree learn docs.csv --out model.json --report report.html
   latentree report model.json --out report.html
   latentree report model.json docs.csv --out report.html --title "Newsgroups"
-  latentree report net.json findings.csv --out net.html`,
+  latentree report net.json findings.csv --out net.html
+  latentree report model.json --out report.html --json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -65,6 +71,7 @@ it learns.`,
 				return err
 			}
 			in := report.Input{Title: title}
+			summary := map[string]any{"model": args[0], "out": out}
 			opt := explain.Options{Top: top}
 			net, err := e.noisyorModel(cmd, args[0])
 			if err != nil {
@@ -78,6 +85,7 @@ it learns.`,
 				}
 				opt.Data = in.Data
 				in.Noisyor = net
+				summary["type"], summary["observed"], summary["hidden"] = "noisy-or", net.NumEffects(), net.NumSources()
 				if in.Explanation, err = explain.Noisyor(net, opt); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
@@ -92,6 +100,7 @@ it learns.`,
 					}
 				}
 				in.Model, in.Provenance = m, prov
+				summary["type"], summary["observed"], summary["hidden"] = modelType(m), m.Structure().NumObserved(), m.Structure().NumHidden()
 				opt.Data = in.Data
 				if in.Explanation, err = explainForReport(m, opt); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
@@ -99,15 +108,42 @@ it learns.`,
 			}
 			if dataPath != "" {
 				in.DataName = dataPath
+				summary["data"], summary["rows"] = dataPath, in.Data.NumRows()
 			}
-			return e.writeTo(out, func(w io.Writer) error { return report.Write(w, in) })
+			var size int64
+			if err := e.writeTo(out, func(w io.Writer) error {
+				cw := &countingWriter{w: w}
+				err := report.Write(cw, in)
+				size = cw.n
+				return err
+			}); err != nil {
+				return err
+			}
+			if asJSON {
+				summary["bytes"] = size
+				return writeJSON(e.summaryWriter([]pathFlag{{"--out", out}}), summary)
+			}
+			return nil
 		},
 	}
 	df.register(c.Flags())
 	c.Flags().StringVarP(&out, "out", "o", "", "write the HTML page to this file (- for standard output)")
 	c.Flags().StringVar(&title, "title", "", "the page's title (default: from the data file's name)")
 	c.Flags().IntVar(&top, "top", explain.DefaultTop, "observed variables listed per hidden variable and per state")
+	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON summary of the page written (on standard error when the page goes to standard output)")
 	return c
+}
+
+// modelType names the kind of a model file in summaries: discrete,
+// gaussian or spectral.
+func modelType(m model.Model) string {
+	switch {
+	case isSpectral(m):
+		return "spectral"
+	case m.Kind() == data.Continuous:
+		return "gaussian"
+	}
+	return "discrete"
 }
 
 // explainForReport explains a model's hidden variables for its report; a

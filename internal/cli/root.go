@@ -42,6 +42,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	routeDeprecationNotices(root, stderr)
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
@@ -80,6 +81,12 @@ with tabs) with a header row; "-" reads standard input; --columns and
 --ignore choose the columns to read. Results go to standard output or --out;
 --json gives machine-readable output.
 
+Flags mean the same in every command: --rows (-n) is a number of rows,
+--out (-o) the file a result is written to ("-": standard output), --json
+machine-readable output, --seed the seed of anything random, and --missing
+how missing cells are read: error (the default), drop-rows or keep (kept as
+missing: marginalised by the models).
+
 Output files are checked before any work (an output that is an input or
 another output, two outputs on standard output, or a missing directory is an
 error) and written all or none: each goes to a temporary file renamed over the
@@ -87,12 +94,18 @@ destination only when every output is complete, so a failure never leaves a
 partial file or replaces a good one.`,
 		Example: `  latentree simulate --topology hmm --hidden 78 --model gaussian -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
   latentree stats hmm.csv
-  latentree compare true.nwk learned.nwk`,
+  latentree compare true.nwk learned.nwk
+  latentree version`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Old flag names given for new ones count as the new ones.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return resolveAliases(cmd) },
+		// --version prints what latentree version prints.
+		Version: readVersion().text(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e))
+	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e), newVersionCmd(e))
 	for _, c := range viewCommands {
 		root.AddCommand(c(e))
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,23 @@ func (e *env) readModelAndData(modelPath, dataPath string, df *dataFlags) (model
 // not the model's observed variables, the error names the variables
 // missing on each side.
 func (e *env) readModelData(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
+	d, err := e.readModelDataset(m, path, df)
+	return d, missingCellHint(err)
+}
+
+// missingCellHint adds to the error of a missing cell (read with --missing
+// error) what --missing keep does with a model. The data package's message
+// names --missing keep and drop-rows without saying that a model can use
+// the rows with their missing cells.
+func missingCellHint(err error) error {
+	var pe *data.ParseError
+	if errors.As(err, &pe) && pe.Err != nil && strings.HasPrefix(pe.Err.Error(), "missing value") {
+		return fmt.Errorf("%w, and the model then marginalises them (each row is used with the cells it has)", err)
+	}
+	return err
+}
+
+func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
 	if path != "-" && blockFormat(path) {
 		return e.readModelBlocks(m, path, df)
 	}
@@ -158,6 +176,8 @@ is better), and BIC in the convention of Choi et al. 2011, log L − (κ/2) log 
 A spectral model's estimate P̂ can be ≤ 0 for some rows: they are counted
 ("rows with P̂ ≤ 0") and left out of the log-likelihood.
 
+The summary goes to standard output, or to --out.
+
 With --rows it writes one line per row of DATA.csv, in input order, to --out or
 standard output: "row,prob,loglik", where row counts data rows from 1 (the
 header is not a row), prob is the model's probability of the row's observed
@@ -177,28 +197,25 @@ A noisy-or model (type "noisy-or", from latentree noisyor) takes 0/1 data, one
 column per effect. Each row is computed exactly (negative findings in closed
 form, the sources of the positive findings summed over their states), unless a
 group of coupled sources needs more work than --max-exact: such rows are
-estimated by importance sampling (--samples, --seed) and the summary counts
-them, with the standard error of the log-likelihood. Rows with probability 0
-are counted and left out, as above. κ counts priors, failures and leaks.`,
+estimated by importance sampling (--importance-samples, --seed) and the
+summary counts them, with the standard error of the log-likelihood. Rows with
+probability 0 are counted and left out, as above. κ counts priors, failures
+and leaks.`,
 		Example: `  latentree score model.json test.csv
   latentree score --json model.json test.csv
   latentree score --ignore id model.json test.csv
+  latentree score --json model.json test.csv --out score.json
   latentree score --rows model.json test.csv --out rows.csv
   latentree score net.json findings.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !rows && cmd.Flags().Changed("out") {
-				return usagef("--out applies to --rows only (the summary goes to standard output)")
-			}
 			if rows && (df.missing == "drop-rows" || df.missing == "drop") {
 				return usagef("--missing %s does not apply to --rows, which writes one line per input row (use --missing keep to marginalise missing cells)", df.missing)
 			}
-			dest := ""
-			if rows {
-				dest = out
-				if dest == "" {
-					dest = "-"
-				}
+			// dest receives the rows with --rows, else the summary.
+			dest := out
+			if dest == "" {
+				dest = "-"
 			}
 			outs := []pathFlag{{"--out", dest}}
 			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
@@ -208,7 +225,7 @@ are counted and left out, as above. κ counts priors, failures and leaks.`,
 				if err != nil {
 					return err
 				}
-				return e.scoreNoisyor(net, args, df, nf, rows, asJSON, dest, outs)
+				return e.scoreNoisyor(cmd, net, args, df, nf, rows, asJSON, dest, outs)
 			}
 			m, d, err := e.readModelAndData(args[0], args[1], df)
 			if err != nil {
@@ -220,11 +237,12 @@ are counted and left out, as above. κ counts priors, failures and leaks.`,
 			}
 			doc := map[string]any{"model": args[0], "data": args[1], "score": sc}
 			if !rows {
-				if asJSON {
-					return writeJSON(e.stdout, doc)
-				}
-				printScore(e.stdout, args[0], args[1], sc, isSpectral(m))
-				return nil
+				return e.writeTo(dest, func(w io.Writer) error {
+					if asJSON {
+						return writeJSON(w, doc)
+					}
+					return printScore(w, args[0], args[1], sc, isSpectral(m))
+				})
 			}
 			prob, ll, err := model.RowLikelihoods(m, d, model.InferOptions{})
 			if err != nil {
@@ -243,13 +261,12 @@ are counted and left out, as above. κ counts priors, failures and leaks.`,
 			case asJSON:
 				return writeJSON(e.summaryWriter(outs), doc)
 			}
-			printScore(e.summaryWriter(outs), args[0], args[1], sc, isSpectral(m))
-			return nil
+			return printScore(e.summaryWriter(outs), args[0], args[1], sc, isSpectral(m))
 		},
 	}
 	df.register(c.Flags())
 	c.Flags().BoolVar(&rows, "rows", false, `write every row's probability and log-likelihood ("row,prob,loglik", rows from 1) instead of only the summary`)
-	c.Flags().StringVarP(&out, "out", "o", "", "with --rows: write the rows to this file instead of standard output")
+	c.Flags().StringVarP(&out, "out", "o", "", "write the summary (with --rows: the rows) to this file instead of standard output")
 	c.Flags().BoolVar(&asJSON, "json", false, `print JSON (with --rows: one object with the summary and a "rows" array)`)
 	nf = addNoisyorFlags(c.Flags())
 	return c
@@ -263,13 +280,14 @@ func isSpectral(m model.Model) bool {
 
 // printScore prints score's summary. Rows with P̂ ≤ 0 are reported for a
 // spectral model (and for any model that has them).
-func printScore(w io.Writer, modelPath, dataPath string, sc *model.Score, spectral bool) {
+func printScore(w io.Writer, modelPath, dataPath string, sc *model.Score, spectral bool) error {
 	fmt.Fprintf(w, "%s under %s: %d rows\n", dataPath, modelPath, sc.Rows)
 	if spectral || sc.NonPositive > 0 {
 		fmt.Fprintf(w, "rows with P̂ ≤ 0 %d (left out of the log-likelihood)\n", sc.NonPositive)
 	}
-	fmt.Fprintf(w, "log-likelihood  %.2f\nper row         %.4f\nparameters      %d\nhidden          %d\nBIC             %.2f\nBIC (paper)     %.2f\nAIC             %.2f\n",
+	_, err := fmt.Fprintf(w, "log-likelihood  %.2f\nper row         %.4f\nparameters      %d\nhidden          %d\nBIC             %.2f\nBIC (paper)     %.2f\nAIC             %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+	return err
 }
 
 // finite reports whether x is a number other than ±Inf.
@@ -372,7 +390,10 @@ row. --json prints the same per cell (rows from 0) with the summary.
 A spectral model (fit --params spectral) has no hidden-variable posteriors: only
 --impute applies to it.
 
-Missing cells are read as missing (--missing keep) by default here.
+Missing cells are an error by default, as in every command: --missing keep
+marginalises them (each row's posteriors come from the cells it has) and
+--missing drop-rows leaves their rows out. --impute, which fills them, reads
+them as missing without --missing keep.
 
 For a noisy-or model (type "noisy-or") infer writes each row's posterior
 probability that every source is on, one column per source (with --map, 1 when
@@ -380,10 +401,11 @@ it is at least 0.5, else 0), or with --json one document {"model", "data",
 "rows", "sources", "exact_rows", "estimated_rows", "zero_rows", "posteriors":
 [[...], ...]} ("states" with --map). Posteriors are exact up to --max-exact
 terms per group of coupled sources and estimated by importance sampling beyond
-(--samples, --seed); rows with probability 0 under the model are left empty
+(--importance-samples, --seed); rows with probability 0 under the model are left empty
 (null). --impute does not apply.`,
 		Example: `  latentree infer model.json test.csv > posteriors.csv
   latentree infer --map model.json test.csv
+  latentree infer --missing keep model.json incomplete.csv --out posteriors.csv
   latentree infer net.json findings.csv --out sources.csv
   latentree infer --impute model.json incomplete.csv --out completed.csv
   latentree infer --impute --probabilities probs.csv model.json incomplete.csv --out completed.csv`,
@@ -403,6 +425,8 @@ terms per group of coupled sources and estimated by importance sampling beyond
 				}
 			} else if f.mapState {
 				return usagef("--map applies to the posteriors of hidden variables, not to --impute")
+			} else if cmd.Flags().Changed("missing") && df.missing != "keep" {
+				return usagef("--missing %s does not apply to --impute, which fills the missing cells: it reads them as missing (--missing keep)", df.missing)
 			}
 			out := f.out
 			if out == "" {
@@ -412,7 +436,13 @@ terms per group of coupled sources and estimated by importance sampling beyond
 			if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
 				return err
 			}
-			m, d, err := e.readModelAndData(args[0], args[1], df)
+			read := df
+			if f.impute {
+				keep := *df
+				keep.missing = "keep"
+				read = &keep
+			}
+			m, d, err := e.readModelAndData(args[0], args[1], read)
 			if err != nil {
 				return err
 			}
@@ -426,8 +456,6 @@ terms per group of coupled sources and estimated by importance sampling beyond
 		},
 	}
 	df.register(c.Flags())
-	c.Flags().Lookup("missing").DefValue = "keep"
-	_ = c.Flags().Set("missing", "keep")
 	c.Flags().StringVarP(&f.out, "out", "o", "", "write here instead of standard output")
 	c.Flags().BoolVar(&f.mapState, "map", false, "write the most likely state (Gaussian: the mean) of each hidden variable instead of its distribution")
 	c.Flags().BoolVar(&f.impute, "impute", false, "write the data with missing cells filled by their most likely values (Gaussian: conditional means)")

@@ -207,12 +207,12 @@ func TestInferPosteriors(t *testing.T) {
 	dir := t.TempDir()
 	mp := writeStarModel(t, dir, false)
 	dp := writeTestFile(t, dir, "d.csv", "ball,goal,team\n1,1,1\n0,0,\n")
-	code, out, errs := run(t, "", "infer", mp, dp)
+	code, out, errs := run(t, "", "infer", "--missing", "keep", mp, dp)
 	// P(h = 1 | 1,1,1) = 0.256/(0.0005+0.256); P(h = 1 | 0,0) = 0.02/0.425.
 	if code != ExitOK || out != "h1=0,h1=1\n0.00194932,0.998051\n0.952941,0.0470588\n" {
 		t.Errorf("exit %d, %q %s", code, out, errs)
 	}
-	if code, out, _ := run(t, "", "infer", "--map", mp, dp); code != ExitOK || out != "h1\n1\n0\n" {
+	if code, out, _ := run(t, "", "infer", "--missing", "keep", "--map", mp, dp); code != ExitOK || out != "h1\n1\n0\n" {
 		t.Errorf("--map: exit %d, %q", code, out)
 	}
 	gp := writeStarModel(t, t.TempDir(), true)
@@ -375,7 +375,6 @@ func TestScoreRowsBadFlags(t *testing.T) {
 		args []string
 		flag string
 	}{
-		{[]string{"--out", filepath.Join(dir, "r.csv")}, "--out"},
 		{[]string{"--rows", "--missing", "drop-rows"}, "--missing"},
 		{[]string{"--rows", "--out", dp}, "--out"},
 		{[]string{"--rows", "--out", filepath.Join(dir, "no", "such", "r.csv")}, "--out"},

@@ -30,7 +30,7 @@ type simulateOpts struct {
 	hiddenStates    string
 	cpt             string
 	mu, alpha       float64
-	samples         int
+	rows            int
 	seed            uint64
 	out             string
 	newick          string
@@ -44,8 +44,10 @@ func newSimulateCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "simulate",
 		Short: "Sample data from a random latent tree model",
-		Long: `simulate builds a latent tree topology, draws a model on it, and samples rows
-of its observed variables (named x1, x2, ...) as CSV or Parquet.
+		Long: `simulate builds a latent tree topology, draws a model on it, and samples
+--rows (-n) rows of its observed variables (named x1, x2, ...) as CSV or
+Parquet. (--samples is the old name of --rows; it still works, with a notice,
+until the next release.)
 
 Topologies (--topology):
   star          one hidden node with --leaves observed leaves
@@ -79,7 +81,7 @@ to standard error otherwise. An --out name ending in .parquet (any case) writes
 a Snappy-compressed Parquet file instead of CSV (integer state labels as INT32
 columns, other labels as strings, Gaussian values as doubles), which learn and
 stats --out read as they read the CSV.`,
-		Example: `  # the HMM of JMLR 2011 §7.1 with 1,000 Gaussian samples
+		Example: `  # the HMM of JMLR 2011 §7.1 with 1,000 rows of Gaussian data
   latentree simulate --topology hmm --hidden 78 -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
 
   # a 16-leaf skewed binary tree with 10-state observed and 2..8-state hidden variables
@@ -90,10 +92,10 @@ stats --out read as they read the CSV.`,
   latentree simulate --topology hmm --hidden 78 --model symmetric -n 1000000 --out big.parquet
   latentree stats big.parquet --out big.lts
 
-  # exact distances only (no samples)
+  # exact distances only (no rows)
   latentree simulate --topology minimal --leaves 50 -n 0 --distances d.csv --newick t.nwk`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(e, o) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(e, cmd, o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.topology, "topology", "minimal", "star, double-star, hmm, complete, binary or minimal")
@@ -114,7 +116,8 @@ stats --out read as they read the CSV.`,
 	f.StringVar(&o.cpt, "cpt", "dirichlet", "dirichlet or perturbed (general)")
 	f.Float64Var(&o.mu, "mu", 0.5, "perturbation μ of the perturbed scheme")
 	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration")
-	f.IntVarP(&o.samples, "samples", "n", 1000, "number of rows to sample (0: none)")
+	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the tree and --distances)")
+	deprecatedAlias(f, "samples", "rows")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed")
 	f.StringVarP(&o.out, "out", "o", "", "write the data here instead of standard output: CSV, or Parquet for a name ending in .parquet")
 	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
@@ -164,16 +167,16 @@ type sampler interface {
 	Sample(src rand.Source, n int) (*data.Dataset, error)
 }
 
-func runSimulate(e *env, o *simulateOpts) error {
+func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	start := time.Now()
-	if o.samples < 0 {
-		return usagef("--samples must be non-negative")
+	if o.rows < 0 {
+		return usagef("%s %d: want 0 or more rows", flagName(cmd, "rows"), o.rows)
 	}
 	// The data go to --out, or to standard output without it; any other
 	// output on standard output is then an error, not mixed into the CSV.
 	dataOut := o.out
 	dataFlag := "--out"
-	if dataOut == "" && o.samples > 0 {
+	if dataOut == "" && o.rows > 0 {
 		dataOut, dataFlag = "-", "the data (no --out)"
 	}
 	paths := []pathFlag{{dataFlag, dataOut}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--distances", o.distances}}
@@ -253,8 +256,8 @@ func runSimulate(e *env, o *simulateOpts) error {
 		outs = append(outs, output{o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }})
 	}
 	outs = append(outs, treeOutputs(t, o.newick, o.treeJSON, "")...)
-	if o.samples > 0 {
-		d, err := m.Sample(rng, o.samples)
+	if o.rows > 0 {
+		d, err := m.Sample(rng, o.rows)
 		if err != nil {
 			return err
 		}
@@ -270,7 +273,8 @@ func runSimulate(e *env, o *simulateOpts) error {
 	}
 	summary := map[string]any{
 		"topology": o.topology, "model": o.model, "observed": t.NumObserved(), "hidden": t.NumHidden(),
-		"edges": t.NumEdges(), "samples": o.samples, "seed": o.seed, "seconds": time.Since(start).Seconds(),
+		"edges": t.NumEdges(), "rows": o.rows, "seed": o.seed, "seconds": time.Since(start).Seconds(),
+		"samples": o.rows, // the old name of "rows", kept for one release
 	}
 	w := e.summaryWriter(paths)
 	if o.json {
@@ -278,7 +282,7 @@ func runSimulate(e *env, o *simulateOpts) error {
 	}
 	if w == e.stdout {
 		fmt.Fprintf(w, "simulated %s tree (%d observed, %d hidden), %s model, %d rows, seed %d\n",
-			o.topology, t.NumObserved(), t.NumHidden(), o.model, o.samples, o.seed)
+			o.topology, t.NumObserved(), t.NumHidden(), o.model, o.rows, o.seed)
 	}
 	return nil
 }
