@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/stats"
 )
@@ -16,16 +17,19 @@ import (
 // TestFitEMSourceDeterministic: FitEMSource over a Packed with
 // restarts and a warm-up on samples gives bit-identical results whatever
 // the number of workers, and the same fit as FitEM on the rows in memory
-// (same samples, same random starts) up to rounding.
+// (same samples, same random starts) up to rounding. The long form
+// (LATENTREE_LONG=1) has 70,000 rows and samples of 2,000 and 16,000; the
+// short form 10,000 rows and samples of 300 and 2,400.
 func TestFitEMSourceDeterministic(t *testing.T) {
-	_, fresh, d := binSetting(t, 21, 40, 70000)
+	rows, sample := testenv.Pick(10000, 70000), testenv.Pick(300, 2000)
+	_, fresh, d := binSetting(t, 21, 40, rows)
 	p, err := data.Pack(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fit := func(workers int, src data.Source) (*model.Discrete, *model.EMResult) {
 		m := fresh.Clone()
-		opt := model.EMOptions{Restarts: 3, Sample: 2000, Workers: workers, Src: rand.NewPCG(5, 6)}
+		opt := model.EMOptions{Restarts: 3, Sample: sample, Workers: workers, Src: rand.NewPCG(5, 6)}
 		var r *model.EMResult
 		var err error
 		if dd, ok := src.(*data.Dataset); ok {
@@ -43,7 +47,7 @@ func TestFitEMSourceDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(m1.CPT, m3.CPT) || r1.LogLik != r3.LogLik || !reflect.DeepEqual(r1.Stages, r3.Stages) || !reflect.DeepEqual(r1.Starts, r3.Starts) {
 		t.Errorf("1 worker: loglik %v stages %+v starts %v; 3 workers: loglik %v stages %+v starts %v", r1.LogLik, r1.Stages, r1.Starts, r3.LogLik, r3.Stages, r3.Starts)
 	}
-	if len(r1.Stages) != 2 || r1.Stages[0].Rows != 2000 || r1.Stages[1].Rows != 16000 || r1.Rows != 70000 {
+	if len(r1.Stages) != 2 || r1.Stages[0].Rows != sample || r1.Stages[1].Rows != 8*sample || r1.Rows != rows {
 		t.Errorf("stages %+v rows %d", r1.Stages, r1.Rows)
 	}
 	mm, rm := fit(2, d)
@@ -99,16 +103,17 @@ func writeFirstSeen(t *testing.T, d *data.Dataset, dir string) string {
 // first-seen order (["1", "0"]) give the fit of the rows in memory, both
 // when the rows are compressed (few variables) and when they are read on
 // every pass (many variables), and FitSource's warm-up by scan works on
-// them.
+// them. Many variables: 70,000 rows in the long form (LATENTREE_LONG=1),
+// 8,000 in the short.
 func TestFitEMSourceFirstSeenStates(t *testing.T) {
 	for _, c := range []struct {
 		leaves, rows int
-	}{{6, 3000}, {40, 70000}} {
+	}{{6, 3000}, {40, testenv.Pick(8000, 70000)}} {
 		_, fresh, d := binSetting(t, 31, c.leaves, c.rows)
 		path := writeFirstSeen(t, d, t.TempDir())
 		var files data.Source = data.Files{Paths: []string{path}, Options: data.BlockOptions{BlockRows: 10}}
-		if c.rows > 10000 {
-			// Many rows: blocks in memory whose states are listed as
+		if c.leaves > 10 {
+			// Many variables: blocks in memory whose states are listed as
 			// ["1", "0"] (reading 10-row blocks from CSV is slow).
 			var parts []*data.Dataset
 			for _, sh := range shards(t, d, 7) {
@@ -206,11 +211,15 @@ func swapStates(t *testing.T, d *data.Dataset) *data.Dataset {
 // TestScanSamplerStateOrder: two sources holding the same rows (by
 // label), one of whose blocks lists its states in another order. EM over
 // the blocks, the compression and the statistics read every block by
-// label; the warm-up samples drawn by scan (FitSource over a source that
-// cannot sample) read raw codes with the last block's labels, so the
-// samples, and the warm-up's stages, differ.
+// label, and so must the warm-up samples drawn by scan (FitSource over a
+// source that cannot sample): they once copied raw codes, read with the
+// last block's labels, and the samples and the first warm-up stage then
+// differed between the two sources. The long form (LATENTREE_LONG=1) has
+// 70,000 rows and samples of 2,000; the short form 10,000 rows and
+// samples of 300.
 func TestScanSamplerStateOrder(t *testing.T) {
-	_, fresh, d := binSetting(t, 8, 40, 70000)
+	rows, sample := testenv.Pick(10000, 70000), testenv.Pick(300, 2000)
+	_, fresh, d := binSetting(t, 8, 40, rows)
 	parts := shards(t, d, 2)
 	same := &blocks{parts: parts}
 	mixed := &blocks{parts: []*data.Dataset{parts[0], swapStates(t, parts[1])}}
@@ -225,7 +234,7 @@ func TestScanSamplerStateOrder(t *testing.T) {
 	if st1.Pair(0, 1, nil)[1] != st2.Pair(0, 1, nil)[1] {
 		t.Fatal("statistics differ")
 	}
-	opt := model.FitOptions{EM: model.EMOptions{Sample: 2000}}
+	opt := model.FitOptions{EM: model.EMOptions{Sample: sample}}
 	_, r1, err := model.FitSource(fresh.Tree, same, st1, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +242,9 @@ func TestScanSamplerStateOrder(t *testing.T) {
 	_, r2, err := model.FitSource(fresh.Tree, mixed, st2, opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r1.Stages) == 0 || len(r2.Stages) == 0 {
+		t.Fatalf("no warm-up stages: %+v, %+v", r1.Stages, r2.Stages)
 	}
 	if r1.Stages[0].LogLik != r2.Stages[0].LogLik {
 		t.Errorf("first warm-up stage: loglik %v on consistent blocks, %v on blocks with another state order", r1.Stages[0].LogLik, r2.Stages[0].LogLik)

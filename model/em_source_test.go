@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
@@ -132,8 +133,11 @@ func TestFitEMSourceEqualsFitEM(t *testing.T) {
 	})
 	t.Run("many-distinct", func(t *testing.T) {
 		// Rows nearly all distinct: no compression, EM reads the
-		// source on every pass.
-		_, fresh, d := binSetting(t, 7, 40, 70000)
+		// source on every pass. The short form has 5,000 rows, where
+		// compression gives up at the end of its pass (more than half
+		// the rows distinct); the long form 70,000, where it gives up
+		// after its probe of 65,536 rows.
+		_, fresh, d := binSetting(t, 7, 40, testenv.Pick(5000, 70000))
 		check(t, fresh, d)
 	})
 	t.Run("four-states", func(t *testing.T) {
@@ -167,34 +171,44 @@ func TestFitEMSourceError(t *testing.T) {
 }
 
 // TestFitEMWarmUp: warming EM up on samples (EMOptions.Sample) ends at a
-// fixed point of EM on all rows whose log-likelihood is within 0.005 nat
-// per row of EM run on all rows from the start, on 3 random binary trees
-// of 40,000 rows, with the stages reported. (Its speed-up is measured by
-// BenchmarkFitEMWarmUp, not here.)
+// fixed point of EM on all rows (the final run converges) whose
+// log-likelihood is within 0.005 nat per row of EM run on all rows from
+// the start, on random binary trees with 30 leaves, with the stages
+// reported. The long form (LATENTREE_LONG=1) runs 3 trees on 40,000 rows
+// with samples of 1,000 and 8,000 rows; the short form the two quicker of
+// them on 10,000 rows with samples of 300 and 2,400 (the third needs 700
+// E-steps from the surrogate start on 10,000 rows). The tolerance is per
+// row and the same for both: the smaller warm-up samples leave EM further
+// from the fixed point on all rows (a final run cut to one E-step ends
+// 0.004–0.005 nat per row below on the short form, 0.002–0.003 on the
+// long; the convergence check catches it on both). (Its speed-up is
+// measured by BenchmarkFitEMWarmUp, not here.)
 func TestFitEMWarmUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	for seed := uint64(1); seed <= 3; seed++ {
-		_, fresh, d := binSetting(t, 10+seed, 30, 40000)
+	seeds := testenv.Pick([]uint64{2, 3}, []uint64{1, 2, 3})
+	rows, sample := testenv.Pick(10000, 40000), testenv.Pick(300, 1000)
+	for _, seed := range seeds {
+		_, fresh, d := binSetting(t, 10+seed, 30, rows)
 		direct := fresh.Clone()
 		dr, err := direct.FitEM(d, model.EMOptions{Restarts: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		warm := fresh.Clone()
-		wr, err := warm.FitEM(d, model.EMOptions{Restarts: -1, Sample: 1000})
+		wr, err := warm.FitEM(d, model.EMOptions{Restarts: -1, Sample: sample})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(wr.Stages) != 2 || wr.Stages[0].Rows != 1000 || wr.Stages[1].Rows != 8000 {
-			t.Fatalf("seed %d: stages %+v, want samples of 1000 and 8000 rows", seed, wr.Stages)
+		if len(wr.Stages) != 2 || wr.Stages[0].Rows != sample || wr.Stages[1].Rows != 8*sample {
+			t.Fatalf("seed %d: stages %+v, want samples of %d and %d rows", seed, wr.Stages, sample, 8*sample)
 		}
 		gap := (dr.LogLik - wr.LogLik) / float64(d.NumRows())
 		t.Logf("seed %d: direct %d E-steps loglik %.2f; warm %d E-steps after stages %+v, loglik %.2f (%.2g nat/row below)",
 			seed, dr.Iterations, dr.LogLik, wr.Iterations, wr.Stages, wr.LogLik, gap)
-		if gap > 0.005 {
-			t.Errorf("seed %d: warm-up ends %.3g nat per row below direct EM", seed, gap)
+		if gap > 0.005 || !wr.Converged {
+			t.Errorf("seed %d: warm-up ends %.3g nat per row below direct EM (final run converged: %v)", seed, gap, wr.Converged)
 		}
 	}
 }
@@ -250,9 +264,12 @@ func TestFitSourceMatchesFit(t *testing.T) {
 // TestFitSourceWarmUpByScan: over a source that cannot sample (files, or
 // here blocks in memory), FitSource draws each warm-up sample in one pass,
 // the stages are reported, and EM ends within 0.001 nat per row of EM on
-// the rows in memory without warm-up.
+// the rows in memory without warm-up. The long form (LATENTREE_LONG=1)
+// has 70,000 rows and samples of 2,000 and 16,000; the short form 10,000
+// rows and samples of 300 and 2,400.
 func TestFitSourceWarmUpByScan(t *testing.T) {
-	_, fresh, d := binSetting(t, 8, 40, 70000)
+	rows, sample := testenv.Pick(10000, 70000), testenv.Pick(300, 2000)
+	_, fresh, d := binSetting(t, 8, 40, rows)
 	st, err := stats.Compute(d, stats.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -262,14 +279,14 @@ func TestFitSourceWarmUpByScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &blocks{parts: shards(t, d, 5)}
-	got, gr, err := model.FitSource(fresh.Tree, src, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}})
+	got, gr, err := model.FitSource(fresh.Tree, src, st, model.FitOptions{EM: model.EMOptions{Sample: sample}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gr.Stages) != 2 || gr.Stages[0].Rows != 2000 || gr.Stages[1].Rows != 16000 {
-		t.Fatalf("stages %+v, want samples of 2000 and 16000 rows", gr.Stages)
+	if len(gr.Stages) != 2 || gr.Stages[0].Rows != sample || gr.Stages[1].Rows != 8*sample {
+		t.Fatalf("stages %+v, want samples of %d and %d rows", gr.Stages, sample, 8*sample)
 	}
-	if gap := (dr.LogLik - gr.LogLik) / 70000; gap > 0.001 || gr.Rows != 70000 {
+	if gap := (dr.LogLik - gr.LogLik) / float64(rows); gap > 0.001 || gr.Rows != rows {
 		t.Errorf("warm-up by scan ends %.3g nat per row below direct EM (%d rows)", gap, gr.Rows)
 	}
 	if err := got.Validate(); err != nil {
@@ -277,7 +294,7 @@ func TestFitSourceWarmUpByScan(t *testing.T) {
 	}
 	// A source with fewer rows than its statistics say is an error.
 	short := &blocks{parts: shards(t, d, 5)[:4]}
-	if _, _, err := model.FitSource(fresh.Tree, short, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}}); err == nil {
+	if _, _, err := model.FitSource(fresh.Tree, short, st, model.FitOptions{EM: model.EMOptions{Sample: sample}}); err == nil {
 		t.Error("a source shorter than its statistics was accepted")
 	}
 }
