@@ -18,10 +18,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/latentree/latentree/data"
-	"github.com/latentree/latentree/experiment"
-	"github.com/latentree/latentree/explain"
-	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 )
 
@@ -193,7 +189,7 @@ func TestBrowserReport(t *testing.T) {
 		}
 	}
 	sel := fmt.Sprintf(`g.node[data-name=%q]`, tr.Name(h))
-	p.do(t, "collapse", chromedp.Click(chromedp.CSS(sel+` circle.toggle`)))
+	p.do(t, "collapse", chromedp.Click(chromedp.CSS(sel+` .toggle`)))
 	if n := eval[int](t, p, visibleJS); n != 30-below {
 		t.Errorf("after collapsing %s (%d below): %d visible, want %d", tr.Name(h), below, n, 30-below)
 	}
@@ -219,7 +215,7 @@ func TestBrowserReport(t *testing.T) {
 	if target == "" {
 		t.Fatal("no plain-named variable below " + tr.Name(h))
 	}
-	p.do(t, "collapse again", chromedp.Click(chromedp.CSS(sel+` circle.toggle`)))
+	p.do(t, "collapse again", chromedp.Click(chromedp.CSS(sel+` .toggle`)))
 	p.do(t, "search", chromedp.SendKeys(chromedp.CSS(`#search`), target),
 		chromedp.WaitReady(chromedp.CSS(`g.node.match.current`)))
 	cur := eval[string](t, p, `document.querySelector('g.node.current').getAttribute('data-name')`)
@@ -446,43 +442,20 @@ func TestBrowserLarge(t *testing.T) {
 // computing hidden variables carry their topic labels in the tree, and the
 // time until it is interactive is logged (measured, not asserted).
 func TestBrowserNewsgroups(t *testing.T) {
-	const name = "newsgroups100-train.csv"
-	path, dirs := experiment.FindDataFile(name)
-	if path == "" {
-		t.Skipf("%s not found (set %s to its directory; looked in %s)", name, experiment.DataEnvVar, strings.Join(dirs, ", "))
-	}
-	if testing.Short() {
-		t.Skip("learns a model on 8,121 rows")
-	}
+	in := newsgroupsModel(t)
+	ex := in.Explanation
 	p := openBrowser(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, _, err := data.ReadCSV(f, data.ReadOptions{Name: path, MaxDiscreteStates: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := learn.Learn(d, learn.Options{Contract: learn.ContractOptions{Rule: learn.ContractThreshold}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := explain.Model(res.Model, explain.Options{Data: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Model: res.Model, Explanation: ex, Data: d, DataName: path}
+	nodes := in.Model.Structure().NumNodes()
 	size := len(render(t, in))
-	t.Logf("newsgroups report: %d nodes, %d bytes", res.Tree.NumNodes(), size)
+	t.Logf("newsgroups report: %d nodes, %d bytes", nodes, size)
 	if size > 1<<20 {
 		t.Errorf("report of %d bytes, want at most 1 MB", size)
 	}
 	p.do(t, "start", chromedp.Navigate("about:blank"))
 	ready := p.load(t, in)
 	t.Logf("newsgroups report interactive %v after navigation", ready)
-	if n := eval[int](t, p, `document.querySelectorAll('g.node').length`); n != res.Tree.NumNodes() {
-		t.Errorf("%d node elements, want %d", n, res.Tree.NumNodes())
+	if n := eval[int](t, p, `document.querySelectorAll('g.node').length`); n != nodes {
+		t.Errorf("%d node elements, want %d", n, nodes)
 	}
 	topics := [][]string{
 		{"god", "jesus", "bible", "christian", "religion"},

@@ -7,9 +7,17 @@
 //
 // The file needs no network: its style sheet, script (plain JavaScript
 // written for it) and plots are inline, and the model travels as a JSON
-// block the script reads. The tree is laid out in the browser (a layered
-// layout, leaves one row apart, re-laid out when a subtree is collapsed) and
-// drawn as one SVG, so that a tree of 2,000 nodes stays responsive.
+// block the script reads. The tree is laid out in the browser and drawn as
+// one SVG, so that a tree of 2,000 nodes stays responsive: depth across,
+// leaves a row apart, each label (measured in the page, cut with an
+// ellipsis past its width) right of its node and the children right of
+// the label, so that no label meets another label, node or edge; it is
+// laid out again when a subtree is collapsed. Nodes are marked as package
+// draw marks them (observed variables filled circles, hidden ones hollow
+// squares, filled when collapsed), with a legend under the tree. The first
+// view shows the whole tree fitted to the window when its labels are
+// readable so; a larger tree opens with the levels from the root that fit,
+// its labels on up to four narrower lines when that shows more of it.
 //
 // Element ids and classes are stable, for tests and style sheets: every
 // tree node is a <g class="node" data-name="NAME">, the search box is

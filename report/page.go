@@ -34,7 +34,9 @@ func writePage(b *bytes.Buffer, in Input, p *payload, js []byte) {
 		`<button id="collapse" type="button" title="Collapse below the second level">Collapse</button></div>` + "\n")
 	b.WriteString("</header>\n<main>\n")
 	b.WriteString(`<div id="view"><svg id="tree" xmlns="http://www.w3.org/2000/svg"><g id="viewport"><g id="edges"></g><g id="nodes"></g></g></svg>` +
-		`<div id="hint">wheel: zoom · drag: pan · click: details · double-click or ±: collapse</div></div>` + "\n")
+		`<div id="foot">`)
+	writeLegend(b, p.Kind)
+	b.WriteString(`<span id="hint">wheel: zoom · drag: pan · click: details · double-click or ±: collapse</span></div></div>` + "\n")
 	b.WriteString("<aside id=\"side\">\n")
 	b.WriteString(`<section id="panel" hidden><button id="panel-close" type="button" aria-label="Close">×</button><h2 id="panel-name"></h2><div id="panel-body"></div></section>` + "\n")
 	writeSummary(b, in, p)
@@ -46,6 +48,27 @@ func writePage(b *bytes.Buffer, in Input, p *payload, js []byte) {
 	b.WriteString("</script>\n<script>\n")
 	b.WriteString(script)
 	b.WriteString("</script>\n</body>\n</html>\n")
+}
+
+// writeLegend writes the key to the tree's marks, drawn as the tree draws
+// them (report.css): the marks of package draw, observed variables filled
+// circles and hidden ones hollow squares, filled when their subtree is
+// collapsed.
+func writeLegend(b *bytes.Buffer, kind string) {
+	observed, hidden := "observed", "hidden"
+	if kind == "noisy-or" {
+		observed, hidden = "effect (observed)", "source (hidden)"
+	}
+	const circle = `<circle class="shape" r="5"/>`
+	const square = `<rect class="shape" x="-4" y="-4" width="8" height="8"/>`
+	key := func(kind, class, mark, text string) {
+		fmt.Fprintf(b, `<span class="key" data-kind="%s"><svg viewBox="-7 -7 14 14" aria-hidden="true"><g class="%s">%s</g></svg>%s</span>`, kind, class, mark, esc(text))
+	}
+	b.WriteString(`<span id="legend">`)
+	key("observed", "obs", circle, observed)
+	key("hidden", "hid", square, hidden)
+	key("collapsed", "hid collapsed", square, "collapsed: +n below")
+	b.WriteString(`</span>`)
 }
 
 // row writes a two-column table row; value is escaped.

@@ -3,8 +3,13 @@
 (function () {
   'use strict';
   var NS = 'http://www.w3.org/2000/svg';
-  var DX = 190, DY = 18;        // horizontal step per level, vertical step per leaf row
-  var AUTO_LEAVES = 160;        // larger trees open collapsed to fit about this many rows
+  var R = 5;                    // node marks: circles of radius R, squares of side 2R−2 (as package draw)
+  var LX = R + 4;               // a label starts this far right of its node
+  var FONT = 11;                // label size (report.css)
+  var DY = 18;                  // least vertical step between leaf rows
+  var GAP = 8, BUS = 14;        // a label's end, GAP, the bus to the children, BUS, the children
+  var MARGIN = 16;              // around the tree in the first view and Fit
+  var KMIN = 0.8, KMAX = 1.25;  // the first view's least scale (else it collapses levels) and largest
 
   var D = JSON.parse(document.getElementById('model-data').textContent);
   var N = D.names.length, names = D.names, parent = D.parent, kind = D.kind;
@@ -48,41 +53,32 @@
   }
 
   // ---- elements ----
+  // Nodes are marked as package draw marks them: an observed variable is a
+  // filled circle of radius R, a hidden one a hollow square of side 2R−2
+  // (filled when its subtree is collapsed). A node's name and label are set
+  // right of it (see the label modes below).
   var svg = document.getElementById('tree');
   var viewport = document.getElementById('viewport');
   var gNodes = document.getElementById('nodes'), gEdges = document.getElementById('edges');
-  var els = new Array(N), cnt = new Array(N);
+  var els = new Array(N), texts = new Array(N), full = new Array(N), cnt = new Array(N);
   function el(tag, attrs, parentEl) {
     var e = document.createElementNS(NS, tag);
     for (var a in attrs) e.setAttribute(a, attrs[a]);
     if (parentEl) parentEl.appendChild(e);
     return e;
   }
-  function short(s, n) { return s.length > n ? s.slice(0, n - 1) + '…' : s; }
   var frag = document.createDocumentFragment();
   for (i = 0; i < N; i++) {
     var hid = isHidden(i), net = D.hidden.charAt(i) === '2';
     var g = el('g', { 'class': 'node ' + (net ? 'net' : hid ? 'hid' : 'obs'), 'data-name': names[i], 'data-i': i });
-    el('circle', { 'class': 'halo', r: 9 }, g);
+    el('circle', { 'class': 'halo', r: R + 4 }, g);
     if (net) el('path', { 'class': 'shape', d: 'M0,-7L7,0L0,7L-7,0Z' }, g);
-    else if (hid) el('circle', { 'class': 'shape' + (kids[i].length ? ' toggle' : ''), r: 5.5 }, g);
-    else el('rect', { 'class': 'shape', x: -4, y: -4, width: 8, height: 8 }, g);
-    var t;
-    if (kids[i].length) { // label above the incoming edge, ending left of the node
-      t = el('text', { x: -8, y: -5, 'text-anchor': 'end' }, g);
-    } else {
-      t = el('text', { x: 9, y: 4 }, g);
-    }
-    t.appendChild(document.createTextNode(names[i]));
+    else if (hid) el('rect', { 'class': 'shape' + (kids[i].length ? ' toggle' : ''), x: 1 - R, y: 1 - R, width: 2 * R - 2, height: 2 * R - 2 }, g);
+    else el('circle', { 'class': 'shape', r: R }, g);
     var lb = label(i);
-    if (lb) {
-      var ts = el('tspan', { 'class': 'lbl' }, t);
-      ts.textContent = ' ' + short(lb, 40);
-    }
-    if (kids[i].length) {
-      var tc = el('text', { x: 9, y: 4, 'class': 'cnt-text' }, g);
-      cnt[i] = el('tspan', { 'class': 'cnt' }, tc);
-    }
+    full[i] = names[i] + (lb ? ' ' + lb : '');
+    texts[i] = el('text', { x: LX, y: 4 }, g);
+    texts[i].textContent = full[i]; // one line, to be measured
     var title = el('title', {}, g);
     title.textContent = names[i] + (lb ? ' — ' + lb : '');
     els[i] = g;
@@ -92,44 +88,186 @@
   var paths = {};
   ['wu', 'w0', 'w1', 'w2', 'w3'].forEach(function (w) { paths[w] = el('path', { 'class': w }, gEdges); });
 
-  // ---- layout: depth across, one row per visible leaf ----
-  var collapsed = new Uint8Array(N), vis = new Uint8Array(N);
-  var X = new Float64Array(N), Y = new Float64Array(N);
-  var rows = 0, maxDepth = 0;
-  function size(i) { // descendants of i
-    var n = 0, st = kids[i].slice();
-    while (st.length) { var v = st.pop(); n++; for (var j = 0; j < kids[v].length; j++) st.push(kids[v][j]); }
-    return n;
+  // ---- labels ----
+  // A label is the node's name and, after it, the label of its explanation,
+  // measured in the page. It is set in one of the label modes: one line
+  // at most 240 pixels wide; or, for trees too wide for the window, more
+  // and narrower lines (a hidden variable's name over its label, long text
+  // broken after an underscore, space or dot). Text beyond is cut with an
+  // ellipsis; the node's tooltip and panel have it all.
+  var LH = 13; // between the baselines of two lines
+  var MODES = [{ w: 240, lines: 1 }, { w: 170, lines: 2 }, { w: 110, lines: 4 }];
+  var below = new Int32Array(N);
+  for (i = N - 1; i >= 0; i--) if (parent[i] >= 0) below[parent[i]] += below[i] + 1;
+  var scratch = el('text', { 'class': 'measure', x: 0, y: -1000, visibility: 'hidden', 'aria-hidden': 'true' }, svg);
+  var scratchCnt = el('tspan', { 'class': 'cnt' }, scratch);
+  var widthOf = {};
+  function measure(s) { // width of s set as a count
+    if (!(s in widthOf)) { scratchCnt.textContent = s; widthOf[s] = scratch.getComputedTextLength(); }
+    return widthOf[s];
   }
-  function layout() {
+  function estimate(n) { return 0.62 * FONT * n; } // when the page cannot measure (not displayed)
+  var oneW = new Float64Array(N);
+  for (i = 0; i < N; i++) oneW[i] = texts[i].getComputedTextLength() || estimate(full[i].length);
+  var ellW = measure('…');
+  // sub is the width of characters a to e of node v's text.
+  function sub(v, a, e) {
+    if (e <= a) return 0;
+    if (a === 0 && e === full[v].length) return oneW[v];
+    try { return texts[v].getSubStringLength(a, e - a); } catch (err) { return estimate(e - a); }
+  }
+  function unsplit(s, e) { // do not cut a surrogate pair
+    var c = s.charCodeAt(e);
+    return c >= 0xdc00 && c <= 0xdfff ? e - 1 : e;
+  }
+  // reach is the largest end in (a, e] whose characters from a, and extra
+  // pixels, fit in w (a + 1 when none does: widths are measured, so a line
+  // wider than w is laid out as wide as it is).
+  function reach(v, a, e, w, extra) {
+    var lo = a + 1, hi = e;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (sub(v, a, mid) + extra <= w) lo = mid; else hi = mid - 1;
+    }
+    lo = unsplit(full[v], lo);
+    return lo > a ? lo : Math.min(e, a + 2); // a + 1 would split a pair
+  }
+  // wrap sets characters a to e of v's text in at most k lines of width w,
+  // breaking after a space, underscore, hyphen, dot, slash or middle dot
+  // when there is one in the last two thirds of the line; the last line is
+  // cut with an ellipsis when the text does not fit. A line is [start,
+  // end, cut].
+  function wrap(v, a, e, w, k) {
+    var s = full[v], out = [];
+    while (a < e && out.length < k) {
+      if (sub(v, a, e) <= w) { out.push([a, e, false]); break; }
+      if (out.length === k - 1) { out.push([a, reach(v, a, e, w, ellW), true]); break; }
+      var end = reach(v, a, e, w, 0);
+      for (var j = end; j > a + (end - a) / 3; j--) {
+        if ('_ -.·/'.indexOf(s.charAt(j - 1)) >= 0) { end = j; break; }
+      }
+      out.push([a, end, false]);
+      a = end;
+      while (s.charAt(a) === ' ') a++;
+    }
+    return out;
+  }
+  // lines returns the lines of v in mode m: a hidden variable's name, then
+  // its label on lines of their own.
+  function lines(v, m) {
+    var n = full[v].length, nl = names[v].length, w = MODES[m].w, k = MODES[m].lines;
+    if (k === 1 || oneW[v] <= w) return wrap(v, 0, n, w, 1);
+    if (nl === n) return wrap(v, 0, n, w, k);
+    var name = wrap(v, 0, nl, w, Math.max(1, Math.floor(k / 2)));
+    return name.concat(wrap(v, nl + 1, n, w, k - name.length));
+  }
+  var lineSet = MODES.map(function () { return []; });
+  var widths = MODES.map(function () { return new Float64Array(N); }), lastW = MODES.map(function () { return new Float64Array(N); });
+  function prepare(m) { // the lines of every node in mode m, and their widths
+    if (lineSet[m].length) return;
+    for (var v = 0; v < N; v++) {
+      var ls = lines(v, m), w = 0, lw = 0;
+      for (var k = 0; k < ls.length; k++) {
+        lw = sub(v, ls[k][0], ls[k][1]) + (ls[k][2] ? ellW : 0);
+        w = Math.max(w, lw);
+      }
+      lineSet[m].push(ls);
+      widths[m][v] = w;
+      lastW[m][v] = lw;
+    }
+  }
+  // The text's box about its node's centre (y), from a drawn label.
+  var TY0 = -8, TY1 = 4;
+  if (N) {
+    var tb = texts[0].getBBox();
+    if (tb.height > 0) { TY0 = tb.y; TY1 = tb.y + tb.height; }
+  }
+  var mode = -1, textW = widths[0], nLines = new Int32Array(N);
+  // setMode lays the labels out in mode m; with write, it sets their text.
+  function setMode(m, write) {
+    prepare(m);
+    mode = m; textW = widths[m];
+    for (var v = 0; v < N; v++) nLines[v] = lineSet[m][v].length;
+    if (write) for (v = 0; v < N; v++) writeText(v);
+  }
+  function writeText(v) {
+    var t = texts[v], s = full[v], nl = names[v].length, ls = lineSet[mode][v];
+    var copy = t.cloneNode(false);
+    copy.setAttribute('y', 4 - (ls.length - 1) * LH / 2);
+    ls.forEach(function (p, k) {
+      var ln = el('tspan', { x: LX, dy: k ? LH : 0 }, copy);
+      var a = p[0], e = p[1], ell = p[2] ? '…' : '';
+      if (a < nl) ln.appendChild(document.createTextNode(s.slice(a, Math.min(e, nl)) + (e <= nl ? ell : '')));
+      if (e > nl) el('tspan', { 'class': 'lbl' }, ln).textContent = s.slice(Math.max(a, nl), e) + ell;
+      if (k === ls.length - 1 && kids[v].length) cnt[v] = el('tspan', { 'class': 'cnt' }, ln);
+    });
+    t.parentNode.replaceChild(copy, t);
+    texts[v] = copy;
+  }
+  function countText(v) { return ' +' + below[v]; }
+  function widthOfNode(v) {
+    return collapsed[v] && kids[v].length ? Math.max(textW[v], lastW[mode][v] + measure(countText(v))) : textW[v];
+  }
+  function halfLines(v) { return (nLines[v] - 1) * LH / 2; }
+
+  // ---- layout: depth across, one row per visible leaf ----
+  // A node's label lies right of it, on its row; the edges to its children
+  // leave from the label's end to a vertical bus GAP further, and the
+  // children stand BUS right of the bus. Nodes neither above nor below each
+  // other in the tree lie at least a row apart (the rows of two disjoint
+  // subtrees do not mix) and a row is higher than a label, and a node's
+  // label ends left of its bus, so no label meets another label, a node or
+  // an edge.
+  var collapsed = new Uint8Array(N), vis = new Uint8Array(N);
+  var X = new Float64Array(N), Y = new Float64Array(N), first = new Int32Array(N), last = new Int32Array(N);
+  var rows = 0, maxDepth = 0, bounds = { x0: 0, y0: 0, x1: 1, y1: 1 };
+  function busX(p) { return X[p] + LX + textW[p] + GAP; }
+  function place() {
     vis.fill(0);
-    var slot = 0;
+    var slot = 0, order = [], q, u;
     maxDepth = 0;
-    // iterative post-order over visible nodes
-    for (var r = 0; r < roots.length; r++) {
-      var stack = [roots[r]], post = [];
+    for (var r = 0; r < roots.length; r++) { // pre-order over visible nodes
+      var stack = [roots[r]];
       while (stack.length) {
         var v = stack.pop();
-        vis[v] = 1; post.push(v);
+        vis[v] = 1; order.push(v);
         if (!collapsed[v]) for (var j = kids[v].length - 1; j >= 0; j--) stack.push(kids[v][j]);
       }
-      // post holds a pre-order; leaves get rows in that order, parents are centred afterwards
-      for (var q = 0; q < post.length; q++) {
-        var u = post[q];
-        X[u] = depth[u] * DX;
-        if (depth[u] > maxDepth) maxDepth = depth[u];
-        if (collapsed[u] || !kids[u].length) Y[u] = (slot++) * DY;
-      }
-      for (q = post.length - 1; q >= 0; q--) {
-        u = post[q];
-        if (!collapsed[u] && kids[u].length) {
-          var ks = kids[u];
-          Y[u] = (Y[ks[0]] + Y[ks[ks.length - 1]]) / 2;
-        }
-      }
     }
+    var b = { x0: -R - 1, y0: 0, x1: R + 1, y1: 0 };
+    // leaves get rows in that order, parents span their children's rows
+    for (q = 0; q < order.length; q++) {
+      u = order[q];
+      if (depth[u] > maxDepth) maxDepth = depth[u];
+      if (collapsed[u] || !kids[u].length) first[u] = last[u] = slot++;
+      X[u] = parent[u] >= 0 ? busX(parent[u]) + BUS : 0;
+      b.x1 = Math.max(b.x1, X[u] + LX + widthOfNode(u));
+    }
+    for (q = order.length - 1; q >= 0; q--) {
+      u = order[q];
+      if (!collapsed[u] && kids[u].length) { first[u] = first[kids[u][0]]; last[u] = last[kids[u][kids[u].length - 1]]; }
+    }
+    // A row is DY below the one before, or further when the labels of the
+    // nodes whose rows end there or start below have two lines.
+    var endH = new Float64Array(slot), startH = new Float64Array(slot), at = new Float64Array(slot);
+    for (q = 0; q < order.length; q++) {
+      u = order[q];
+      endH[last[u]] = Math.max(endH[last[u]], halfLines(u));
+      startH[first[u]] = Math.max(startH[first[u]], halfLines(u));
+    }
+    for (var k = 1; k < slot; k++) at[k] = at[k - 1] + Math.max(DY, TY1 - TY0 + endH[k - 1] + startH[k] + 5);
+    for (q = order.length - 1; q >= 0; q--) { // a parent midway between its first and last child
+      u = order[q];
+      Y[u] = collapsed[u] || !kids[u].length ? at[first[u]] : (Y[kids[u][0]] + Y[kids[u][kids[u].length - 1]]) / 2;
+    }
+    b.y0 = Infinity; b.y1 = -Infinity;
+    for (q = 0; q < order.length; q++) {
+      u = order[q];
+      b.y0 = Math.min(b.y0, Y[u] + Math.min(TY0 - halfLines(u), -R - 1));
+      b.y1 = Math.max(b.y1, Y[u] + Math.max(TY1 + halfLines(u), R + 1));
+    }
+    bounds = b;
     rows = slot;
-    render();
   }
   function render() {
     var d = { wu: [], w0: [], w1: [], w2: [], w3: [] };
@@ -140,50 +278,95 @@
       g.setAttribute('transform', 'translate(' + X[v] + ',' + Y[v] + ')');
       var isC = collapsed[v] === 1;
       g.classList.toggle('collapsed', isC);
-      if (cnt[v]) cnt[v].textContent = isC ? '+' + size(v) : '';
+      if (cnt[v]) cnt[v].textContent = isC ? countText(v) : '';
       var p = parent[v];
       if (p >= 0) {
         var s = D.strength ? D.strength[v] : null, w = 'wu';
         if (s !== null && s !== undefined) w = 'w' + Math.min(3, Math.floor(s * 4));
-        d[w].push('M' + (X[p] + 6) + ',' + Y[p] + 'H' + (X[p] + 16) + 'V' + Y[v] + 'H' + (X[v] - 6));
+        d[w].push('M' + (X[p] + LX + textW[p] + 3) + ',' + Y[p] + 'H' + busX(p) + 'V' + Y[v] + 'H' + (X[v] - R - 1));
       }
     }
     for (var w in d) paths[w].setAttribute('d', d[w].join(''));
   }
+  function layout() { place(); render(); }
 
   // ---- view: zoom and pan ----
-  var view = { x: 40, y: 20, k: 1 };
-  var pending = false;
+  var view = { x: MARGIN, y: MARGIN, k: 1 };
+  var pending = false, fitted = false;
+  function paint() {
+    viewport.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
+    svg.classList.toggle('far', view.k < 0.45);
+  }
   function apply() {
+    fitted = false;
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () {
-      pending = false;
-      viewport.setAttribute('transform', 'translate(' + view.x + ',' + view.y + ') scale(' + view.k + ')');
-      svg.classList.toggle('far', view.k < 0.45);
-    });
+    requestAnimationFrame(function () { pending = false; paint(); });
   }
   function box() { var r = svg.getBoundingClientRect(); return { w: r.width || 800, h: r.height || 600, left: r.left, top: r.top }; }
+  // fitScale is the scale at which the laid-out tree fills the window but
+  // for a margin (at most KMAX).
+  function fitScale() {
+    var s = box();
+    return Math.min((s.w - 2 * MARGIN) / (bounds.x1 - bounds.x0), (s.h - 2 * MARGIN) / (bounds.y1 - bounds.y0), KMAX);
+  }
+  // fit shows the whole visible tree: at the top of the window, centred
+  // across.
   function fit() {
-    var b = box();
-    var w = maxDepth * DX + 260, h = Math.max(rows - 1, 0) * DY + 40;
-    var k = Math.min(b.w / w, b.h / h, 1.6);
-    view.k = Math.max(k, 0.02);
-    view.x = 30 * view.k + (b.w - w * view.k) / 2 + 90 * view.k;
-    view.y = (b.h - (h - 40) * view.k) / 2;
-    apply();
+    var s = box();
+    view.k = Math.max(fitScale(), 0.02);
+    view.x = (s.w - (bounds.x1 - bounds.x0) * view.k) / 2 - bounds.x0 * view.k;
+    view.y = MARGIN - bounds.y0 * view.k;
+    paint();
+    fitted = true;
   }
-  // The first view: the whole tree when it is readable so, else the top
-  // of it at a readable scale (pan, zoom or Fit for the rest).
+  // The first view: the whole tree when it fits the window at a readable
+  // scale (KMIN); else the tree from the root down, a level at a time, as
+  // far as it fits: a level that does not fit whole is expanded node by
+  // node, smaller subtrees first, where they fit, the rest staying
+  // collapsed. Every label mode is tried: the one that shows more nodes
+  // wins, and on a tie a later mode (more lines) must make the scale 15%
+  // larger.
+  function opening(m) {
+    setMode(m, false);
+    collapsed.fill(0);
+    place();
+    if (fitScale() < KMIN) {
+      collapseFrom(1);
+      place();
+      for (var lev = 1; lev <= maxDepth; lev++) {
+        var level = [];
+        for (var v = 0; v < N; v++) if (vis[v] && collapsed[v] && depth[v] === lev) level.push(v);
+        if (!level.length) continue;
+        level.forEach(function (u) { collapsed[u] = 0; });
+        place();
+        if (fitScale() >= KMIN) continue;
+        level.forEach(function (u) { collapsed[u] = 1; });
+        level.sort(function (a, c) { return below[a] - below[c] || Y[a] - Y[c]; });
+        level.forEach(function (u) {
+          collapsed[u] = 0;
+          place();
+          if (fitScale() < KMIN) collapsed[u] = 1;
+        });
+        place();
+      }
+    }
+    var shown = 0;
+    for (v = 0; v < N; v++) shown += vis[v];
+    return { m: m, collapsed: collapsed.slice(), k: fitScale(), shown: shown };
+  }
   function firstView() {
+    var best = null;
+    for (var m = 0; m < MODES.length; m++) {
+      var o = opening(m);
+      if (!best || o.shown > best.shown || (o.shown === best.shown && o.k > 1.15 * best.k)) best = o;
+    }
+    collapsed.set(best.collapsed);
+    setMode(best.m, true);
+    layout();
     fit();
-    if (view.k >= 0.6) return;
-    var b = box(), w = maxDepth * DX + 260;
-    view.k = Math.min(0.75, Math.max(0.6, b.w / w));
-    view.x = 220 * view.k;
-    view.y = roots.length ? b.h / 2 - Y[roots[0]] * view.k : 30;
-    apply();
   }
+  window.addEventListener('resize', function () { if (fitted) fit(); });
   function centre(v) {
     var b = box();
     if (view.k < 0.8) view.k = 1;
@@ -220,10 +403,11 @@
   // ---- collapse ----
   function toggle(v) {
     if (!kids[v].length) return;
-    var y0 = Y[v];
+    var x0 = X[v], y0 = Y[v];
     collapsed[v] ^= 1;
     layout();
-    view.y += (y0 - Y[v]) * view.k; // keep the node where it was
+    view.x += (x0 - X[v]) * view.k; // keep the node where it was
+    view.y += (y0 - Y[v]) * view.k;
     apply();
   }
   function reveal(v) { // expand the ancestors of v
@@ -231,11 +415,11 @@
     for (var p = parent[v]; p >= 0; p = parent[p]) if (collapsed[p]) { collapsed[p] = 0; changed = true; }
     if (changed) layout();
   }
-  function collapseBelow(level) {
+  function collapseFrom(level) {
     collapsed.fill(0);
     for (var v = 0; v < N; v++) if (depth[v] >= level && kids[v].length) collapsed[v] = 1;
-    layout();
   }
+  function collapseBelow(level) { collapseFrom(level); layout(); }
   function nodeOf(target) {
     var g = target.closest ? target.closest('g.node') : null;
     return g ? +g.getAttribute('data-i') : -1;
@@ -349,7 +533,7 @@
     kv(info, 'kind', net ? 'network' : kind === 'noisy-or' ? (isHidden(v) ? 'source (hidden cause)' : 'effect (observed)') : (isHidden(v) ? 'hidden variable' : 'observed variable'));
     if (label(v)) kv(info, 'label', label(v));
     if (parent[v] >= 0 && !(kind === 'noisy-or' && parent[v] === 0)) kv(info, kind === 'noisy-or' ? 'strongest source' : 'parent', link(parent[v]));
-    if (kids[v].length) kv(info, kind === 'noisy-or' && !net ? 'effects shown under it' : 'children', String(kids[v].length) + (kids[v].length ? ' (' + size(v) + ' below)' : ''));
+    if (kids[v].length) kv(info, kind === 'noisy-or' && !net ? 'effects shown under it' : 'children', String(kids[v].length) + (kids[v].length ? ' (' + below[v] + ' below)' : ''));
     kv(info, 'depth', String(depth[v]));
     pbody.appendChild(info);
     if (kids[v].length) {
@@ -448,17 +632,6 @@
   });
 
   // ---- start ----
-  layout();
-  if (rows > AUTO_LEAVES) { // open a large tree collapsed to a readable depth
-    var leafAt = [], atDepth = [], lev;
-    for (lev = 0; lev <= maxDepth; lev++) { leafAt.push(0); atDepth.push(0); }
-    for (v = 0; v < N; v++) { atDepth[depth[v]]++; if (!kids[v].length) leafAt[depth[v]]++; }
-    var best = 1;
-    for (lev = 1, acc = leafAt[0]; lev <= maxDepth; acc += leafAt[lev], lev++) {
-      if (acc + atDepth[lev] <= AUTO_LEAVES) best = lev;
-    }
-    collapseBelow(best);
-  }
   firstView();
   window.latentreeReport = {
     nodes: N, toggle: toggle, select: select, layout: layout,
