@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,6 +87,12 @@ func parse(md string) ([]*block, error) {
 
 func readme(t *testing.T) []*block {
 	t.Helper()
+	blocks, _ := readmeText(t)
+	return blocks
+}
+
+func readmeText(t *testing.T) ([]*block, string) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +101,12 @@ func readme(t *testing.T) []*block {
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
-	return blocks
+	return blocks, string(b)
 }
+
+// update rewrites, with -update, the whole-output blocks (those without
+// "...") that differ from what their commands printed.
+var update = flag.Bool("update", false, "with LATENTREE_README=1: write the commands' output into README.md's output blocks that show the whole output and differ")
 
 // outside matches a path that leaves the repository: a parent directory or
 // the shared data of the project's machines.
@@ -206,16 +217,50 @@ func normalize(s string) string {
 	return strings.TrimRight(duration.ReplaceAllString(s, "<T>"), " \t\r")
 }
 
-// matchOutput reports the expected lines (masked, "..." and "…" lines
-// skipped) that are not found, in order, among the actual ones.
+// matchOutput reports the expected lines (masked) that are not found, in
+// order, among the actual ones. An output block that shows only part of
+// the output says so with a line "..." (or "…") where lines are left out;
+// without one, the output must be exactly the block (blank lines aside),
+// and a line too many is reported as "(extra) LINE".
 func matchOutput(expected, actual string) []string {
 	var act []string
 	for _, l := range strings.Split(actual, "\n") {
 		act = append(act, normalize(l))
 	}
 	var missing []string
+	exp := strings.Split(expected, "\n")
+	partial := false
+	for _, l := range exp {
+		if e := normalize(l); e == "..." || e == "…" {
+			partial = true
+		}
+	}
+	if !partial {
+		var a, e []string
+		for _, l := range act {
+			if strings.TrimSpace(l) != "" {
+				a = append(a, l)
+			}
+		}
+		for _, l := range exp {
+			if n := normalize(l); strings.TrimSpace(n) != "" {
+				e = append(e, n)
+			}
+		}
+		for i := range max(len(a), len(e)) {
+			switch {
+			case i >= len(a):
+				missing = append(missing, e[i])
+			case i >= len(e):
+				missing = append(missing, "(extra) "+a[i])
+			case a[i] != e[i]:
+				missing = append(missing, e[i])
+			}
+		}
+		return missing
+	}
 	k := 0
-	for _, l := range strings.Split(expected, "\n") {
+	for _, l := range exp {
 		e := normalize(l)
 		if e == "" || e == "..." || e == "…" {
 			continue
@@ -248,6 +293,13 @@ func TestMatchOutput(t *testing.T) {
 	if m := matchOutput("loglik -1.25", "loglik -1.26"); len(m) != 1 {
 		t.Errorf("a changed number matched")
 	}
+	// Without "...", the block is the whole output.
+	if m := matchOutput("a\nb\n", "a\nb\nc\n"); len(m) != 1 || m[0] != "(extra) c" {
+		t.Errorf("output longer than its block: %q", m)
+	}
+	if m := matchOutput("a\n\nb\n", "a\nb\n\n"); len(m) != 0 {
+		t.Errorf("blank lines: %q", m)
+	}
 }
 
 // TestREADME runs every command block of the README in a copy of the
@@ -256,7 +308,8 @@ func TestREADME(t *testing.T) {
 	if os.Getenv(EnvVar) != "1" {
 		t.Skipf("runs every README command (a few minutes): set %s=1", EnvVar)
 	}
-	blocks := readme(t)
+	blocks, text := readmeText(t)
+	newOut := map[*block]string{}
 	clone := filepath.Join(t.TempDir(), "latentree")
 	copyRepo(t, clone)
 	bin := filepath.Join(t.TempDir(), "bin")
@@ -290,10 +343,47 @@ func TestREADME(t *testing.T) {
 			continue
 		}
 		if missing := matchOutput(b.output.text, string(out)); len(missing) > 0 {
+			newOut[b.output] = strings.TrimRight(string(out), "\n")
 			t.Errorf("README.md:%d: %d lines of the output block (line %d) not printed, in order, by\n%s\nmissing:\n%s\noutput:\n%s",
 				b.line, len(missing), b.output.line, b.text, strings.Join(missing, "\n"), out)
 		}
 	}
+	if *update && len(newOut) > 0 {
+		writeOutputs(t, text, newOut)
+	}
+}
+
+// writeOutputs replaces the bodies of the whole-output blocks in newOut,
+// provided README.md has not changed since text was read.
+func writeOutputs(t *testing.T, text string, newOut map[*block]string) {
+	path := filepath.Join(root, "README.md")
+	now, err := os.ReadFile(path)
+	if err != nil || string(now) != text {
+		t.Fatalf("README.md changed during the test: not updated (%v)", err)
+	}
+	lines := strings.Split(text, "\n")
+	var out []string
+	n := 0
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		for b, body := range newOut {
+			if b.line != i+1 || strings.Contains(b.text, "\n...") || strings.HasPrefix(b.text, "...") {
+				continue
+			}
+			// Skip the old body, up to the closing fence.
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
+				j++
+			}
+			out = append(out, strings.Split(body, "\n")...)
+			i = j - 1
+			n++
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("README.md: %d output blocks updated", n)
 }
 
 // copyRepo makes dst a fresh clone of the repository when its working tree
