@@ -111,6 +111,12 @@ func (p *page) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.V
 	if err := chromedp.Do(p.ctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+	// Let the page paint what the steps changed (the view's transform is
+	// applied in an animation frame) before the next step aims at a node:
+	// on a loaded machine a click could otherwise land where the node was.
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(0))))`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("%s: waiting for a frame: %v", what, err)
+	}
 }
 
 // checkClean fails the test for console errors, exceptions and requests
