@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/data"
-	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/internal/experiment"
 	"github.com/latentree/latentree/learn"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/draw"
-	"github.com/latentree/latentree/experiment"
 	"github.com/latentree/latentree/explain"
+	"github.com/latentree/latentree/internal/experiment"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/simulate"

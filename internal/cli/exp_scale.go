@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/internal/experiment"
 )
 
 func newScaleExpCmd(e *env) *cobra.Command {

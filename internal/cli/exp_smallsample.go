@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/internal/experiment"
 )
 
 func newSmallSampleCmd(e *env) *cobra.Command {

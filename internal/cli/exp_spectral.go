@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/internal/experiment"
 )
 
 func newSpectralExpCmd(e *env) *cobra.Command {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latentree/latentree/experiment"
+	"github.com/latentree/latentree/internal/experiment"
 	"github.com/latentree/latentree/tree"
 )
 

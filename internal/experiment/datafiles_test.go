@@ -17,7 +17,7 @@ func TestFindDataFileInClone(t *testing.T) {
 		if p == "" {
 			t.Fatalf("%s not found; looked in %q", name, dirs)
 		}
-		want, err := filepath.Abs(filepath.Join("..", "examples", "newsgroups", name))
+		want, err := filepath.Abs(filepath.Join("..", "..", "examples", "newsgroups", name))
 		if err != nil {
 			t.Fatal(err)
 		}
