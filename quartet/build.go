@@ -31,7 +31,7 @@ type BuildOptions struct {
 	Reps int
 	// Order selects the insertion order (default OrderClosest).
 	Order Order
-	// Rand shuffles the insertion order for OrderRandom.
+	// Src shuffles the insertion order for OrderRandom (required then).
 	Src rand.Source
 	// Candidates is the number of leaves of each branch, nearest to the
 	// centroid by hops, among which the representatives are chosen as

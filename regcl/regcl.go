@@ -28,7 +28,7 @@ type Options struct {
 	MaxHidden int
 	// EM configures the local and final EM runs (Tol default model.DefaultTol).
 	EM model.EMOptions
-	// Rand samples the hidden variables when SampleHidden (nil: fixed
+	// Src samples the hidden variables when SampleHidden (nil: a fixed
 	// seed).
 	Src rand.Source
 	// SampleHidden completes each new hidden variable with a sample from
