@@ -50,6 +50,11 @@ type InfoOptions struct {
 	Pseudo float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
+
+	// failSVD, when not nil, is asked before each decomposition of an
+	// ni×nj table whether it should fail as if LAPACK had not converged.
+	// Only tests set it.
+	failSVD func(ni, nj int) bool
 }
 
 // Degenerate reports a pair of variables whose distance is infinite.
@@ -138,7 +143,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 					case Discrete:
 						buf = s.Pair(i, j, buf)
 						var ok bool
-						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo)
+						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo, opt.failSVD)
 						if !ok && errs[i] == nil {
 							errs[i] = fmt.Errorf("distance: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge: %w", s.Var(i).Name, s.Var(j).Name, ErrNumerical)
 						}
@@ -215,7 +220,7 @@ func normalised(c []int64, ni, nj int, pseudo float64) (J, pi, pj []float64, ok 
 // discreteDist computes −Σ_{s≤k} log σ_s(M_i^{-1/2} J M_j^{-1/2}) with k
 // = rank, or the full Lake distance when rank ≤ 0. It reports false if the
 // singular value decomposition did not converge.
-func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string, bool) {
+func discreteDist(c []int64, ni, nj, rank int, pseudo float64, failSVD func(ni, nj int) bool) (float64, string, bool) {
 	J, pi, pj, ok := normalised(c, ni, nj, pseudo)
 	if !ok {
 		return math.Inf(1), "no rows observe both", true
@@ -262,11 +267,6 @@ func discreteDist(c []int64, ni, nj, rank int, pseudo float64) (float64, string,
 	}
 	return math.Max(0, d), "", true
 }
-
-// failSVD, when not nil, is asked before each decomposition of an ni×nj
-// table whether it should fail as if LAPACK had not converged. Only tests
-// set it; it is nil otherwise.
-var failSVD func(ni, nj int) bool
 
 // ErrNumerical is wrapped by the error of a computation that failed
 // numerically (a singular value decomposition that did not converge). The

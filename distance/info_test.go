@@ -83,14 +83,14 @@ func TestRankK(t *testing.T) {
 	for a := range c {
 		c[a] = int64(math.Round(pairs[0][1][a] * scale))
 	}
-	if dd, why, _ := discreteDist(c, 3, 3, 0, 0); !math.IsInf(dd, 1) && dd < 15 {
+	if dd, why, _ := discreteDist(c, 3, 3, 0, 0, nil); !math.IsInf(dd, 1) && dd < 15 {
 		t.Errorf("determinant distance of a rank-2 table = %g (%s), want +Inf or huge", dd, why)
 	}
 	dist := func(i, j int) float64 {
 		for a := range c {
 			c[a] = int64(math.Round(pairs[i][j][a] * scale))
 		}
-		dd, why, ok := discreteDist(c, 3, 3, 2, 0)
+		dd, why, ok := discreteDist(c, 3, 3, 2, 0, nil)
 		if why != "" || !ok {
 			t.Fatalf("rank-2 distance: %s", why)
 		}
@@ -156,9 +156,7 @@ func TestInformationSVDFailure(t *testing.T) {
 	if _, _, err := Information(s, InfoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	failSVD = func(ni, nj int) bool { return true }
-	defer func() { failSVD = nil }()
-	_, _, err = Information(s, InfoOptions{Workers: 2})
+	_, _, err = Information(s, InfoOptions{Workers: 2, failSVD: func(ni, nj int) bool { return true }})
 	want := `distance: information distance between "a" and "b": the singular value decomposition of their normalised joint table did not converge: latentree: numerical failure`
 	if !errors.Is(err, ErrNumerical) || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
