@@ -3,7 +3,6 @@ package noisyor
 import (
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 	"sync"
 )
@@ -201,58 +200,4 @@ func cliques(adj []bitset, anchors bitset, limit int) ([]quartetKey, bool) {
 		})
 	}
 	return out, ok
-}
-
-// sampleCliques draws up to perAnchor random 4-cliques through each anchor
-// (every effect when anchors is nil) by random greedy extension, for when
-// there are too many cliques to test them all. Deterministic for a seed.
-func sampleCliques(adj []bitset, anchors bitset, perAnchor int, rng *rand.Rand) []quartetKey {
-	m := len(adj)
-	seen := make(map[quartetKey]bool)
-	var out []quartetKey
-	cand := newBitset(m)
-	next := newBitset(m)
-	var list []int
-	pick := func(s bitset) int {
-		list = list[:0]
-		s.members(func(i int) bool { list = append(list, i); return true })
-		if len(list) == 0 {
-			return -1
-		}
-		return list[rng.IntN(len(list))]
-	}
-	for a := range m {
-		if anchors != nil && !anchors.has(a) {
-			continue
-		}
-		if adj[a].count() < 3 {
-			continue
-		}
-		found := 0
-		for try := 0; try < perAnchor*3 && found < perAnchor; try++ {
-			copy(cand, adj[a])
-			q := quartetKey{int32(a)}
-			okq := true
-			for k := 1; k < 4; k++ {
-				x := pick(cand)
-				if x < 0 {
-					okq = false
-					break
-				}
-				q[k] = int32(x)
-				and(next, cand, adj[x])
-				cand, next = next, cand
-			}
-			if !okq {
-				continue
-			}
-			slices.Sort(q[:])
-			if !seen[q] {
-				seen[q] = true
-				out = append(out, q)
-				found++
-			}
-		}
-	}
-	return out
 }

@@ -43,8 +43,10 @@
 // Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
 // dependent effect pairs can be singly coupled, after round 0 only cliques
 // with an effect whose moments the last round changed are tested again,
-// and beyond LearnOptions.MaxQuartets cliques a seeded sample is drawn per
-// effect. Quartet tables come from popcounts over bit-packed columns
+// and beyond LearnOptions.MaxQuartets cliques a seeded repair search runs
+// from every effect instead: it starts from a random 4-clique through the
+// effect and, while the quartet fails, replaces the member that the pattern
+// of its three unfoldings points to. Quartet tables come from popcounts over bit-packed columns
 // (Binary), in parallel over quartets, with missing cells marginalised.
 //
 // Randomness comes only from a rand.Source passed in (math/rand/v2), so the

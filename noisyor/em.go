@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,7 +132,7 @@ func (n *Network) FitEM(b *Binary, opt EMOptions) (*Network, *EMResult, error) {
 	if b.Rows == 0 {
 		return nil, nil, errors.New("noisyor: no rows to fit")
 	}
-	col, err := emColumns(n, b)
+	col, err := columnsOf(n, b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,64 +181,6 @@ func (o *EMOptions) resolve() error {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	return nil
-}
-
-// emColumns returns, for every effect of n, the column of b holding it.
-func emColumns(n *Network, b *Binary) ([]int, error) {
-	if len(b.Ones) != len(b.Names) || len(b.Zeros) != len(b.Names) || len(b.Missing) != len(b.Names) {
-		return nil, fmt.Errorf("noisyor: data have %d names but %d/%d/%d columns", len(b.Names), len(b.Ones), len(b.Zeros), len(b.Missing))
-	}
-	words := (b.Rows + 63) / 64
-	idx := make(map[string]int, len(b.Names))
-	for c, name := range b.Names {
-		if _, dup := idx[name]; dup {
-			return nil, fmt.Errorf("noisyor: data column %q repeated", name)
-		}
-		if len(b.Ones[c]) < words || len(b.Zeros[c]) < words {
-			return nil, fmt.Errorf("noisyor: data column %q has fewer words than %d rows need", name, b.Rows)
-		}
-		idx[name] = c
-	}
-	col := make([]int, len(n.Effects))
-	var absent []string
-	for a, name := range n.Effects {
-		c, ok := idx[name]
-		if !ok {
-			absent = append(absent, strconvQuote(name))
-			continue
-		}
-		col[a] = c
-	}
-	if len(absent) > 0 {
-		return nil, fmt.Errorf("noisyor: effect%s %s of the network not in the data", plural(len(absent)), listNames(absent))
-	}
-	if len(b.Names) > len(n.Effects) {
-		var extra []string
-		for _, name := range b.Names {
-			if _, ok := n.Index(name); !ok {
-				extra = append(extra, strconvQuote(name))
-			}
-		}
-		return nil, fmt.Errorf("noisyor: data column%s %s not an effect of the network", plural(len(extra)), listNames(extra))
-	}
-	return col, nil
-}
-
-func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
-
-func plural(k int) string {
-	if k == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// listNames joins up to five quoted names and says how many more there are.
-func listNames(q []string) string {
-	if len(q) <= 5 {
-		return strings.Join(q, ", ")
-	}
-	return strings.Join(q[:5], ", ") + fmt.Sprintf(" and %d more", len(q)-5)
 }
 
 // emPar is a parent of a positive effect within a component: its compact
@@ -467,7 +410,7 @@ func int32Bytes(p []int32) []byte {
 // components.
 type compBuilder struct {
 	f        *emFit
-	uf       []int32 // union–find parent, −1 when the source is untouched
+	uf       unionFind // −1 when the source is untouched
 	local    []int32
 	comp     []int32
 	touch    []int32
@@ -487,19 +430,11 @@ type emEffMask struct {
 }
 
 func newCompBuilder(f *emFit) *compBuilder {
-	c := &compBuilder{f: f, uf: make([]int32, f.ns), local: make([]int32, f.ns), comp: make([]int32, f.ns)}
+	c := &compBuilder{f: f, uf: make(unionFind, f.ns), local: make([]int32, f.ns), comp: make([]int32, f.ns)}
 	for s := range c.uf {
 		c.uf[s] = -1
 	}
 	return c
-}
-
-func (c *compBuilder) find(s int32) int32 {
-	for c.uf[s] != s {
-		c.uf[s] = c.uf[c.uf[s]]
-		s = c.uf[s]
-	}
-	return s
 }
 
 func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
@@ -517,10 +452,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 			}
 		}
 		for _, p := range ps[1:] {
-			x, y := c.find(ps[0].s), c.find(p.s)
-			if x != y {
-				c.uf[max(x, y)] = min(x, y)
-			}
+			c.uf.union(ps[0].s, p.s)
 		}
 	}
 	if len(c.touch) == 0 {
@@ -532,7 +464,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 	var comps []emComp
 	// c.comp[r] is the component of root r, from 1 (0: not seen yet).
 	for _, s := range c.touch {
-		r := c.find(s)
+		r := c.uf.find(s)
 		i := int(c.comp[r]) - 1
 		if i < 0 {
 			i = len(comps)
@@ -562,7 +494,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 		for _, p := range ps {
 			mk |= 1 << c.local[p.s]
 		}
-		c.em = append(c.em, emEffMask{comp: c.comp[c.find(ps[0].s)] - 1, a: a, mask: mk})
+		c.em = append(c.em, emEffMask{comp: c.comp[c.uf.find(ps[0].s)] - 1, a: a, mask: mk})
 	}
 	slices.SortFunc(c.em, func(x, y emEffMask) int {
 		if x.comp != y.comp {
@@ -637,7 +569,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 func (c *compBuilder) sourceNames(srcs []int32) string {
 	names := make([]string, 0, 5)
 	for _, s := range srcs[:min(len(srcs), 5)] {
-		names = append(names, strconvQuote(c.f.n.Sources[s].Name))
+		names = append(names, strconv.Quote(c.f.n.Sources[s].Name))
 	}
 	return strings.Join(names, ", ") + moreSources(len(srcs))
 }
@@ -785,7 +717,7 @@ func (f *emFit) derive() {
 		f.base[s] += f.logF[e]
 	}
 	for s := range f.ns {
-		lz := emLogAddExp(f.log1mP[s], f.base[s])
+		lz := logAddExp(f.log1mP[s], f.base[s])
 		f.l0[s] = lz
 		f.q0[s] = math.Exp(f.base[s] - lz)
 		f.l0Sum += lz
@@ -796,14 +728,6 @@ func (f *emFit) derive() {
 		f.log1mNu[a] = math.Log1p(-v)
 		f.log1mNuSum += f.log1mNu[a]
 	}
-}
-
-// emLogAddExp returns log(e^x + e^y) for finite x or y.
-func emLogAddExp(x, y float64) float64 {
-	if x < y {
-		x, y = y, x
-	}
-	return x + math.Log1p(math.Exp(y-x))
 }
 
 // eStep computes the log-likelihood of the current parameters and the
@@ -991,7 +915,7 @@ func (w *emWorker) pattern(bl *emBlock, pat *emPattern) error {
 		}
 	}
 	for _, s := range w.touched {
-		lz := emLogAddExp(f.log1mP[s], w.logOn[s])
+		lz := logAddExp(f.log1mP[s], w.logOn[s])
 		w.logZ[s] = lz
 		w.post[s] = math.Exp(w.logOn[s] - lz)
 		ll += lz - f.l0[s]

@@ -394,7 +394,7 @@ func TestFitEMTreeEnumerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newEMFit(n, opt)
-	col, err := emColumns(n, b)
+	col, err := columnsOf(n, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestFitEMTreeEnumerate(t *testing.T) {
 				}
 			}
 			for _, s := range cp.srcs {
-				w.logZ[s] = emLogAddExp(f.log1mP[s], w.logOn[s])
+				w.logZ[s] = logAddExp(f.log1mP[s], w.logOn[s])
 			}
 			w.factors(cp)
 			lt, st := w.tree(cp)

@@ -98,9 +98,9 @@ type LearnOptions struct {
 	MaxDepth    int
 	MaxDepthSet bool
 	// MaxQuartets bounds the candidate quartets tested per round: when the
-	// dependence graph has more 4-cliques, that many are sampled (evenly
-	// over anchor effects, with Src) instead of enumerating them all.
-	// Zero means DefaultMaxQuartets.
+	// dependence graph has more 4-cliques, a repair search from every
+	// anchor effect (with Src) spends about that many tests instead of
+	// enumerating them all. Zero means DefaultMaxQuartets.
 	MaxQuartets int
 	// NoRefine skips the final re-estimation. By default, once the
 	// structure is learned, every source's prior and failures are
@@ -132,7 +132,7 @@ type LearnOptions struct {
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
-	// Src drives the sampling of candidate quartets; nil means a fixed
+	// Src drives the quartet search (see MaxQuartets); nil means a fixed
 	// seed.
 	Src rand.Source
 	// Logger, if not nil, receives one line per round.
@@ -176,8 +176,8 @@ type Round struct {
 	Depth int `json:"depth"`
 	// Candidates is the number of quartets tested: 4-cliques of the
 	// dependence graph (with, after round 0, a member whose moments
-	// changed since the last round); Sampled says they were sampled
-	// because there were more than MaxQuartets.
+	// changed since the last round); Sampled says they were chosen by the
+	// quartet search because there were more than MaxQuartets.
 	Candidates int  `json:"candidates"`
 	Sampled    bool `json:"sampled,omitempty"`
 	// Pretest and Passed count the quartets that passed PRETEST and then
@@ -464,7 +464,7 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 				// delay a source sharing one child with it to a later
 				// round.)
 				if overlaps(learned, upto, set) {
-					if w := testQuartet(mo, learned, len(learned.sources), set, &t, r); !w.pass {
+					if w := testQuartet(mo, learned, len(learned.sources), set, &t, r, false); !w.pass {
 						continue
 					}
 				}
@@ -520,7 +520,7 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 					for k := range 4 {
 						set[k] = int(q[k])
 					}
-					v := testQuartet(mo, learned, upto, set, &t, r)
+					v := testQuartet(mo, learned, upto, set, &t, r, false)
 					if v.pretest {
 						blockPre[bi]++
 					}
@@ -566,8 +566,10 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 
 // testQuartet computes the quartet's negative moments, subtracts off the
 // first upto learned sources and applies PRETEST and the singly-coupled
-// test.
-func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved) verdict {
+// test. With all it computes all three unfoldings, which the repair search
+// reads; without, the rank test stops at the first unfolding above τq (the
+// later ones are left 0).
+func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved, all bool) verdict {
 	v := verdict{q: quartetKey{int32(set[0]), int32(set[1]), int32(set[2]), int32(set[3])}}
 	rows := mo.neg(set, t[:])
 	if rows == 0 {
@@ -581,13 +583,16 @@ func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]
 	v.pretest = true
 	joint := *t
 	NegToJoint(joint[:], 4)
+	bound := r.rankTol
+	if all || r.test != TestRank {
+		bound = math.Inf(1)
+	}
+	v.singular, v.pass = unfoldingsBelow(&joint, bound)
+	v.worst = max(v.singular[0], v.singular[1], v.singular[2])
 	switch r.test {
 	case TestRank:
-		v.singular, v.pass = unfoldingsBelow(&joint, r.rankTol)
-		v.worst = max(v.singular[0], v.singular[1], v.singular[2])
+		v.pass = v.worst <= r.rankTol
 	case TestCoherence:
-		v.singular = unfoldings(&joint)
-		v.worst = max(v.singular[0], v.singular[1], v.singular[2])
 		v.pass = coherent(&joint, r.spread, r.rankTol)
 	}
 	return v

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -193,7 +192,7 @@ func newLikEngine(n *Network, b *Binary, opt *LikOptions) (*likEngine, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	col, err := matchColumns(n, b)
+	col, err := columnsOf(n, b)
 	if err != nil {
 		return nil, err
 	}
@@ -230,64 +229,6 @@ func newLikEngine(n *Network, b *Binary, opt *LikOptions) (*likEngine, error) {
 	}
 	e.opt.Src = src
 	return e, nil
-}
-
-// matchColumns returns, for every effect of n, the column of b with its
-// name.
-func matchColumns(n *Network, b *Binary) ([]int, error) {
-	idx := make(map[string]int, len(b.Names))
-	for c, name := range b.Names {
-		if _, dup := idx[name]; dup {
-			return nil, fmt.Errorf("noisyor: data column %q repeated", name)
-		}
-		idx[name] = c
-	}
-	words := (b.Rows + 63) / 64
-	if len(b.Ones) != len(b.Names) || len(b.Zeros) != len(b.Names) {
-		return nil, fmt.Errorf("noisyor: data have %d names but %d/%d columns", len(b.Names), len(b.Ones), len(b.Zeros))
-	}
-	col := make([]int, len(n.Effects))
-	var missing []string
-	for a, name := range n.Effects {
-		c, ok := idx[name]
-		if !ok {
-			missing = append(missing, name)
-			continue
-		}
-		if len(b.Ones[c]) < words || len(b.Zeros[c]) < words {
-			return nil, fmt.Errorf("noisyor: data column %q has %d words for %d rows", name, min(len(b.Ones[c]), len(b.Zeros[c])), b.Rows)
-		}
-		col[a] = c
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("noisyor: %s of the network not in the data", quoteNames("effect", missing))
-	}
-	if len(b.Names) > len(n.Effects) {
-		var extra []string
-		for _, name := range b.Names {
-			if _, ok := n.Index(name); !ok {
-				extra = append(extra, name)
-			}
-		}
-		return nil, fmt.Errorf("noisyor: data %s not an effect of the network", quoteNames("column", extra))
-	}
-	return col, nil
-}
-
-// quoteNames says `effect "a"` or `effects "a", "b" and 3 more`.
-func quoteNames(what string, names []string) string {
-	if len(names) == 1 {
-		return fmt.Sprintf("%s %q is", what, names[0])
-	}
-	q := make([]string, 0, 4)
-	for _, s := range names[:min(3, len(names))] {
-		q = append(q, fmt.Sprintf("%q", s))
-	}
-	list := strings.Join(q, ", ")
-	if len(names) > 3 {
-		list += fmt.Sprintf(" and %d more", len(names)-3)
-	}
-	return fmt.Sprintf("%ss %s are", what, list)
 }
 
 // rowResult is one row's log-likelihood.
@@ -379,7 +320,7 @@ type likWorker struct {
 	zeroF   []int       // per source: negatives with f = 0
 	pi1     []float64   // per source: P(on | negatives)
 	pi0     []float64   // per source: P(off | negatives)
-	uf      []int32     // union–find parent over sources
+	uf      unionFind   // over sources
 	inR     []bool
 	tilt    []bool    // per source: has a single-parent positive in the row
 	tilted  []int32   // those sources
@@ -399,7 +340,7 @@ type likWorker struct {
 func newLikWorker(e *likEngine) *likWorker {
 	ns := len(e.n.Sources)
 	w := &likWorker{e: e, logG: make([]float64, ns), zeroF: make([]int, ns),
-		pi1: make([]float64, ns), pi0: make([]float64, ns), uf: make([]int32, ns),
+		pi1: make([]float64, ns), pi0: make([]float64, ns), uf: make(unionFind, ns),
 		inR: make([]bool, ns), tilt: make([]bool, ns), lon: make([]float64, ns), loff: make([]float64, ns), local: make([]int32, ns), compOf: make([]int32, ns)}
 	w.pcg = rand.NewPCG(0, 0)
 	w.rng = rand.New(w.pcg)
@@ -490,14 +431,8 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 				w.srcs = append(w.srcs, int32(s))
 			}
 		}
-		r0 := w.find(int32(ps[0].Source))
 		for _, p := range ps[1:] {
-			if r1 := w.find(int32(p.Source)); r1 != r0 {
-				if r1 < r0 {
-					r0, r1 = r1, r0
-				}
-				w.uf[r1] = r0
-			}
+			w.uf.union(int32(ps[0].Source), int32(p.Source))
 		}
 	}
 	// Each source's posterior given the negative findings and its
@@ -552,7 +487,7 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 	// Components in order of their smallest source.
 	nc := 0
 	for _, s := range w.srcs {
-		root := w.find(s)
+		root := w.uf.find(s)
 		if root == s {
 			w.compOf[s] = int32(nc)
 			nc++
@@ -567,13 +502,13 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 		w.compPos[c] = w.compPos[c][:0]
 	}
 	for _, s := range w.srcs {
-		c := w.compOf[w.find(s)]
+		c := w.compOf[w.uf.find(s)]
 		w.local[s] = int32(len(w.comps[c].srcs))
 		w.comps[c].srcs = append(w.comps[c].srcs, s)
 	}
 	for _, a := range pos {
 		if ps := e.parents[a]; len(ps) > 1 {
-			c := w.compOf[w.find(int32(ps[0].Source))]
+			c := w.compOf[w.uf.find(int32(ps[0].Source))]
 			w.compPos[c] = append(w.compPos[c], a)
 		}
 	}
@@ -607,14 +542,6 @@ func (w *likWorker) zeroRow(post []float64, methods [3]int32) rowResult {
 		post[i] = math.NaN()
 	}
 	return rowResult{ll: math.Inf(-1), approx: methods[bySampling] > 0, methods: methods}
-}
-
-func (w *likWorker) find(s int32) int32 {
-	for w.uf[s] != s {
-		w.uf[s] = w.uf[w.uf[s]]
-		s = w.uf[s]
-	}
-	return s
 }
 
 // rand returns the row's random stream, seeded on first use from the

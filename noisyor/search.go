@@ -142,7 +142,7 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 		copy(sorted, q)
 		slices.Sort(sorted)
 		res.tested++
-		v := evalQuartet(mo, learned, upto, sorted, &t, r)
+		v := testQuartet(mo, learned, upto, sorted, &t, r, true)
 		if v.pretest {
 			res.pretest++
 		}
@@ -150,7 +150,7 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 			// A quartet that the sources already found in this round
 			// explain is no news: keep searching.
 			if len(learned.sources) > upto {
-				if w := evalQuartet(mo, learned, len(learned.sources), sorted, &t, r); !w.pass {
+				if w := testQuartet(mo, learned, len(learned.sources), sorted, &t, r, true); !w.pass {
 					fresh = true
 					continue
 				}
@@ -191,31 +191,4 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 		}
 	}
 	return res
-}
-
-// evalQuartet is testQuartet computing all three unfoldings, which the
-// repair search reads.
-func evalQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]float64, r resolved) verdict {
-	v := verdict{q: quartetKey{int32(set[0]), int32(set[1]), int32(set[2]), int32(set[3])}}
-	rows := mo.neg(set, t[:])
-	if rows == 0 {
-		return v
-	}
-	raw := *t
-	learned.adjust(set, t[:], upto)
-	if !pretest(t, r.gap(raw[:], rows)) {
-		return v
-	}
-	v.pretest = true
-	joint := *t
-	NegToJoint(joint[:], 4)
-	v.singular = unfoldings(&joint)
-	v.worst = max(v.singular[0], v.singular[1], v.singular[2])
-	switch r.test {
-	case TestRank:
-		v.pass = v.worst <= r.rankTol
-	case TestCoherence:
-		v.pass = coherent(&joint, r.spread, r.rankTol)
-	}
-	return v
 }
