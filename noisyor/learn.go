@@ -92,11 +92,10 @@ type LearnOptions struct {
 	// candidate quartets are enumerated from data (only 4-cliques of
 	// dependent effects can be singly coupled). Zero means DefaultPairZ.
 	PairZ float64
-	// MaxDepth stops after rounds 0..MaxDepth; negative means no limit
-	// (rounds continue until one finds nothing). Zero means depth 0 only
-	// when MaxDepthSet is true, no limit otherwise.
-	MaxDepth    int
-	MaxDepthSet bool
+	// MaxRounds stops after rounds 0..MaxRounds−1 (sources of depth below
+	// MaxRounds); zero means no limit: rounds continue until one finds
+	// nothing.
+	MaxRounds int
 	// MaxQuartets bounds the candidate quartets tested per round: when the
 	// dependence graph has more 4-cliques, a repair search from every
 	// anchor effect (with Src) spends about that many tests instead of
@@ -333,16 +332,16 @@ func (r resolved) gap(raw []float64, rows int64) gapRule {
 
 // resolved are the options with defaults filled in.
 type resolved struct {
-	rankTol, pmiTol, spread, pairZ float64
-	pmiZ, pmiRel                   float64
-	maxPrior                       float64
-	maxQuartets, workers, maxDepth int
-	test                           Test
+	rankTol, pmiTol, spread, pairZ  float64
+	pmiZ, pmiRel                    float64
+	maxPrior                        float64
+	maxQuartets, workers, maxRounds int
+	test                            Test
 }
 
 func resolve(opt LearnOptions, exact bool) (resolved, error) {
 	r := resolved{rankTol: opt.RankTol, pmiTol: opt.PMITol, spread: opt.SpreadTol, pairZ: opt.PairZ,
-		maxQuartets: opt.MaxQuartets, workers: opt.Workers, test: opt.Test, maxDepth: -1}
+		maxQuartets: opt.MaxQuartets, workers: opt.Workers, test: opt.Test}
 	check := func(name string, v float64) error {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("noisyor: %s is %v, want a finite value ≥ 0", name, v)
@@ -400,9 +399,10 @@ func resolve(opt LearnOptions, exact bool) (resolved, error) {
 	if r.test != TestRank && r.test != TestCoherence {
 		return r, fmt.Errorf("noisyor: unknown test %v", r.test)
 	}
-	if opt.MaxDepthSet || opt.MaxDepth != 0 {
-		r.maxDepth = opt.MaxDepth
+	if opt.MaxRounds < 0 {
+		return r, fmt.Errorf("noisyor: MaxRounds %d is negative", opt.MaxRounds)
 	}
+	r.maxRounds = opt.MaxRounds
 	return r, nil
 }
 
@@ -440,7 +440,7 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 	net := &Network{Effects: slices.Clone(names)}
 	res := &LearnResult{Network: net}
 	var touched bitset // effects whose moments changed in the last round
-	for depth := 0; r.maxDepth < 0 || depth <= r.maxDepth; depth++ {
+	for depth := 0; r.maxRounds == 0 || depth < r.maxRounds; depth++ {
 		t0 := time.Now()
 		upto := len(learned.sources)
 		adj := dependenceGraph(mo, learned, upto, exact, r.pmiTol*1e-3, r.pairZ, r.workers)

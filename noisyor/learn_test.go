@@ -92,6 +92,30 @@ func TestLearnExactDepthOne(t *testing.T) {
 	t.Logf("rounds %+v", res.Rounds)
 }
 
+// TestLearnExactMaxRounds checks that MaxRounds 1 keeps the depth-0
+// sources of TestLearnExactDepthOne's network only, and that a negative
+// MaxRounds is refused.
+func TestLearnExactMaxRounds(t *testing.T) {
+	n := netFrom(12, []float64{0.3, 0.2, 0.25},
+		[][]int{{0, 1, 2, 3, 4, 5, 8, 9}, {0, 1, 2, 3, 6, 7}, {7, 9, 10, 11}},
+		[]float64{0.1, 0.2, 0.3}, 0.01)
+	res, err := LearnExact(n, LearnOptions{MaxRounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rounds) != 1 || len(res.Network.Sources) != 2 {
+		t.Fatalf("%d rounds, %d sources; want 1 round and the 2 sources of depth 0", len(res.Rounds), len(res.Network.Sources))
+	}
+	for _, s := range res.Network.Sources {
+		if s.Learned.Depth != 0 {
+			t.Errorf("source %s of depth %d", s.Name, s.Learned.Depth)
+		}
+	}
+	if _, err := LearnExact(n, LearnOptions{MaxRounds: -1}); err == nil {
+		t.Error("MaxRounds −1 accepted")
+	}
+}
+
 func TestLearnExactRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 20 {

@@ -195,7 +195,7 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	opt = noisyor.LearnOptions{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
 		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol, NoPrune: o.noPrune}
 	if o.maxDepth >= 0 {
-		opt.MaxDepth, opt.MaxDepthSet = o.maxDepth, true
+		opt.MaxRounds = o.maxDepth + 1
 	}
 	return opt, nil
 }
