@@ -140,45 +140,8 @@ func (e *env) readNoisyorDataset(n *noisyor.Network, path string, df *dataFlags)
 	return d, nil
 }
 
-// noisyorScore is score's summary for a noisy-or network: the usual scores
-// (rows with probability 0 left out, as nonpositive_rows) and how the rows
-// were computed.
-type noisyorScore struct {
-	model.Score
-	// Exact and Estimated count the rows computed exactly and by
-	// importance sampling; StdErr is the standard error of the
-	// log-likelihood due to the estimated rows.
-	Exact     int     `json:"exact_rows"`
-	Estimated int     `json:"estimated_rows"`
-	StdErr    float64 `json:"loglik_se"`
-	// FirstZero is the first row (from 1) with probability 0, or absent.
-	FirstZero int `json:"first_zero_row,omitempty"`
-}
-
-// newNoisyorScore derives the scores of a noisy-or network from its
-// likelihood: κ counts the priors, the failures (edges) and the leaks (one
-// per effect).
-func newNoisyorScore(n *noisyor.Network, l *noisyor.Likelihood, rows int) *noisyorScore {
-	k := n.NumSources() + n.NumEdges() + n.NumEffects()
-	ll := l.FiniteLogLik
-	s := &noisyorScore{Score: model.Score{Rows: rows, LogLik: ll, Params: k, Hidden: n.NumSources(), NonPositive: l.Zero},
-		Exact: l.Exact, Estimated: l.Approx, StdErr: l.StdErr}
-	if l.FirstZero >= 0 {
-		s.FirstZero = l.FirstZero + 1
-	}
-	if pos := rows - l.Zero; pos > 0 {
-		s.PerRow = ll / float64(pos)
-	}
-	if rows > 0 {
-		s.BIC = -2*ll + float64(k)*math.Log(float64(rows))
-		s.BICPaper = ll - 0.5*float64(k)*math.Log(float64(rows))
-	}
-	s.AIC = -2*ll + 2*float64(k)
-	return s
-}
-
 // printNoisyorScore prints score's summary for a noisy-or network.
-func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyorScore) error {
+func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyor.Score) error {
 	fmt.Fprintf(w, "%s under %s: %d rows\n", dataPath, modelPath, sc.Rows)
 	if sc.NonPositive > 0 {
 		fmt.Fprintf(w, "rows with P = 0 %d (left out of the log-likelihood; the first is row %d)\n", sc.NonPositive, sc.FirstZero)
@@ -211,7 +174,7 @@ func (e *env) scoreNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[1], err)
 	}
-	sc := newNoisyorScore(n, l, b.Rows)
+	sc := n.Score(l, b.Rows)
 	doc := map[string]any{"model": args[0], "data": args[1], "score": sc}
 	if !rows {
 		return e.writeTo(dest, func(w io.Writer) error {
