@@ -35,6 +35,20 @@ func (p MissingPolicy) String() string {
 	return fmt.Sprintf("MissingPolicy(%d)", uint8(p))
 }
 
+// ParseMissing returns the policy with the given command-line spelling:
+// error, drop-rows (or drop) or keep.
+func ParseMissing(s string) (MissingPolicy, error) {
+	switch s {
+	case "error":
+		return MissingError, nil
+	case "drop-rows", "drop":
+		return MissingDropRows, nil
+	case "keep":
+		return MissingKeep, nil
+	}
+	return 0, fmt.Errorf("data: unknown missing-cell policy %q (want error, drop-rows or keep)", s)
+}
+
 // DefaultMaxDiscreteStates is the value ReadOptions.MaxDiscreteStates takes
 // when it is zero.
 const DefaultMaxDiscreteStates = 10

@@ -33,6 +33,22 @@ const (
 	Symmetric
 )
 
+// ParseKind returns the distance kind with the given name: auto,
+// gaussian, discrete or symmetric.
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "auto":
+		return Auto, nil
+	case "gaussian":
+		return Gaussian, nil
+	case "discrete":
+		return Discrete, nil
+	case "symmetric":
+		return Symmetric, nil
+	}
+	return 0, fmt.Errorf("distance: unknown kind %q (want auto, gaussian, discrete or symmetric)", s)
+}
+
 // InfoOptions configures Information.
 type InfoOptions struct {
 	Kind Kind

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/tree"
@@ -40,6 +41,20 @@ const (
 	// unless EM.Restarts > 0. A tree without hidden nodes needs no start.
 	InitSpectral
 )
+
+// ParseInit returns the start of EM with the given name, in any case:
+// surrogate, random or spectral.
+func ParseInit(s string) (Init, error) {
+	switch strings.ToLower(s) {
+	case "surrogate":
+		return InitSurrogate, nil
+	case "random":
+		return InitRandom, nil
+	case "spectral":
+		return InitSpectral, nil
+	}
+	return 0, fmt.Errorf("model: unknown start %q (want surrogate, random or spectral)", s)
+}
 
 // FitOptions configures Fit. The zero value fits a discrete model with two
 // states per hidden variable from the surrogate start, or a Gaussian model

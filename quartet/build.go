@@ -59,6 +59,20 @@ const (
 	OrderRandom
 )
 
+// ParseOrder returns the insertion order with the given name: closest,
+// given or random.
+func ParseOrder(s string) (Order, error) {
+	switch s {
+	case "closest":
+		return OrderClosest, nil
+	case "given":
+		return OrderGiven, nil
+	case "random":
+		return OrderRandom, nil
+	}
+	return 0, fmt.Errorf("quartet: unknown order %q (want closest, random or given)", s)
+}
+
 // ClosenessMatrix is implemented by closers that compute all pairwise
 // closenesses at once (d×d row-major) faster than pair by pair.
 type ClosenessMatrix interface {

@@ -156,6 +156,18 @@ const (
 	Perturbed
 )
 
+// ParseCPTScheme returns the scheme with the given name: dirichlet or
+// perturbed.
+func ParseCPTScheme(s string) (CPTScheme, error) {
+	switch s {
+	case "dirichlet":
+		return Dirichlet, nil
+	case "perturbed":
+		return Perturbed, nil
+	}
+	return 0, fmt.Errorf("simulate: unknown CPT scheme %q (want dirichlet or perturbed)", s)
+}
+
 // GeneralOptions configures General.
 type GeneralOptions struct {
 	// ObservedStates is the number of states n of every observed variable

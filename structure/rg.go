@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -23,6 +24,18 @@ const (
 	// in the experiments of Choi et al. (2011, §6.1).
 	GroupSilhouette
 )
+
+// ParseGrouping returns the grouping with the given name: silhouette or
+// threshold (GroupDefault has no name).
+func ParseGrouping(s string) (Grouping, error) {
+	switch s {
+	case "silhouette":
+		return GroupSilhouette, nil
+	case "threshold":
+		return GroupThreshold, nil
+	}
+	return GroupDefault, fmt.Errorf("structure: unknown grouping %q (want silhouette or threshold)", s)
+}
 
 // RGOptions configures recursive grouping.
 type RGOptions struct {

@@ -89,12 +89,7 @@ standard output.`,
 				ms = append(ms, pm)
 			}
 			cfg := experiment.RecoveryConfig{Trees: trees, Methods: ms, Sizes: sz, Runs: runs, Seed: seed}
-			switch grouping {
-			case "silhouette":
-				cfg.Options.RG.Grouping = structure.GroupSilhouette
-			case "threshold":
-				cfg.Options.RG.Grouping = structure.GroupThreshold
-			default:
+			if cfg.Options.RG.Grouping, err = structure.ParseGrouping(grouping); err != nil {
 				return usagef("unknown --grouping %q", grouping)
 			}
 			for _, t := range trees {

@@ -146,9 +146,8 @@ func (f *spectralFlags) apply(cmd *cobra.Command, opt *model.FitOptions, continu
 	if err != nil {
 		return usagef("--linker %q: want mstar, parikh or mstar-full", f.linker)
 	}
-	inits := map[string]model.Init{"surrogate": model.InitSurrogate, "random": model.InitRandom, "spectral": model.InitSpectral}
-	init, ok := inits[strings.ToLower(f.init)]
-	if !ok {
+	init, err := model.ParseInit(f.init)
+	if err != nil {
 		return usagef("--init %q: want surrogate, random or spectral", f.init)
 	}
 	if !(f.tol > 0 && f.tol < 1) {

@@ -71,20 +71,13 @@ func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions,
 		MaxDiscreteStates: d.maxStates,
 		Logger:            logger,
 	}
-	switch d.missing {
-	case "error":
-		opt.Missing = data.MissingError
-	case "drop-rows", "drop":
-		opt.Missing = data.MissingDropRows
-	case "keep":
-		opt.Missing = data.MissingKeep
-	default:
+	var err error
+	if opt.Missing, err = data.ParseMissing(d.missing); err != nil {
 		return opt, usagef("unknown --missing %q (want error, drop-rows or keep)", d.missing)
 	}
 	if d.maxStates < 1 {
 		return opt, usagef("--max-states must be at least 1")
 	}
-	var err error
 	if opt.Delimiter, err = parseDelimiter(d.delimiter); err != nil {
 		return opt, err
 	}

@@ -285,9 +285,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	case o.maxHidden < 0:
 		return opt, usagef("--max-hidden %d: want 0 (until the BIC stops improving) or more", o.maxHidden)
 	}
-	kinds := map[string]distance.Kind{"auto": distance.Auto, "gaussian": distance.Gaussian, "discrete": distance.Discrete, "symmetric": distance.Symmetric}
-	kind, ok := kinds[o.distKind]
-	if !ok {
+	kind, err := distance.ParseKind(o.distKind)
+	if err != nil {
 		return opt, usagef("unknown --distance %q (want auto, gaussian, discrete or symmetric)", o.distKind)
 	}
 	if m.UsesDistances() && !fromMatrix {
@@ -318,12 +317,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	}
 	if m.UsesRG() {
 		opt.RG = structure.RGOptions{Tau: o.tau, Eps: o.eps, Range: o.rangeStat}
-		switch o.grouping {
-		case "silhouette":
-			opt.RG.Grouping = structure.GroupSilhouette
-		case "threshold":
-			opt.RG.Grouping = structure.GroupThreshold
-		default:
+		var err error
+		if opt.RG.Grouping, err = structure.ParseGrouping(o.grouping); err != nil {
 			return opt, usagef("unknown --grouping %q (want silhouette or threshold)", o.grouping)
 		}
 	}
@@ -332,9 +327,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		if err != nil {
 			return opt, usageError{err}
 		}
-		orders := map[string]quartet.Order{"closest": quartet.OrderClosest, "random": quartet.OrderRandom, "given": quartet.OrderGiven}
-		ord, ok := orders[o.qorder]
-		if !ok {
+		ord, err := quartet.ParseOrder(o.qorder)
+		if err != nil {
 			return opt, usagef("unknown --order %q (want closest, random or given)", o.qorder)
 		}
 		opt.Quartet = learn.QuartetOptions{Test: tst, Reps: o.qreps, Order: ord, Candidates: o.qcands}

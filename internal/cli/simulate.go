@@ -217,12 +217,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 			}
 			opt.HiddenMin, opt.HiddenMax = lo, hi
 		}
-		switch o.cpt {
-		case "dirichlet":
-			opt.Scheme = simulate.Dirichlet
-		case "perturbed":
-			opt.Scheme = simulate.Perturbed
-		default:
+		if opt.Scheme, err = simulate.ParseCPTScheme(o.cpt); err != nil {
 			return usagef("unknown --cpt %q (want dirichlet or perturbed)", o.cpt)
 		}
 		g, err := simulate.General(rng, t, opt)
