@@ -49,6 +49,9 @@
 // of its three unfoldings points to. Quartet tables come from popcounts over bit-packed columns
 // (Binary), in parallel over quartets, with missing cells marginalised.
 //
+// The variational EM baseline (Šingliar & Hauskrecht), which fits a given
+// number of sources from random starts, is in noisyor/vem.
+//
 // Randomness comes only from a rand.Source passed in (math/rand/v2), so the
 // same inputs and seed give the same output whatever the number of cores.
 package noisyor

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latentree/latentree/noisyor"
+	"github.com/latentree/latentree/noisyor/vem"
 )
 
 func init() { noisyorSubcommands = append(noisyorSubcommands, newNoisyorFitCmd) }
@@ -89,7 +90,7 @@ the bound of every start.`,
 					last = start
 				}
 			}
-			res, err := noisyor.FitVEM(b, opt)
+			res, err := vem.Fit(b, opt)
 			bar.Finish()
 			if err != nil {
 				return err
@@ -114,12 +115,12 @@ the bound of every start.`,
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&o.method, "method", "vem", "fitting method: vem (variational EM)")
 	f.IntVar(&o.sources, "sources", 0, "number of hidden sources K (required, ≥ 1)")
-	f.IntVar(&o.restarts, "restarts", noisyor.DefaultVEMRestarts, "random starts; the one with the highest bound is kept (≥ 1)")
-	f.IntVar(&o.maxIter, "max-iter", noisyor.DefaultVEMMaxIter, "most E-steps per start (≥ 1)")
-	f.Float64Var(&o.tol, "tol", noisyor.DefaultVEMTol, "a start stops when the bound changes by at most this, relative (> 0)")
-	f.Float64Var(&o.leak, "leak", noisyor.DefaultVEMLeak, fmt.Sprintf("leak every effect starts from (kept with --fix-leak), in [%g, 1 − %g]", noisyor.VEMMinProb, noisyor.VEMMinProb))
+	f.IntVar(&o.restarts, "restarts", vem.DefaultRestarts, "random starts; the one with the highest bound is kept (≥ 1)")
+	f.IntVar(&o.maxIter, "max-iter", vem.DefaultMaxIter, "most E-steps per start (≥ 1)")
+	f.Float64Var(&o.tol, "tol", vem.DefaultTol, "a start stops when the bound changes by at most this, relative (> 0)")
+	f.Float64Var(&o.leak, "leak", vem.DefaultLeak, fmt.Sprintf("leak every effect starts from (kept with --fix-leak), in [%g, 1 − %g]", vem.MinProb, vem.MinProb))
 	f.BoolVar(&o.fixLeak, "fix-leak", false, "keep every leak at --leak instead of learning it")
-	f.Float64Var(&o.maxFailure, "max-failure", noisyor.DefaultVEMMaxFailure, "leave out of the network the edges whose failure exceeds this, in (0, 1] (1 keeps every pair)")
+	f.Float64Var(&o.maxFailure, "max-failure", vem.DefaultMaxFailure, "leave out of the network the edges whose failure exceeds this, in (0, 1] (1 keeps every pair)")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed of the starts")
 	df.register(f)
 	for _, name := range []string{"discrete", "continuous", "max-states", "drop-constant"} {
@@ -128,10 +129,10 @@ the bound of every start.`,
 	return c
 }
 
-// options checks the flags and turns them into VEMOptions (exit 2 for
+// options checks the flags and turns them into vem.Options (exit 2 for
 // bad values).
-func (o *noisyorFitOpts) options(cmd *cobra.Command) (noisyor.VEMOptions, error) {
-	var opt noisyor.VEMOptions
+func (o *noisyorFitOpts) options(cmd *cobra.Command) (vem.Options, error) {
+	var opt vem.Options
 	switch {
 	case strings.ToLower(o.method) != "vem":
 		return opt, usagef("--method %q: the only method is vem (variational EM)", o.method)
@@ -144,19 +145,19 @@ func (o *noisyorFitOpts) options(cmd *cobra.Command) (noisyor.VEMOptions, error)
 	case o.maxIter < 1:
 		return opt, usagef("--max-iter %d: want at least 1", o.maxIter)
 	case !(o.tol > 0) || math.IsInf(o.tol, 0):
-		return opt, usagef("--tol %v: want a positive number (default %g)", o.tol, noisyor.DefaultVEMTol)
-	case !(o.leak >= noisyor.VEMMinProb && o.leak <= 1-noisyor.VEMMinProb):
-		return opt, usagef("--leak %v: want a value in [%g, 1 − %g]", o.leak, noisyor.VEMMinProb, noisyor.VEMMinProb)
+		return opt, usagef("--tol %v: want a positive number (default %g)", o.tol, vem.DefaultTol)
+	case !(o.leak >= vem.MinProb && o.leak <= 1-vem.MinProb):
+		return opt, usagef("--leak %v: want a value in [%g, 1 − %g]", o.leak, vem.MinProb, vem.MinProb)
 	case !(o.maxFailure > 0 && o.maxFailure <= 1):
 		return opt, usagef("--max-failure %v: want a value in (0, 1]", o.maxFailure)
 	}
-	return noisyor.VEMOptions{Sources: o.sources, Restarts: o.restarts, MaxIter: o.maxIter, Tol: o.tol,
+	return vem.Options{Sources: o.sources, Restarts: o.restarts, MaxIter: o.maxIter, Tol: o.tol,
 		Leak: o.leak, FixLeak: o.fixLeak, MaxFailure: o.maxFailure, Src: rand.NewPCG(o.seed, 0x76656d)}, nil
 }
 
 // record adds the effective settings and the fit's bound to the
 // provenance's options.
-func (o *noisyorFitOpts) record(opts map[string]any, res *noisyor.VEMResult, rows int) {
+func (o *noisyorFitOpts) record(opts map[string]any, res *vem.Result, rows int) {
 	opts["method"] = "vem"
 	opts["sources"] = o.sources
 	opts["restarts"] = o.restarts
@@ -178,7 +179,7 @@ func (o *noisyorFitOpts) record(opts map[string]any, res *noisyor.VEMResult, row
 	opts["start_bounds"] = bounds
 }
 
-func noisyorFitJSON(res *noisyor.VEMResult, input string, b *noisyor.Binary) map[string]any {
+func noisyorFitJSON(res *vem.Result, input string, b *noisyor.Binary) map[string]any {
 	type src struct {
 		Name     string  `json:"name"`
 		Prior    float64 `json:"prior"`
@@ -211,7 +212,7 @@ func noisyorFitJSON(res *noisyor.VEMResult, input string, b *noisyor.Binary) map
 
 // printNoisyorFit prints the fit: the best start, the spread of the
 // starts' bounds and every source with its strongest children.
-func printNoisyorFit(w io.Writer, res *noisyor.VEMResult, b *noisyor.Binary, maxFailure float64) {
+func printNoisyorFit(w io.Writer, res *vem.Result, b *noisyor.Binary, maxFailure float64) {
 	net := res.Network
 	conv := "converged"
 	if !res.Converged {
@@ -234,7 +235,7 @@ func printNoisyorFit(w io.Writer, res *noisyor.VEMResult, b *noisyor.Binary, max
 	}
 	fmt.Fprintf(w, "%s with failure ≤ %g", plural(net.NumEdges(), "edge"), maxFailure)
 	if res.ClampedFailures > 0 {
-		fmt.Fprintf(w, "; %d at the smallest failure %g", res.ClampedFailures, noisyor.VEMMinProb)
+		fmt.Fprintf(w, "; %d at the smallest failure %g", res.ClampedFailures, vem.MinProb)
 	}
 	fmt.Fprintln(w)
 	const show = 8

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/noisyor"
+	"github.com/latentree/latentree/noisyor/vem"
 )
 
 // NoisyorImageSetting is one row of Figure 3 of Jernite et al. (2013): a
@@ -164,7 +165,7 @@ func NoisyorImage(cfg NoisyorImageConfig) (*NoisyorImageResult, error) {
 		if !cfg.SkipVEM {
 			row := NoisyorImageRow{Setting: set.Label, Rows: set.Rows, Method: "variational EM"}
 			t0 := time.Now()
-			vr, err := noisyor.FitVEM(b, noisyor.VEMOptions{Sources: len(truth.Sources), Restarts: restarts, MaxIter: cfg.VEMMaxIter, Src: rand.NewPCG(cfg.Seed, uint64(set.Rows))})
+			vr, err := vem.Fit(b, vem.Options{Sources: len(truth.Sources), Restarts: restarts, MaxIter: cfg.VEMMaxIter, Src: rand.NewPCG(cfg.Seed, uint64(set.Rows))})
 			row.Seconds = time.Since(t0).Seconds()
 			if err != nil {
 				row.Err = err.Error()

@@ -1,7 +1,8 @@
-package noisyor
+package vem
 
 import (
 	"fmt"
+	"github.com/latentree/latentree/noisyor"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -14,7 +15,7 @@ import (
 
 // bruteLogJoint returns log P(X = mask, row r) under n, the observed
 // effects of row r only.
-func bruteLogJoint(n *Network, b *Binary, r, mask int) float64 {
+func bruteLogJoint(n *noisyor.Network, b *noisyor.Binary, r, mask int) float64 {
 	lp := 0.0
 	for s, src := range n.Sources {
 		if mask&(1<<s) != 0 {
@@ -55,7 +56,7 @@ func logSumExp(x []float64) float64 {
 
 // bruteLogLik returns log P(row) for every row of b under n, by
 // enumerating the 2^K source states.
-func bruteLogLik(n *Network, b *Binary) []float64 {
+func bruteLogLik(n *noisyor.Network, b *noisyor.Binary) []float64 {
 	out := make([]float64, b.Rows)
 	terms := make([]float64, 1<<n.NumSources())
 	for r := range b.Rows {
@@ -70,13 +71,13 @@ func bruteLogLik(n *Network, b *Binary) []float64 {
 // vemStateFor returns a fit state on b with the parameters of n (θ = 0
 // for the pairs that are not edges) and the given workers and inner
 // alternations, ready for a fresh E-step.
-func vemStateFor(t testing.TB, n *Network, b *Binary, workers, inner int) *vemState {
+func vemStateFor(t testing.TB, n *noisyor.Network, b *noisyor.Binary, workers, inner int) *vemState {
 	t.Helper()
 	d, err := newVEMData(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newVEMState(d, n.NumSources(), &VEMOptions{Workers: workers, Inner: inner})
+	st := newVEMState(d, n.NumSources(), &Options{Workers: workers, Inner: inner})
 	p := st.p
 	for j, s := range n.Sources {
 		p.prior[j] = s.Prior
@@ -92,10 +93,10 @@ func vemStateFor(t testing.TB, n *Network, b *Binary, workers, inner int) *vemSt
 }
 
 // binaryOf packs rows given as strings of '0', '1' and '.' (missing).
-func binaryOf(t testing.TB, rows []string) *Binary {
+func binaryOf(t testing.TB, rows []string) *noisyor.Binary {
 	t.Helper()
 	m := len(rows[0])
-	b := &Binary{Rows: len(rows), Ones: make([][]uint64, m), Zeros: make([][]uint64, m), Missing: make([]int, m)}
+	b := &noisyor.Binary{Rows: len(rows), Ones: make([][]uint64, m), Zeros: make([][]uint64, m), Missing: make([]int, m)}
 	words := (len(rows) + 63) / 64
 	for a := range m {
 		b.Names = append(b.Names, fmt.Sprintf("e%d", a+1))
@@ -141,17 +142,17 @@ func allRows(m int) []string {
 
 // randomNetwork returns a network with k sources, m effects, every pair
 // an edge with probability pEdge and random parameters.
-func randomNetwork(rng *rand.Rand, k, m int, pEdge float64) *Network {
-	n := &Network{}
+func randomNetwork(rng *rand.Rand, k, m int, pEdge float64) *noisyor.Network {
+	n := &noisyor.Network{}
 	for a := range m {
 		n.Effects = append(n.Effects, fmt.Sprintf("e%d", a+1))
 		n.Leak = append(n.Leak, 0.001+0.2*rng.Float64())
 	}
 	for s := range k {
-		src := Source{Name: fmt.Sprintf("X%d", s+1), Prior: 0.1 + 0.5*rng.Float64()}
+		src := noisyor.Source{Name: fmt.Sprintf("X%d", s+1), Prior: 0.1 + 0.5*rng.Float64()}
 		for a := range m {
 			if rng.Float64() < pEdge {
-				src.Children = append(src.Children, Child{Effect: a, Failure: 0.05 + 0.9*rng.Float64()})
+				src.Children = append(src.Children, noisyor.Child{Effect: a, Failure: 0.05 + 0.9*rng.Float64()})
 			}
 		}
 		n.Sources = append(n.Sources, src)
@@ -262,11 +263,11 @@ func TestVEMRowBound(t *testing.T) {
 // effect has a single parent (Jensen is then an equality), on every row,
 // with missing cells too, and that the total matches.
 func TestVEMBoundTight(t *testing.T) {
-	n := &Network{Effects: []string{"a", "b", "c", "d", "e", "f"}, Leak: []float64{0.01, 0.2, 0.001, 0.05, 0.3, 0.02},
-		Sources: []Source{
-			{Name: "X1", Prior: 0.3, Children: []Child{{0, 0.1}, {1, 0.5}}},
-			{Name: "X2", Prior: 0.6, Children: []Child{{2, 0.2}, {3, 0.05}, {4, 0.7}}},
-			{Name: "X3", Prior: 0.15, Children: []Child{{5, 0.3}}},
+	n := &noisyor.Network{Effects: []string{"a", "b", "c", "d", "e", "f"}, Leak: []float64{0.01, 0.2, 0.001, 0.05, 0.3, 0.02},
+		Sources: []noisyor.Source{
+			{Name: "X1", Prior: 0.3, Children: []noisyor.Child{{Effect: 0, Failure: 0.1}, {Effect: 1, Failure: 0.5}}},
+			{Name: "X2", Prior: 0.6, Children: []noisyor.Child{{Effect: 2, Failure: 0.2}, {Effect: 3, Failure: 0.05}, {Effect: 4, Failure: 0.7}}},
+			{Name: "X3", Prior: 0.15, Children: []noisyor.Child{{Effect: 5, Failure: 0.3}}},
 		}}
 	b := binaryOf(t, allRows(6))
 	exact := bruteLogLik(n, b)
@@ -291,29 +292,29 @@ func TestVEMBoundTight(t *testing.T) {
 
 // threeSources is the recovery network: 3 sources on 12 effects, each
 // source 5 effects, neighbours sharing one (0–4, 4–8, 8–11 and 0).
-func threeSources() *Network {
-	n := &Network{}
+func threeSources() *noisyor.Network {
+	n := &noisyor.Network{}
 	for a := range 12 {
 		n.Effects = append(n.Effects, fmt.Sprintf("e%02d", a))
 		n.Leak = append(n.Leak, 0.001)
 	}
 	for i, set := range [][]int{{0, 1, 2, 3, 4}, {4, 5, 6, 7, 8}, {0, 8, 9, 10, 11}} {
-		src := Source{Name: fmt.Sprintf("T%d", i+1), Prior: 0.25}
+		src := noisyor.Source{Name: fmt.Sprintf("T%d", i+1), Prior: 0.25}
 		for _, a := range set {
-			src.Children = append(src.Children, Child{Effect: a, Failure: 0.1})
+			src.Children = append(src.Children, noisyor.Child{Effect: a, Failure: 0.1})
 		}
 		n.Sources = append(n.Sources, src)
 	}
 	return n
 }
 
-func sampleBinary(t testing.TB, n *Network, seed uint64, rows int) *Binary {
+func sampleBinary(t testing.TB, n *noisyor.Network, seed uint64, rows int) *noisyor.Binary {
 	t.Helper()
 	d, err := n.Sample(rand.NewPCG(seed, 1), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBinary(d)
+	b, err := noisyor.NewBinary(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,16 +339,16 @@ func TestVEMMonotone(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		b    *Binary
-		opt  VEMOptions
+		b    *noisyor.Binary
+		opt  Options
 	}{
-		{"learned leaks", b, VEMOptions{Sources: 3, Restarts: 3, Tol: 1e-9}},
-		{"fixed leaks", b, VEMOptions{Sources: 3, Restarts: 2, FixLeak: true, Leak: 0.002}},
-		{"missing cells", &bm, VEMOptions{Sources: 3, Restarts: 2}},
-		{"more sources", b, VEMOptions{Sources: 5, Restarts: 1, Inner: 1}},
+		{"learned leaks", b, Options{Sources: 3, Restarts: 3, Tol: 1e-9}},
+		{"fixed leaks", b, Options{Sources: 3, Restarts: 2, FixLeak: true, Leak: 0.002}},
+		{"missing cells", &bm, Options{Sources: 3, Restarts: 2}},
+		{"more sources", b, Options{Sources: 5, Restarts: 1, Inner: 1}},
 	} {
 		tc.opt.Src = rand.NewPCG(9, 9)
-		res, err := FitVEM(tc.b, tc.opt)
+		res, err := Fit(tc.b, tc.opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -383,7 +384,7 @@ func TestVEMMonotone(t *testing.T) {
 func TestVEMRecovery(t *testing.T) {
 	truth := threeSources()
 	b := sampleBinary(t, truth, 7, 5000)
-	res, err := FitVEM(b, VEMOptions{Sources: 3, Restarts: testenv.Pick(3, 8), Src: rand.NewPCG(1, 1)})
+	res, err := Fit(b, Options{Sources: 3, Restarts: testenv.Pick(3, 8), Src: rand.NewPCG(1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,9 +454,9 @@ func TestVEMRecovery(t *testing.T) {
 // on the number of workers.
 func TestVEMDeterministic(t *testing.T) {
 	b := sampleBinary(t, threeSources(), 11, 1200)
-	run := func(procs, workers int) *VEMResult {
+	run := func(procs, workers int) *Result {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		res, err := FitVEM(b, VEMOptions{Sources: 3, Restarts: 2, Workers: workers, Src: rand.NewPCG(5, 6)})
+		res, err := Fit(b, Options{Sources: 3, Restarts: 2, Workers: workers, Src: rand.NewPCG(5, 6)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -487,7 +488,7 @@ func TestVEMDeterministic(t *testing.T) {
 // pruning against Failures, starts, and that it validates and writes.
 func TestVEMResult(t *testing.T) {
 	b := sampleBinary(t, threeSources(), 2, 800)
-	res, err := FitVEM(b, VEMOptions{Sources: 4, Restarts: 3, MaxIter: 20, Src: rand.NewPCG(1, 2)})
+	res, err := Fit(b, Options{Sources: 4, Restarts: 3, MaxIter: 20, Src: rand.NewPCG(1, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,10 +508,10 @@ func TestVEMResult(t *testing.T) {
 		}
 		k := 0
 		for a, f := range res.Failures[s] {
-			if f < VEMMinProb || f > 1-VEMMinProb {
+			if f < MinProb || f > 1-MinProb {
 				t.Errorf("failure %v outside the clamps", f)
 			}
-			if f <= DefaultVEMMaxFailure {
+			if f <= DefaultMaxFailure {
 				if k >= len(src.Children) || src.Children[k].Effect != a || src.Children[k].Failure != f {
 					t.Errorf("source %s: edge to %s (failure %v) missing", src.Name, n.Effects[a], f)
 				}
@@ -518,7 +519,7 @@ func TestVEMResult(t *testing.T) {
 			}
 		}
 		if k != len(src.Children) {
-			t.Errorf("source %s: %d children, %d failures ≤ %v", src.Name, len(src.Children), k, DefaultVEMMaxFailure)
+			t.Errorf("source %s: %d children, %d failures ≤ %v", src.Name, len(src.Children), k, DefaultMaxFailure)
 		}
 	}
 	best := res.Starts[res.Best]
@@ -535,7 +536,7 @@ func TestVEMResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	// MaxFailure 1 keeps every pair.
-	all, err := FitVEM(b, VEMOptions{Sources: 2, Restarts: 1, MaxIter: 5, MaxFailure: 1})
+	all, err := Fit(b, Options{Sources: 2, Restarts: 1, MaxIter: 5, MaxFailure: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,31 +547,31 @@ func TestVEMResult(t *testing.T) {
 
 func TestVEMErrors(t *testing.T) {
 	b := sampleBinary(t, threeSources(), 1, 50)
-	empty := &Binary{Names: []string{"a"}, Ones: [][]uint64{{}}, Zeros: [][]uint64{{}}, Missing: []int{0}}
+	empty := &noisyor.Binary{Names: []string{"a"}, Ones: [][]uint64{{}}, Zeros: [][]uint64{{}}, Missing: []int{0}}
 	for _, tc := range []struct {
-		b    *Binary
-		opt  VEMOptions
+		b    *noisyor.Binary
+		opt  Options
 		want string
 	}{
-		{nil, VEMOptions{Sources: 1}, "nil data"},
-		{empty, VEMOptions{Sources: 1}, "no rows"},
-		{&Binary{Rows: 3}, VEMOptions{Sources: 1}, "no effects"},
-		{b, VEMOptions{}, "0 sources"},
-		{b, VEMOptions{Sources: -2}, "-2 sources"},
-		{b, VEMOptions{Sources: 2, Restarts: -1}, "restarts"},
-		{b, VEMOptions{Sources: 2, MaxIter: -1}, "MaxIter"},
-		{b, VEMOptions{Sources: 2, Inner: -1}, "Inner"},
-		{b, VEMOptions{Sources: 2, Tol: -1}, "tolerance"},
-		{b, VEMOptions{Sources: 2, Tol: math.NaN()}, "tolerance"},
-		{b, VEMOptions{Sources: 2, Tol: math.Inf(1)}, "tolerance"},
-		{b, VEMOptions{Sources: 2, Workers: -1}, "workers"},
-		{b, VEMOptions{Sources: 2, Leak: 1}, "leak"},
-		{b, VEMOptions{Sources: 2, Leak: 1e-9}, "leak"},
-		{b, VEMOptions{Sources: 2, Leak: math.NaN()}, "leak"},
-		{b, VEMOptions{Sources: 2, MaxFailure: 1.5}, "MaxFailure"},
-		{b, VEMOptions{Sources: 2, MaxFailure: -0.1}, "MaxFailure"},
+		{nil, Options{Sources: 1}, "nil data"},
+		{empty, Options{Sources: 1}, "no rows"},
+		{&noisyor.Binary{Rows: 3}, Options{Sources: 1}, "no effects"},
+		{b, Options{}, "0 sources"},
+		{b, Options{Sources: -2}, "-2 sources"},
+		{b, Options{Sources: 2, Restarts: -1}, "restarts"},
+		{b, Options{Sources: 2, MaxIter: -1}, "MaxIter"},
+		{b, Options{Sources: 2, Inner: -1}, "Inner"},
+		{b, Options{Sources: 2, Tol: -1}, "tolerance"},
+		{b, Options{Sources: 2, Tol: math.NaN()}, "tolerance"},
+		{b, Options{Sources: 2, Tol: math.Inf(1)}, "tolerance"},
+		{b, Options{Sources: 2, Workers: -1}, "workers"},
+		{b, Options{Sources: 2, Leak: 1}, "leak"},
+		{b, Options{Sources: 2, Leak: 1e-9}, "leak"},
+		{b, Options{Sources: 2, Leak: math.NaN()}, "leak"},
+		{b, Options{Sources: 2, MaxFailure: 1.5}, "MaxFailure"},
+		{b, Options{Sources: 2, MaxFailure: -0.1}, "MaxFailure"},
 	} {
-		_, err := FitVEM(tc.b, tc.opt)
+		_, err := Fit(tc.b, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "noisyor: ") {
 			t.Errorf("%+v: error %v, want one with %q", tc.opt, err, tc.want)
 		}
@@ -617,9 +618,9 @@ func TestGfun(t *testing.T) {
 // imageNetwork returns the benchmark network: 8 sources on an 8×8 grid
 // of pixels, each a random set of 8–16 pixels, priors 0.25, failures 0.1,
 // leaks 0.001.
-func imageNetwork(seed uint64) *Network {
+func imageNetwork(seed uint64) *noisyor.Network {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	n := &Network{}
+	n := &noisyor.Network{}
 	for a := range 64 {
 		n.Effects = append(n.Effects, fmt.Sprintf("p%d%d", a/8, a%8))
 		n.Leak = append(n.Leak, 0.001)
@@ -627,9 +628,9 @@ func imageNetwork(seed uint64) *Network {
 	for s := range 8 {
 		pix := rng.Perm(64)[:8+rng.IntN(9)]
 		slices.Sort(pix)
-		src := Source{Name: fmt.Sprintf("T%d", s+1), Prior: 0.25}
+		src := noisyor.Source{Name: fmt.Sprintf("T%d", s+1), Prior: 0.25}
 		for _, a := range pix {
-			src.Children = append(src.Children, Child{Effect: a, Failure: 0.1})
+			src.Children = append(src.Children, noisyor.Child{Effect: a, Failure: 0.1})
 		}
 		n.Sources = append(n.Sources, src)
 	}
@@ -644,7 +645,7 @@ func BenchmarkVEMImage(b *testing.B) {
 	truth := imageNetwork(1)
 	data := sampleBinary(b, truth, 7, 10000)
 	for b.Loop() {
-		res, err := FitVEM(data, VEMOptions{Sources: 8, Restarts: 1, Src: rand.NewPCG(1, 1)})
+		res, err := Fit(data, Options{Sources: 8, Restarts: 1, Src: rand.NewPCG(1, 1)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -657,7 +658,7 @@ func BenchmarkVEMImage(b *testing.B) {
 			for _, fails := range res.Failures {
 				same := true
 				for a, f := range fails {
-					child := slices.ContainsFunc(ts.Children, func(c Child) bool { return c.Effect == a })
+					child := slices.ContainsFunc(ts.Children, func(c noisyor.Child) bool { return c.Effect == a })
 					if (f < 0.5) != child {
 						same = false
 						break
@@ -673,20 +674,20 @@ func BenchmarkVEMImage(b *testing.B) {
 	}
 }
 
-// ExampleFitVEM fits two sources to data sampled from a known network and
+// ExampleFit fits two sources to data sampled from a known network and
 // prints their strong edges.
-func ExampleFitVEM() {
-	truth := &Network{
+func ExampleFit() {
+	truth := &noisyor.Network{
 		Effects: []string{"cough", "fever", "ache", "rash", "itch", "sneeze"},
 		Leak:    []float64{0.01, 0.01, 0.01, 0.01, 0.01, 0.01},
-		Sources: []Source{
-			{Name: "flu", Prior: 0.3, Children: []Child{{0, 0.1}, {1, 0.1}, {2, 0.2}}},
-			{Name: "allergy", Prior: 0.2, Children: []Child{{3, 0.1}, {4, 0.2}, {5, 0.1}}},
+		Sources: []noisyor.Source{
+			{Name: "flu", Prior: 0.3, Children: []noisyor.Child{{Effect: 0, Failure: 0.1}, {Effect: 1, Failure: 0.1}, {Effect: 2, Failure: 0.2}}},
+			{Name: "allergy", Prior: 0.2, Children: []noisyor.Child{{Effect: 3, Failure: 0.1}, {Effect: 4, Failure: 0.2}, {Effect: 5, Failure: 0.1}}},
 		},
 	}
 	d, _ := truth.Sample(rand.NewPCG(1, 2), 4000)
-	b, _ := NewBinary(d)
-	res, err := FitVEM(b, VEMOptions{Sources: 2, Restarts: 4, Src: rand.NewPCG(3, 4)})
+	b, _ := noisyor.NewBinary(d)
+	res, err := Fit(b, Options{Sources: 2, Restarts: 4, Src: rand.NewPCG(3, 4)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,8 +1,9 @@
-package noisyor
+package vem
 
 import (
 	"errors"
 	"fmt"
+	"github.com/latentree/latentree/noisyor"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -103,8 +104,8 @@ import (
 //
 // Random starts. Priors uniform on [0.1, 0.4], every failure uniform on
 // [0.5, 0.99] (every source a weak parent of every effect), leaks at
-// VEMOptions.Leak, drawn from a generator of the start's own seeded from
-// VEMOptions.Src.
+// Options.Leak, drawn from a generator of the start's own seeded from
+// Options.Src.
 //
 // Work and determinism. The E-step runs over blocks of 256 rows on the
 // workers; each row's results go to its own slots and the block sums are
@@ -112,32 +113,32 @@ import (
 // in row order. Results are therefore the same for any number of workers.
 // Memory: K floats per row (μ) and K per positive cell (q).
 
-// Defaults and limits of FitVEM.
+// Defaults and limits of Fit.
 const (
-	// DefaultVEMRestarts is the number of random starts when
-	// VEMOptions.Restarts is 0: the protocol of Jernite et al. (2013),
+	// DefaultRestarts is the number of random starts when
+	// Options.Restarts is 0: the protocol of Jernite et al. (2013),
 	// who kept the best of 16 starts. A start costs a full fit; many
 	// starts end in poor local optima (a source that dies, two sources
 	// merged), so fewer starts give worse networks.
-	DefaultVEMRestarts = 16
-	// DefaultVEMMaxIter bounds the EM iterations (E-steps) of one start.
-	DefaultVEMMaxIter = 500
-	// DefaultVEMTol is the relative change of the total bound that stops
+	DefaultRestarts = 16
+	// DefaultMaxIter bounds the EM iterations (E-steps) of one start.
+	DefaultMaxIter = 500
+	// DefaultTol is the relative change of the total bound that stops
 	// a start.
-	DefaultVEMTol = 1e-6
-	// DefaultVEMLeak is the leak every effect starts from (and keeps, with
-	// VEMOptions.FixLeak).
-	DefaultVEMLeak = 0.01
-	// DefaultVEMMaxFailure is the failure above which a fitted edge is
+	DefaultTol = 1e-6
+	// DefaultLeak is the leak every effect starts from (and keeps, with
+	// Options.FixLeak).
+	DefaultLeak = 0.01
+	// DefaultMaxFailure is the failure above which a fitted edge is
 	// left out of the returned network.
-	DefaultVEMMaxFailure = 1 - 1e-3
-	// DefaultVEMInner is the number of q/μ alternations per row, start
+	DefaultMaxFailure = 1 - 1e-3
+	// DefaultInner is the number of q/μ alternations per row, start
 	// and E-step.
-	DefaultVEMInner = 3
-	// VEMMinProb is the smallest prior, failure and leak the fit gives
-	// (and 1 − VEMMinProb the largest): a failure of 0 or a leak of 0
+	DefaultInner = 3
+	// MinProb is the smallest prior, failure and leak the fit gives
+	// (and 1 − MinProb the largest): a failure of 0 or a leak of 0
 	// would make the bound −∞.
-	VEMMinProb = 1e-6
+	MinProb = 1e-6
 )
 
 const (
@@ -146,23 +147,23 @@ const (
 	vemEtaMx = 100   // largest exponentiated-gradient step
 )
 
-// VEMOptions configures FitVEM. The zero value, with Sources set, is
+// Options configures Fit. The zero value, with Sources set, is
 // usable.
-type VEMOptions struct {
+type Options struct {
 	// Sources is the number K of hidden sources (required, ≥ 1). Every
 	// source may be a parent of every effect during the fit.
 	Sources int
-	// Restarts is the number of random starts (0: DefaultVEMRestarts);
+	// Restarts is the number of random starts (0: DefaultRestarts);
 	// the start with the highest final bound is returned.
 	Restarts int
-	// MaxIter bounds the E-steps of each start (0: DefaultVEMMaxIter).
+	// MaxIter bounds the E-steps of each start (0: DefaultMaxIter).
 	MaxIter int
 	// Tol stops a start when the total bound changes by at most
-	// Tol·|bound| from one E-step to the next (0: DefaultVEMTol).
+	// Tol·|bound| from one E-step to the next (0: DefaultTol).
 	Tol float64
 	// Inner is the number of alternations between the source posteriors
 	// μ and the variational distributions q per row and E-step (0:
-	// DefaultVEMInner); a row stops early when its bound stops improving.
+	// DefaultInner); a row stops early when its bound stops improving.
 	Inner int
 	// Src drives the random starts; nil uses a fixed seed. Start i draws
 	// its parameters from its own generator, seeded from Src in order.
@@ -171,14 +172,14 @@ type VEMOptions struct {
 	// processed in fixed blocks and summed in block order, so results do
 	// not depend on it.
 	Workers int
-	// Leak is the leak every effect starts from, in [VEMMinProb,
-	// 1 − VEMMinProb] (0: DefaultVEMLeak).
+	// Leak is the leak every effect starts from, in [MinProb,
+	// 1 − MinProb] (0: DefaultLeak).
 	Leak float64
 	// FixLeak keeps every leak at Leak instead of learning it.
 	FixLeak bool
 	// MaxFailure drops from the returned network the edges whose fitted
-	// failure exceeds it (0: DefaultVEMMaxFailure; 1 keeps every edge).
-	// VEMResult.Failures keeps all of them, and the bound is that of the
+	// failure exceeds it (0: DefaultMaxFailure; 1 keeps every edge).
+	// Result.Failures keeps all of them, and the bound is that of the
 	// fitted, unpruned network.
 	MaxFailure float64
 	// Progress, if set, is called after every E-step with the start
@@ -186,8 +187,8 @@ type VEMOptions struct {
 	Progress func(start, iter int, bound float64)
 }
 
-// VEMStart describes one random start of FitVEM.
-type VEMStart struct {
+// Start describes one random start of Fit.
+type Start struct {
 	// Bound is the total lower bound on the log-likelihood at the start's
 	// final parameters.
 	Bound float64 `json:"bound"`
@@ -202,12 +203,12 @@ type VEMStart struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// VEMResult is the outcome of FitVEM.
-type VEMResult struct {
+// Result is the outcome of Fit.
+type Result struct {
 	// Network is the fitted network of the best start: sources named
 	// X1..XK in decreasing order of prior (ties in start order), edges
 	// with failure at most MaxFailure, the learned (or fixed) leaks.
-	Network *Network
+	Network *noisyor.Network
 	// Failures[s][a] is the fitted failure of every source–effect pair,
 	// sources in Network's order, before pruning.
 	Failures [][]float64
@@ -220,9 +221,9 @@ type VEMResult struct {
 	// Best is the index of the best start in Starts.
 	Best int
 	// Starts describes every start in order.
-	Starts []VEMStart
+	Starts []Start
 	// ClampedFailures counts the failures of the best start at the
-	// smallest allowed value VEMMinProb (deterministic edges).
+	// smallest allowed value MinProb (deterministic edges).
 	ClampedFailures int
 	// Duration is the time of the whole fit.
 	Duration time.Duration
@@ -243,7 +244,7 @@ type vemData struct {
 	maxCells  int   // most positive cells in a row
 }
 
-func newVEMData(b *Binary) (*vemData, error) {
+func newVEMData(b *noisyor.Binary) (*vemData, error) {
 	m, rows := b.NumEffects(), b.Rows
 	if int64(rows) > math.MaxInt32 {
 		return nil, fmt.Errorf("noisyor: %d rows, at most %d", rows, math.MaxInt32)
@@ -376,7 +377,7 @@ type vemScratch struct {
 	qsave, musave                []float64
 }
 
-func newVEMState(d *vemData, k int, opt *VEMOptions) *vemState {
+func newVEMState(d *vemData, k int, opt *Options) *vemState {
 	nb := (d.rows + vemBlock - 1) / vemBlock
 	st := &vemState{d: d, p: newVEMParams(k, d.m), q: make([]float64, len(d.cellEff)*k), mu: make([]float64, d.rows*k),
 		inner: opt.Inner, fixLeak: opt.FixLeak, workers: opt.Workers,
@@ -702,7 +703,7 @@ func (st *vemState) mStep(thMin, thMax float64) {
 		for b := range st.blockBound {
 			sum += st.blockMu[b*k+j]
 		}
-		p.prior[j] = min(max(sum/float64(st.d.rows), VEMMinProb), 1-VEMMinProb)
+		p.prior[j] = min(max(sum/float64(st.d.rows), MinProb), 1-MinProb)
 	}
 	st.parallel(p.m, func(w, a int) { st.mEffect(st.scratch[w], a, thMin, thMax) })
 }
@@ -899,13 +900,13 @@ func (st *vemState) randomStart(rng *rand.Rand, leak float64) {
 	st.fresh = true
 }
 
-// FitVEM fits a noisy-or network with opt.Sources sources to b by
+// Fit fits a noisy-or network with opt.Sources sources to b by
 // variational EM (see the comment at the top of vem.go for the bound and
 // the updates): every start draws random priors and failures from its
 // own generator, runs EM until the total bound changes by at most
 // Tol·|bound| or MaxIter E-steps, and the start with the highest bound is
 // returned. Missing cells are marginalised.
-func FitVEM(b *Binary, opt VEMOptions) (*VEMResult, error) {
+func Fit(b *noisyor.Binary, opt Options) (*Result, error) {
 	if b == nil {
 		return nil, errors.New("noisyor: nil data")
 	}
@@ -919,40 +920,40 @@ func FitVEM(b *Binary, opt VEMOptions) (*VEMResult, error) {
 	case opt.Sources < 1:
 		return nil, fmt.Errorf("noisyor: %d sources, want at least 1", opt.Sources)
 	case opt.Restarts < 0:
-		return nil, fmt.Errorf("noisyor: %d restarts, want 0 (default %d) or more", opt.Restarts, DefaultVEMRestarts)
+		return nil, fmt.Errorf("noisyor: %d restarts, want 0 (default %d) or more", opt.Restarts, DefaultRestarts)
 	case opt.MaxIter < 0:
-		return nil, fmt.Errorf("noisyor: MaxIter %d, want 0 (default %d) or more", opt.MaxIter, DefaultVEMMaxIter)
+		return nil, fmt.Errorf("noisyor: MaxIter %d, want 0 (default %d) or more", opt.MaxIter, DefaultMaxIter)
 	case opt.Inner < 0:
-		return nil, fmt.Errorf("noisyor: Inner %d, want 0 (default %d) or more", opt.Inner, DefaultVEMInner)
+		return nil, fmt.Errorf("noisyor: Inner %d, want 0 (default %d) or more", opt.Inner, DefaultInner)
 	case !(opt.Tol >= 0) || math.IsInf(opt.Tol, 0):
-		return nil, fmt.Errorf("noisyor: tolerance %v, want a finite value ≥ 0 (0: default %g)", opt.Tol, DefaultVEMTol)
+		return nil, fmt.Errorf("noisyor: tolerance %v, want a finite value ≥ 0 (0: default %g)", opt.Tol, DefaultTol)
 	case opt.Workers < 0:
 		return nil, fmt.Errorf("noisyor: %d workers, want 0 (GOMAXPROCS) or more", opt.Workers)
-	case opt.Leak != 0 && !(opt.Leak >= VEMMinProb && opt.Leak <= 1-VEMMinProb):
-		return nil, fmt.Errorf("noisyor: leak %v, want [%g, 1 − %g] (0: default %g)", opt.Leak, VEMMinProb, VEMMinProb, DefaultVEMLeak)
+	case opt.Leak != 0 && !(opt.Leak >= MinProb && opt.Leak <= 1-MinProb):
+		return nil, fmt.Errorf("noisyor: leak %v, want [%g, 1 − %g] (0: default %g)", opt.Leak, MinProb, MinProb, DefaultLeak)
 	case !(opt.MaxFailure >= 0 && opt.MaxFailure <= 1):
-		return nil, fmt.Errorf("noisyor: MaxFailure %v, want [0, 1] (0: default %g)", opt.MaxFailure, DefaultVEMMaxFailure)
+		return nil, fmt.Errorf("noisyor: MaxFailure %v, want [0, 1] (0: default %g)", opt.MaxFailure, DefaultMaxFailure)
 	}
 	if opt.Restarts == 0 {
-		opt.Restarts = DefaultVEMRestarts
+		opt.Restarts = DefaultRestarts
 	}
 	if opt.MaxIter == 0 {
-		opt.MaxIter = DefaultVEMMaxIter
+		opt.MaxIter = DefaultMaxIter
 	}
 	if opt.Tol == 0 {
-		opt.Tol = DefaultVEMTol
+		opt.Tol = DefaultTol
 	}
 	if opt.Inner == 0 {
-		opt.Inner = DefaultVEMInner
+		opt.Inner = DefaultInner
 	}
 	if opt.Workers == 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	if opt.Leak == 0 {
-		opt.Leak = DefaultVEMLeak
+		opt.Leak = DefaultLeak
 	}
 	if opt.MaxFailure == 0 {
-		opt.MaxFailure = DefaultVEMMaxFailure
+		opt.MaxFailure = DefaultMaxFailure
 	}
 	src := opt.Src
 	if src == nil {
@@ -968,9 +969,9 @@ func FitVEM(b *Binary, opt VEMOptions) (*VEMResult, error) {
 		return nil, err
 	}
 	start := time.Now()
-	thMin, thMax := thetaOf(VEMMinProb), thetaOf(1-VEMMinProb)
+	thMin, thMax := thetaOf(MinProb), thetaOf(1-MinProb)
 	st := newVEMState(d, opt.Sources, &opt)
-	res := &VEMResult{Starts: make([]VEMStart, opt.Restarts), Best: -1}
+	res := &Result{Starts: make([]Start, opt.Restarts), Best: -1}
 	var best *vemParams
 	for i := range opt.Restarts {
 		t0 := time.Now()
@@ -997,8 +998,8 @@ func FitVEM(b *Binary, opt VEMOptions) (*VEMResult, error) {
 // run iterates E- and M-steps from the current parameters and q until
 // the relative change of the bound is at most tol or maxIter E-steps;
 // the parameters are left at the last E-step's.
-func (st *vemState) run(maxIter int, tol, thMin, thMax float64, progress func(int, float64)) VEMStart {
-	var info VEMStart
+func (st *vemState) run(maxIter int, tol, thMin, thMax float64, progress func(int, float64)) Start {
+	var info Start
 	prev := math.Inf(-1)
 	for it := 1; it <= maxIter; it++ {
 		bound := st.eStep()
@@ -1022,7 +1023,7 @@ func (st *vemState) run(maxIter int, tol, thMin, thMax float64, progress func(in
 // order of prior (ties by index) named X1..XK, edges with failure at most
 // maxFailure; it also returns every failure in that order and the number
 // of failures at the lower clamp.
-func (p *vemParams) network(names []string, maxFailure float64) (*Network, [][]float64, int) {
+func (p *vemParams) network(names []string, maxFailure float64) (*noisyor.Network, [][]float64, int) {
 	order := make([]int, p.k)
 	for j := range order {
 		order[j] = j
@@ -1036,23 +1037,23 @@ func (p *vemParams) network(names []string, maxFailure float64) (*Network, [][]f
 		}
 		return 0
 	})
-	n := &Network{Effects: slices.Clone(names), Leak: make([]float64, p.m), Sources: make([]Source, p.k)}
+	n := &noisyor.Network{Effects: slices.Clone(names), Leak: make([]float64, p.m), Sources: make([]noisyor.Source, p.k)}
 	for a := range p.m {
 		n.Leak[a] = -math.Expm1(-p.th0[a])
 	}
 	fails := make([][]float64, p.k)
 	clamped := 0
 	for s, j := range order {
-		src := Source{Name: "X" + strconv.Itoa(s+1), Prior: p.prior[j]}
+		src := noisyor.Source{Name: "X" + strconv.Itoa(s+1), Prior: p.prior[j]}
 		fails[s] = make([]float64, p.m)
 		for a := range p.m {
 			f := math.Exp(-p.th[a*p.k+j])
 			fails[s][a] = f
-			if f <= VEMMinProb*(1+1e-9) {
+			if f <= MinProb*(1+1e-9) {
 				clamped++
 			}
 			if f <= maxFailure && f < 1 {
-				src.Children = append(src.Children, Child{Effect: a, Failure: f})
+				src.Children = append(src.Children, noisyor.Child{Effect: a, Failure: f})
 			}
 		}
 		n.Sources[s] = src
