@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 )
 
 // Options configures Model and Noisyor. The zero value is usable.
@@ -161,7 +162,7 @@ func Model(m model.Model, opt Options) (*Explanation, error) {
 			return nil, errors.New("explain: nil model")
 		}
 		return gaussian(x, opt)
-	case *model.Spectral:
+	case *spectral.Model:
 		return nil, errors.New("explain: a spectral model has no parameters for its hidden variables; fit a discrete model (EM) to explain them")
 	case nil:
 		return nil, errors.New("explain: nil model")

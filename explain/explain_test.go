@@ -10,6 +10,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/noisyor"
 	"github.com/latentree/latentree/tree"
 )
@@ -357,7 +358,7 @@ func TestErrors(t *testing.T) {
 	if _, err := Model((*model.Discrete)(nil), Options{}); err == nil {
 		t.Error("nil *Discrete: no error")
 	}
-	if _, err := Model(&model.Spectral{}, Options{}); err == nil || !strings.Contains(err.Error(), "spectral") {
+	if _, err := Model(&spectral.Model{}, Options{}); err == nil || !strings.Contains(err.Error(), "spectral") {
 		t.Errorf("spectral model: %v", err)
 	}
 	bad := tinyDiscrete(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
+	_ "github.com/latentree/latentree/model/spectral" // Options.Fit may ask for spectral parameters or start
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/regcl"
 	"github.com/latentree/latentree/stats"

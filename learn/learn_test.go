@@ -8,6 +8,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
@@ -178,7 +179,7 @@ func TestLearnSpectral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, ok := res.Model.(*model.Spectral)
+	s, ok := res.Model.(*spectral.Model)
 	if !ok || res.EM != nil || res.ContractRule != learn.ContractBIC {
 		t.Fatalf("model %T, EM %v, rule %v: want a spectral model after a BIC search", res.Model, res.EM, res.ContractRule)
 	}

@@ -206,7 +206,7 @@ func (e *engine) expectedGeneric(b *binding, nw int) *counts {
 		return e.newCounts()
 	}
 	parts := make([]*counts, nblocks)
-	e.forBlocks(b.rows, workers(nw), func(_ int, w *work, r0, nb int) {
+	e.forBlocks(b.rows, Workers(nw), func(_ int, w *work, r0, nb int) {
 		c := e.newCounts()
 		e.estep(b, w, r0, nb, c)
 		parts[r0/blockRows] = c
@@ -231,7 +231,7 @@ func (e *engine) loglik(b *binding, nw int) float64 {
 	}
 	nblocks := (b.rows + blockRows - 1) / blockRows
 	parts := make([]float64, nblocks)
-	e.forBlocks(b.rows, workers(nw), func(_ int, w *work, r0, nb int) {
+	e.forBlocks(b.rows, Workers(nw), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb)
 		s := 0.0
 		for i := 0; i < nb; i++ {

@@ -169,8 +169,8 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	thr := e.binRescale(leaf)
 	miss := b.binMiss
 	parts := make([]*counts, nblocks)
-	pool := make([]*binWork, workers(nw))
-	e.forBlockRange(b.rows, binBlock, workers(nw), func(wk int, r0, nb int) {
+	pool := make([]*binWork, Workers(nw))
+	e.forBlockRange(b.rows, binBlock, Workers(nw), func(wk int, r0, nb int) {
 		if pool[wk] == nil {
 			pool[wk] = e.newBinWork(leaf)
 		}

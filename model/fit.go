@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/names"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -34,9 +35,9 @@ const (
 	// (default 5) run EM.RestartIter iterations each and the best
 	// continues.
 	InitRandom
-	// InitSpectral starts EM from the spectral estimate (FitSpectral with
+	// InitSpectral starts EM from the spectral estimate (spectral.Fit with
 	// the same HiddenStates and Linker) projected onto valid conditional
-	// probability tables (Spectral.Project, over the surrogate start where
+	// probability tables (spectral.Model.Project, over the surrogate start where
 	// the estimate does not determine them), and runs EM from there alone
 	// unless EM.Restarts > 0. A tree without hidden nodes needs no start.
 	InitSpectral
@@ -71,10 +72,10 @@ type FitOptions struct {
 	Init Init
 	// Params is how a discrete model's parameters are estimated: by EM
 	// (the default; Fit returns a *Discrete) or spectrally (Fit returns a
-	// *Spectral and no EMResult; Init, AutoStates and EM must be zero).
+	// *spectral.Model and no EMResult; Init, AutoStates and EM must be zero).
 	Params Params
 	// Linker and SpectralTol configure the spectral estimate (Params
-	// ParamsSpectral, or Init InitSpectral); see SpectralOptions.
+	// ParamsSpectral, or Init InitSpectral); see spectral.Options.
 	Linker      Linker
 	SpectralTol float64
 	// EM configures EM. For continuous data only Tol, MaxIter and
@@ -106,8 +107,11 @@ func (o FitOptions) Validate(gaussian bool) error {
 	case o.Params != ParamsEM && o.Params != ParamsSpectral:
 		return fmt.Errorf("model: unknown Params %d", o.Params)
 	}
-	if _, err := (SpectralOptions{Linker: o.Linker, Tol: o.SpectralTol}).validate(); err != nil {
-		return err
+	switch {
+	case o.Linker != LinkerMStar && o.Linker != LinkerParikh && o.Linker != LinkerMStarFull:
+		return fmt.Errorf("model: unknown Linker %d", o.Linker)
+	case o.SpectralTol < 0 || o.SpectralTol >= 1 || math.IsNaN(o.SpectralTol):
+		return fmt.Errorf("model: spectral tolerance %g must be in [0, 1) (0: DefaultSpectralTol %g)", o.SpectralTol, DefaultSpectralTol)
 	}
 	if o.Params == ParamsSpectral {
 		var bad []string
@@ -184,7 +188,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 			}
 		}
 		return nil, nil, fmt.Errorf("model: parameters can be fitted to all-discrete or all-continuous data, not both (continuous: %s; discrete: %s)",
-			capList(cont, 5), capList(disc, 5))
+			names.Cap(cont, 5), names.Cap(disc, 5))
 	}
 	if err := opt.Validate(gaussian); err != nil {
 		return nil, nil, err
@@ -206,13 +210,13 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	if k == 0 {
 		k = 2
 	}
-	spec := SpectralOptions{HiddenStates: k, Linker: opt.Linker, Tol: opt.SpectralTol, Workers: em.Workers}
 	if opt.Params == ParamsSpectral {
-		s, err := FitSpectral(t, d, spec)
+		f, err := family("spectral")
 		if err != nil {
 			return nil, nil, err
 		}
-		return s, nil, nil
+		opt.HiddenStates, opt.EM = k, em
+		return f.Fit(t, d, opt)
 	}
 	m, err := ForData(t, d, k)
 	if err != nil {
@@ -227,11 +231,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 			return nil, nil, err
 		}
 		if t.NumHidden() > 0 { // (without hidden nodes EM needs no start)
-			s, err := FitSpectral(t, d, spec)
-			if err != nil {
-				return nil, nil, err
-			}
-			if _, err := s.Project(m); err != nil {
+			if err := startSpectral(m, t, d, opt, k, em.Workers); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -268,12 +268,23 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	return chosen, final, nil
 }
 
-// capList joins at most n names, saying how many more there are.
-func capList(names []string, n int) string {
-	if len(names) <= n {
-		return fmt.Sprint(names)
+// startSpectral projects the spectral estimate of the registered spectral
+// family onto m (InitSpectral).
+func startSpectral(m *Discrete, t *tree.Tree, d *data.Dataset, opt FitOptions, k, workers int) error {
+	f, err := family("spectral")
+	if err != nil {
+		return err
 	}
-	return fmt.Sprintf("%v and %d more", names[:n], len(names)-n)
+	s, _, err := f.Fit(t, d, FitOptions{HiddenStates: k, Params: ParamsSpectral, Linker: opt.Linker, SpectralTol: opt.SpectralTol, EM: EMOptions{Workers: workers}})
+	if err != nil {
+		return err
+	}
+	p, ok := s.(interface{ Project(*Discrete) (int, error) })
+	if !ok {
+		return fmt.Errorf("model: a %T cannot start EM (it has no Project method)", s)
+	}
+	_, err = p.Project(m)
+	return err
 }
 
 // newRand wraps a passed source, or returns nil for none (the caller then

@@ -37,7 +37,7 @@ func (m *Discrete) InitSurrogateStats(st *stats.Stats, mix float64) error {
 		if dv.Kind != data.Discrete {
 			return fmt.Errorf("model: variable %q is continuous in the statistics but discrete in the model", dv.Name)
 		}
-		r, err := stateRemap(dv, m.StateLabels(v))
+		r, err := StateRemap(dv, m.StateLabels(v))
 		if err != nil {
 			return err
 		}
@@ -166,5 +166,5 @@ func (m *Discrete) ScoreSource(src data.Source, opt InferOptions) (*Score, error
 // rows computed elsewhere (EMResult.LogLik is that of its final
 // parameters), saving a pass over the rows.
 func (m *Discrete) ScoreOf(ll float64, rows int) *Score {
-	return newScore(ll, rows, m.NumParams(), m.Tree.NumHidden())
+	return NewScore(ll, rows, m.NumParams(), m.Tree.NumHidden())
 }

@@ -170,7 +170,7 @@ func (g *Gaussian) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
+	return NewScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
 }
 
 // Conditional returns, for each of the given nodes and every row, the mean
@@ -184,7 +184,7 @@ func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float
 	if err := g.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if err := checkNodes(g.Tree, nodes); err != nil {
+	if err := CheckNodes(g.Tree, nodes); err != nil {
 		return nil, nil, err
 	}
 	b, err := g.bind(d)

@@ -100,12 +100,13 @@ func missingColumns(names func(string) (int, bool), d *data.Dataset) (cols, node
 // distribution. On sparse data the most likely state is nearly always the
 // common one: the probabilities say how sure each filled value is.
 func (m *Discrete) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
-	return imputeDiscrete(m.Tree, m.StateLabels, m.Conditionals, d, opt)
+	return ImputeDiscrete(m.Tree, m.StateLabels, m.Conditionals, d, opt)
 }
 
-// imputeDiscrete imputes with the conditionals of a discrete or spectral
-// model on tree t.
-func imputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals func(*data.Dataset, []int, InferOptions) ([]Conditional, error), d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
+// ImputeDiscrete is the Impute of a model of discrete variables on tree t
+// (a discrete or a spectral one), given its state labels and its
+// Conditionals.
+func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals func(*data.Dataset, []int, InferOptions) ([]Conditional, error), d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
 	}

@@ -52,7 +52,7 @@ func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous but the model's variable is discrete", name)
 		}
-		remap, err := stateRemap(dv, m.StateLabels(v))
+		remap, err := StateRemap(dv, m.StateLabels(v))
 		if err != nil {
 			return nil, err
 		}
@@ -63,9 +63,9 @@ func (m *Discrete) bind(d *data.Dataset) (*binding, error) {
 	return b, nil
 }
 
-// stateRemap maps the codes of a discrete column to the states of the
+// StateRemap maps the codes of a discrete column to the states of the
 // model's variable with the given labels, matched by label.
-func stateRemap(dv data.Variable, labels []string) ([]uint16, error) {
+func StateRemap(dv data.Variable, labels []string) ([]uint16, error) {
 	remap := make([]uint16, len(dv.States))
 	for c, l := range dv.States {
 		k := -1
@@ -367,7 +367,9 @@ type InferOptions struct {
 	Workers int
 }
 
-func workers(n int) int {
+// Workers is the number of goroutines for InferOptions.Workers (and the
+// Workers of the families' options) set to n: n, or GOMAXPROCS for n ≤ 0.
+func Workers(n int) int {
 	if n <= 0 {
 		return runtime.GOMAXPROCS(0)
 	}
@@ -426,7 +428,7 @@ func (m *Discrete) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 	}
 	e := newEngine(m)
 	out := make([]float64, b.rows)
-	e.forBlocks(b.rows, workers(opt.Workers), func(_ int, w *work, r0, nb int) {
+	e.forBlocks(b.rows, Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb)
 		copy(out[r0:r0+nb], w.logZ[:nb])
 	})
@@ -461,7 +463,7 @@ func (m *Discrete) Posterior(d *data.Dataset, nodes []int, opt InferOptions) ([]
 	for x, v := range nodes {
 		out[x] = make([]float64, b.rows*e.k[v])
 	}
-	e.forBlocks(b.rows, workers(opt.Workers), func(_ int, w *work, r0, nb int) {
+	e.forBlocks(b.rows, Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb)
 		e.downward(w, nb)
 		for x, v := range nodes {

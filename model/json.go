@@ -258,8 +258,9 @@ func (g *Gaussian) WriteJSON(w io.Writer, prov *Provenance) error {
 	return enc.Encode(doc)
 }
 
-// Read reads a model file of either type (written by WriteJSON) and
-// returns a *Discrete, a *Gaussian or a *Spectral.
+// Read reads a model file of any registered type (written by WriteJSON) and
+// returns a *Discrete, a *Gaussian or a model of another registered
+// family (a *spectral.Model).
 func Read(in io.Reader) (Model, *Provenance, error) {
 	raw, err := io.ReadAll(in)
 	if err != nil {
@@ -271,11 +272,11 @@ func Read(in io.Reader) (Model, *Provenance, error) {
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	switch head.Type {
-	case "gaussian":
+	if f, ok := families[head.Type]; ok {
+		return f.Read(raw)
+	}
+	if head.Type == "gaussian" {
 		return readGaussian(raw)
-	case "spectral":
-		return readSpectral(raw)
 	}
 	m, p, err := ReadJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -289,7 +290,7 @@ func readGaussian(raw []byte) (*Gaussian, *Provenance, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	t, root, err := readModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	t, root, err := ReadModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -328,9 +329,9 @@ func readGaussian(raw []byte) (*Gaussian, *Provenance, error) {
 	return g, doc.Provenance, nil
 }
 
-// readModelTree checks a model document's format and version and reads its
+// ReadModelTree checks a model document's format and version and reads its
 // tree and root (the part every model type after the discrete one shares).
-func readModelTree(format string, version int, raw json.RawMessage, rootName string) (*tree.Tree, int, error) {
+func ReadModelTree(format string, version int, raw json.RawMessage, rootName string) (*tree.Tree, int, error) {
 	if format != ModelFormat || version != ModelVersion {
 		return nil, 0, fmt.Errorf("model: format %q version %d, want %q version %d", format, version, ModelFormat, ModelVersion)
 	}

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/names"
 	"github.com/latentree/latentree/tree"
 )
 
-// Model is a latent tree model: a *Discrete or a *Gaussian, which offer
-// the same operations. Data given to a model must have exactly the
+// Model is a latent tree model of any family: a *Discrete, a *Gaussian or
+// a *spectral.Model (package model/spectral), which offer the same
+// operations. Data given to a model must have exactly the
 // model's observed variables as columns (in any order, matched by name),
 // discrete for a discrete model and continuous for a Gaussian one;
 // missing cells are marginalised everywhere.
@@ -79,7 +79,7 @@ func (g *Gaussian) Kind() data.Kind { return data.Continuous }
 
 // InformationDistances is Distances (the Model method).
 func (m *Discrete) InformationDistances(nodes []int) ([]float64, error) {
-	if err := checkNodes(m.Tree, nodes); err != nil {
+	if err := CheckNodes(m.Tree, nodes); err != nil {
 		return nil, err
 	}
 	return m.Distances(nodes)
@@ -92,13 +92,14 @@ func (g *Gaussian) InformationDistances(nodes []int) ([]float64, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkNodes(g.Tree, nodes); err != nil {
+	if err := CheckNodes(g.Tree, nodes); err != nil {
 		return nil, err
 	}
 	return g.Distances(nodes), nil
 }
 
-func checkNodes(t *tree.Tree, nodes []int) error {
+// CheckNodes returns an error for a node that is not in t.
+func CheckNodes(t *tree.Tree, nodes []int) error {
 	for _, v := range nodes {
 		if !t.Has(v) {
 			return fmt.Errorf("model: node %d is not in the tree", v)
@@ -215,28 +216,10 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	var parts []string
 	if len(e.MissingInData) > 0 {
-		parts = append(parts, fmt.Sprintf("%d variable(s) of the model are not columns of the data: %s", len(e.MissingInData), quoteList(e.MissingInData, 10)))
+		parts = append(parts, fmt.Sprintf("%d variable(s) of the model are not columns of the data: %s", len(e.MissingInData), names.Quote(e.MissingInData, 10)))
 	}
 	if len(e.NotInModel) > 0 {
-		parts = append(parts, fmt.Sprintf("%d column(s) of the data are not observed variables of the model: %s", len(e.NotInModel), quoteList(e.NotInModel, 10)))
+		parts = append(parts, fmt.Sprintf("%d column(s) of the data are not observed variables of the model: %s", len(e.NotInModel), names.Quote(e.NotInModel, 10)))
 	}
 	return "model: the data do not match the model: " + strings.Join(parts, "; ")
-}
-
-// quoteList quotes at most n names, saying how many more there are.
-func quoteList(names []string, n int) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	var q []string
-	for i, x := range s {
-		if i == n {
-			q = append(q, fmt.Sprintf("and %d more", len(s)-n))
-			break
-		}
-		if r := []rune(x); len(r) > 60 {
-			x = string(r[:57]) + "..."
-		}
-		q = append(q, strconv.Quote(x))
-	}
-	return strings.Join(q, ", ")
 }

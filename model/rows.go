@@ -6,14 +6,21 @@ import (
 	"github.com/latentree/latentree/data"
 )
 
+// signedLikelihood is a model whose estimate of a row's probability may be
+// ≤ 0 (a spectral model): SignedLogProb returns, for every row, the sign
+// of the estimate and the log of its absolute value.
+type signedLikelihood interface {
+	SignedLogProb(d *data.Dataset, opt InferOptions) (sign, logAbs []float64, err error)
+}
+
 // RowLikelihoods returns, for every row of d in order, the model's
 // probability of the row's observed cells (a density for a Gaussian model;
-// P̂, possibly ≤ 0, for a Spectral model) and its natural log (NaN where
+// P̂, possibly ≤ 0, for a spectral model) and its natural log (NaN where
 // the probability is ≤ 0). The log is computed directly, so it stays
 // finite where the probability underflows to 0.
 func RowLikelihoods(m Model, d *data.Dataset, opt InferOptions) (prob, loglik []float64, err error) {
-	if s, ok := m.(*Spectral); ok {
-		sign, la, err := s.logProb(d, opt)
+	if s, ok := m.(signedLikelihood); ok {
+		sign, la, err := s.SignedLogProb(d, opt)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -38,7 +38,7 @@ type Score struct {
 	AIC      float64 `json:"aic"`
 	Hidden   int     `json:"hidden"`
 	// NonPositive counts the rows whose estimated probability is ≤ 0 (a
-	// Spectral model's P̂ can be); LogLik sums over the other rows.
+	// spectral model's P̂ can be); LogLik sums over the other rows.
 	NonPositive int `json:"nonpositive_rows,omitempty"`
 }
 
@@ -48,12 +48,12 @@ func (m *Discrete) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newScore(ll, d.NumRows(), m.NumParams(), m.Tree.NumHidden()), nil
+	return NewScore(ll, d.NumRows(), m.NumParams(), m.Tree.NumHidden()), nil
 }
 
-// newScore derives the scores from a log-likelihood of n rows and κ
+// NewScore derives the scores from a log-likelihood of n rows and κ
 // parameters.
-func newScore(ll float64, n, k, hidden int) *Score {
+func NewScore(ll float64, n, k, hidden int) *Score {
 	s := &Score{Rows: n, LogLik: ll, Params: k, Hidden: hidden}
 	if n > 0 {
 		s.PerRow = ll / float64(n)

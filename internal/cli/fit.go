@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 )
 
 // emFlags are the parameter-learning flags shared by learn and fit.
@@ -316,9 +317,9 @@ work with spectral models; they have no hidden-variable posteriors.
 			if err := sf.apply(cmd, &opt, continuous); err != nil {
 				return err
 			}
-			spectral := opt.Params == model.ParamsSpectral
+			isSpectral := opt.Params == model.ParamsSpectral
 			bar := &progress{}
-			if !spectral {
+			if !isSpectral {
 				bar = e.newProgress(opt.EM.MaxIter, "EM")
 				last := 0
 				opt.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
@@ -341,10 +342,10 @@ work with spectral models; they have no hidden-variable posteriors.
 					return err
 				}
 			}
-			if s, ok := m.(*model.Spectral); ok {
+			if s, ok := m.(*spectral.Model); ok {
 				if asJSON {
 					return writeJSON(e.stdout, map[string]any{"data": args[1], "params": "spectral", "hidden_states": s.HiddenStates,
-						"linker": s.Linker.String(), "spectral_tol": s.Tol, "seconds": sec, "score": sc, "edges": append([]model.EdgeSpectrum{}, s.Edges...)})
+						"linker": s.Linker.String(), "spectral_tol": s.Tol, "seconds": sec, "score": sc, "edges": append([]spectral.EdgeSpectrum{}, s.Edges...)})
 				}
 				printSpectralSummary(e.stdout, s, sc, sec)
 				return nil
@@ -373,7 +374,7 @@ work with spectral models; they have no hidden-variable posteriors.
 // the time, the log-likelihood of the rows with P̂ > 0 and the count of the
 // others, and the ranks of the linkers (edges where singular values were
 // cut are named, the first few).
-func printSpectralSummary(w io.Writer, s *model.Spectral, sc *model.Score, seconds float64) {
+func printSpectralSummary(w io.Writer, s *spectral.Model, sc *model.Score, seconds float64) {
 	fmt.Fprintf(w, "spectral model: k′ = %d, linker %s, %d rows, %.2fs\n", s.HiddenStates, s.Linker, sc.Rows, seconds)
 	fmt.Fprintf(w, "log-likelihood %.2f over the %d rows with P̂ > 0; %d rows with P̂ ≤ 0\n", sc.LogLik, sc.Rows-sc.NonPositive, sc.NonPositive)
 	ranks := map[int]int{}

@@ -15,6 +15,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/structure"
 )
@@ -556,7 +557,7 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
-			if s, ok := res.Model.(*model.Spectral); ok {
+			if s, ok := res.Model.(*spectral.Model); ok {
 				out["params"], out["hidden_states"], out["linker"], out["edges"] = "spectral", s.HiddenStates, s.Linker.String(), s.Edges
 			}
 		}
@@ -596,7 +597,7 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 			}
 		}
 	}
-	if s, ok := res.Model.(*model.Spectral); ok {
+	if s, ok := res.Model.(*spectral.Model); ok {
 		printSpectralSummary(w, s, res.Score, res.Timings.Fit.Seconds())
 	} else if res.Model != nil {
 		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 )
 
 // readModel reads a latentree model file.
@@ -274,7 +275,7 @@ and leaks.`,
 
 // isSpectral reports whether m is a spectral model, whose P̂ may be ≤ 0.
 func isSpectral(m model.Model) bool {
-	_, ok := m.(*model.Spectral)
+	_, ok := m.(*spectral.Model)
 	return ok
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -143,10 +144,10 @@ func paperEM() SpectralMethod {
 	}}
 }
 
-// spectralMethod fits by model.FitSpectral with the given linker.
+// spectralMethod fits by spectral.Fit with the given linker.
 func spectralMethod(name string, l model.Linker) SpectralMethod {
 	return SpectralMethod{Name: name, Fit: func(t *tree.Tree, train *data.Dataset, kPrime int, _ rand.Source) (SpectralScorer, int, error) {
-		s, err := model.FitSpectral(t, train, model.SpectralOptions{HiddenStates: kPrime, Linker: l, Workers: 1})
+		s, err := spectral.Fit(t, train, spectral.Options{HiddenStates: kPrime, Linker: l, Workers: 1})
 		if err != nil {
 			return nil, 0, err
 		}

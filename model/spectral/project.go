@@ -1,4 +1,4 @@
-package model
+package spectral
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/latentree/latentree/model"
 )
 
 // projectFloor is the smallest probability a projected CPT entry gets, so
@@ -30,7 +32,7 @@ const projectFloor = 1e-3
 // representative b on v's side known to both; negative entries are
 // clipped at a floor and rows renormalised. A hidden node of degree 2, or
 // one whose eigenproblem is degenerate, keeps dst's values.
-func (s *Spectral) Project(dst *Discrete) (int, error) {
+func (s *Model) Project(dst *model.Discrete) (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
 	}
@@ -97,7 +99,7 @@ func (s *Spectral) Project(dst *Discrete) (int, error) {
 
 // nodeViews recovers P(x_r | node) for every representative r of factor
 // f's modes, and P(node); nil when it cannot.
-func (s *Spectral) nodeViews(f, k int) (map[int]*mat.Dense, []float64) {
+func (s *Model) nodeViews(f, k int) (map[int]*mat.Dense, []float64) {
 	fac := &s.net.factors[f]
 	d := len(fac.modes)
 	var oa *mat.Dense
@@ -127,7 +129,7 @@ func (s *Spectral) nodeViews(f, k int) (map[int]*mat.Dense, []float64) {
 
 // viewsFrom derives the views of every mode of fac from the view oa of
 // mode ia: diag(π) O_xᵀ = O_a⁺ P_{a,x}.
-func (s *Spectral) viewsFrom(fac *specFactor, ia int, oa *mat.Dense) (map[int]*mat.Dense, []float64) {
+func (s *Model) viewsFrom(fac *specFactor, ia int, oa *mat.Dense) (map[int]*mat.Dense, []float64) {
 	_, k := oa.Dims()
 	d := len(fac.modes)
 	var pinv mat.Dense
@@ -172,7 +174,7 @@ func (s *Spectral) viewsFrom(fac *specFactor, ia int, oa *mat.Dense) (map[int]*m
 }
 
 // eigenView recovers P(x_i | h) (n_i×k) from the table's modes i, j, l.
-func (s *Spectral) eigenView(fac *specFactor, i, j, l, k int, seed uint64) *mat.Dense {
+func (s *Model) eigenView(fac *specFactor, i, j, l, k int, seed uint64) *mat.Dense {
 	ni, nj, nl := fac.shape[i], fac.shape[j], fac.shape[l]
 	if k > ni || k > nj {
 		return nil // fewer observed states than hidden ones: not identifiable this way
@@ -269,7 +271,7 @@ func (s *Spectral) eigenView(fac *specFactor, i, j, l, k int, seed uint64) *mat.
 
 // edgeCPT returns P(v | u) (k_u×k_v row-major) through a representative
 // whose view is known from both u and v and lies on v's side; nil if none.
-func (s *Spectral) edgeCPT(u, v int, views []map[int]*mat.Dense, states []int) []float64 {
+func (s *Model) edgeCPT(u, v int, views []map[int]*mat.Dense, states []int) []float64 {
 	vu, vv := views[u], views[v]
 	if vu == nil {
 		return nil

@@ -1,4 +1,4 @@
-package model_test
+package spectral_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/simulate"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkSpectralFit16x50k(b *testing.B) {
 	truth, d := specBench(b, 16, 4, 50000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2}); err != nil {
+		if _, err := spectral.Fit(truth.Tree, d, spectral.Options{HiddenStates: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -44,7 +45,7 @@ func BenchmarkSpectralFitParikh16x50k(b *testing.B) {
 	truth, d := specBench(b, 16, 4, 50000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2, Linker: model.LinkerParikh}); err != nil {
+		if _, err := spectral.Fit(truth.Tree, d, spectral.Options{HiddenStates: 2, Linker: model.LinkerParikh}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +55,7 @@ func BenchmarkSpectralFit1000x100k(b *testing.B) {
 	truth, d := specBench(b, 1000, 4, 100000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2}); err != nil {
+		if _, err := spectral.Fit(truth.Tree, d, spectral.Options{HiddenStates: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,7 +64,7 @@ func BenchmarkSpectralFit1000x100k(b *testing.B) {
 // Target: P̂ of 1,000,000 rows of a 100-leaf model ≤ 5 s.
 func BenchmarkSpectralProb100x1M(b *testing.B) {
 	truth, d := specBench(b, 100, 4, 1000000)
-	s, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2})
+	s, err := spectral.Fit(truth.Tree, d, spectral.Options{HiddenStates: 2})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func BenchmarkSpectralFitFull16x50k(b *testing.B) {
 	truth, d := specBench(b, 16, 4, 50000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := model.FitSpectral(truth.Tree, d, model.SpectralOptions{HiddenStates: 2, Linker: model.LinkerMStarFull}); err != nil {
+		if _, err := spectral.Fit(truth.Tree, d, spectral.Options{HiddenStates: 2, Linker: model.LinkerMStarFull}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package model
+package spectral
 
 import (
 	"bytes"
@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // specTestModel returns a discrete model on the Newick tree nw with n
 // states per observed and k per hidden node and random CPTs bounded away
 // from 0 (full rank with probability one).
-func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *Discrete {
+func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *model.Discrete {
 	t.Helper()
 	tr, err := tree.ParseNewick(nw, tree.NewickOptions{})
 	if err != nil {
@@ -29,7 +30,7 @@ func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *Discrete {
 			states[v] = k
 		}
 	}
-	m, err := NewDiscrete(tr, DefaultRoot(tr), states)
+	m, err := model.NewDiscrete(tr, model.DefaultRoot(tr), states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *Discrete {
 
 // population returns every configuration of m's observed variables as a
 // dataset, and their exact probabilities.
-func population(t *testing.T, m *Discrete) (*data.Dataset, []float64) {
+func population(t *testing.T, m *model.Discrete) (*data.Dataset, []float64) {
 	t.Helper()
 	obs := m.Tree.Observed()
 	total := 1
@@ -89,7 +90,7 @@ func population(t *testing.T, m *Discrete) (*data.Dataset, []float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ll, _, err := m.LogLikelihood(d, InferOptions{})
+	ll, _, err := m.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,16 +116,16 @@ var specTrees = []struct {
 func TestSpectralExactOnPopulation(t *testing.T) {
 	for _, tc := range specTrees {
 		for _, nk := range [][3]int{{2, 2, 2}, {3, 2, 2}, {3, 2, 3}} {
-			for _, linker := range []Linker{LinkerMStar, LinkerParikh, LinkerMStarFull} {
+			for _, linker := range []model.Linker{model.LinkerMStar, model.LinkerParikh, model.LinkerMStarFull} {
 				name := tc.name + "/n" + strconv.Itoa(nk[0]) + "k" + strconv.Itoa(nk[1]) + "k′" + strconv.Itoa(nk[2]) + "/" + linker.String()
 				t.Run(name, func(t *testing.T) {
 					m := specTestModel(t, tc.nw, nk[0], nk[1], 3)
 					d, p := population(t, m)
-					s, err := FitSpectralWeighted(m.Tree, d, p, SpectralOptions{HiddenStates: nk[2], Linker: linker})
+					s, err := FitWeighted(m.Tree, d, p, Options{HiddenStates: nk[2], Linker: linker})
 					if err != nil {
 						t.Fatal(err)
 					}
-					q, err := s.Prob(d, InferOptions{})
+					q, err := s.Prob(d, model.InferOptions{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -152,7 +153,7 @@ func TestSpectralProjectPopulation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := specTestModel(t, tc.nw, 3, 2, 5)
 			d, p := population(t, m)
-			s, err := FitSpectralWeighted(m.Tree, d, p, SpectralOptions{HiddenStates: 2})
+			s, err := FitWeighted(m.Tree, d, p, Options{HiddenStates: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +163,7 @@ func TestSpectralProjectPopulation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			q, _, err := dst.LogLikelihood(d, InferOptions{})
+			q, _, err := dst.LogLikelihood(d, model.InferOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,11 +181,11 @@ func TestSpectralProjectPopulation(t *testing.T) {
 
 // exactSpectral fits a spectral model to the population tables of a test
 // model with k′ = k.
-func exactSpectral(t *testing.T, nw string, n, k int, linker Linker) (*Discrete, *Spectral) {
+func exactSpectral(t *testing.T, nw string, n, k int, linker model.Linker) (*model.Discrete, *Model) {
 	t.Helper()
 	m := specTestModel(t, nw, n, k, 3)
 	d, p := population(t, m)
-	s, err := FitSpectralWeighted(m.Tree, d, p, SpectralOptions{HiddenStates: k, Linker: linker})
+	s, err := FitWeighted(m.Tree, d, p, Options{HiddenStates: k, Linker: linker})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func exactSpectral(t *testing.T, nw string, n, k int, linker Linker) (*Discrete,
 // TestSpectralQueries: marginals, conditionals, imputation and distances
 // of an exact spectral model equal the true model's.
 func TestSpectralQueries(t *testing.T) {
-	m, s := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 3, 2, LinkerMStar)
+	m, s := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 3, 2, model.LinkerMStar)
 	rng := rand.New(rand.NewPCG(4, 4))
 	d, err := m.Sample(rand.NewPCG(5, 5), 200)
 	if err != nil {
@@ -209,11 +210,11 @@ func TestSpectralQueries(t *testing.T) {
 			}
 		}
 	}
-	want, _, err := m.LogLikelihood(d, InferOptions{})
+	want, _, err := m.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := s.LogLikelihood(d, InferOptions{Workers: 2})
+	got, _, err := s.LogLikelihood(d, model.InferOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +224,11 @@ func TestSpectralQueries(t *testing.T) {
 		}
 	}
 	obs := m.Tree.Observed()
-	cw, err := m.Conditionals(d, obs, InferOptions{})
+	cw, err := m.Conditionals(d, obs, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cg, err := s.Conditionals(d, obs, InferOptions{})
+	cg, err := s.Conditionals(d, obs, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +239,11 @@ func TestSpectralQueries(t *testing.T) {
 			}
 		}
 	}
-	iw, err := m.Impute(d, ImputeOptions{})
+	iw, err := m.Impute(d, model.ImputeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ig, err := s.Impute(d, ImputeOptions{})
+	ig, err := s.Impute(d, model.ImputeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestSpectralQueries(t *testing.T) {
 		}
 	}
 	// Information distances need as many hidden as observed states.
-	m2, s2 := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 2, 2, LinkerMStar)
+	m2, s2 := exactSpectral(t, "((a,b)x,(c,(d,e)),(f,g));", 2, 2, model.LinkerMStar)
 	dw, err := m2.InformationDistances(obs)
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +270,7 @@ func TestSpectralQueries(t *testing.T) {
 			t.Fatalf("distance %d = %g, want %g", i, dg[i], dw[i])
 		}
 	}
-	if _, err := s.Conditionals(d, m.Tree.Hidden()[:1], InferOptions{}); err == nil || !strings.Contains(err.Error(), "hidden") {
+	if _, err := s.Conditionals(d, m.Tree.Hidden()[:1], model.InferOptions{}); err == nil || !strings.Contains(err.Error(), "hidden") {
 		t.Errorf("conditional of a hidden node: %v, want an error", err)
 	}
 	if s.NumParams() != m.NumParams() {
@@ -280,7 +281,7 @@ func TestSpectralQueries(t *testing.T) {
 // TestSpectralSample: rows drawn from an exact spectral model have the
 // true model's pair marginals (within 4 standard errors).
 func TestSpectralSample(t *testing.T) {
-	m, s := exactSpectral(t, "(((a,b),(c,d)),(e,f));", 2, 2, LinkerMStar)
+	m, s := exactSpectral(t, "(((a,b),(c,d)),(e,f));", 2, 2, model.LinkerMStar)
 	const n = 4000
 	d, err := s.Sample(rand.NewPCG(8, 8), n)
 	if err != nil {
@@ -313,24 +314,24 @@ func TestSpectralJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := FitSpectral(m.Tree, d, SpectralOptions{HiddenStates: 2, Linker: LinkerParikh})
+		s, err := Fit(m.Tree, d, Options{HiddenStates: 2, Linker: model.LinkerParikh})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := s.WriteJSON(&buf, &Provenance{Method: "test"}); err != nil {
+		if err := s.WriteJSON(&buf, &model.Provenance{Method: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		back, prov, err := Read(bytes.NewReader(buf.Bytes()))
+		back, prov, err := model.Read(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2, ok := back.(*Spectral)
-		if !ok || prov.Method != "test" || s2.Linker != LinkerParikh || s2.HiddenStates != 2 || len(s2.Edges) != len(s.Edges) {
+		s2, ok := back.(*Model)
+		if !ok || prov.Method != "test" || s2.Linker != model.LinkerParikh || s2.HiddenStates != 2 || len(s2.Edges) != len(s.Edges) {
 			t.Fatalf("read back %T %+v", back, prov)
 		}
-		p1, _ := s.Prob(d, InferOptions{})
-		p2, err := s2.Prob(d, InferOptions{})
+		p1, _ := s.Prob(d, model.InferOptions{})
+		p2, err := s2.Prob(d, model.InferOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,17 +356,17 @@ func TestSpectralBadInput(t *testing.T) {
 		name string
 		t    *tree.Tree
 		d    *data.Dataset
-		opt  SpectralOptions
+		opt  Options
 		want string
 	}{
-		{"k′ < 1", m.Tree, d, SpectralOptions{HiddenStates: -1}, "hidden states"},
-		{"tol", m.Tree, d, SpectralOptions{Tol: 2}, "tolerance"},
-		{"no hidden", noHidden, d, SpectralOptions{}, "hidden nodes"},
-		{"missing variable", m.Tree, fewer, SpectralOptions{}, `"f"`},
-		{"continuous", m.Tree, cont, SpectralOptions{}, "discrete"},
-		{"no data", m.Tree, nil, SpectralOptions{}, "no data"},
+		{"k′ < 1", m.Tree, d, Options{HiddenStates: -1}, "hidden states"},
+		{"tol", m.Tree, d, Options{Tol: 2}, "tolerance"},
+		{"no hidden", noHidden, d, Options{}, "hidden nodes"},
+		{"missing variable", m.Tree, fewer, Options{}, `"f"`},
+		{"continuous", m.Tree, cont, Options{}, "discrete"},
+		{"no data", m.Tree, nil, Options{}, "no data"},
 	} {
-		_, err := FitSpectral(tc.t, tc.d, tc.opt)
+		_, err := Fit(tc.t, tc.d, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
@@ -380,19 +381,19 @@ func TestSpectralSampledErrorFalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, _, _ := m.LogLikelihood(test, InferOptions{})
-	for _, linker := range []Linker{LinkerMStar, LinkerParikh, LinkerMStarFull} {
+	truth, _, _ := m.LogLikelihood(test, model.InferOptions{})
+	for _, linker := range []model.Linker{model.LinkerMStar, model.LinkerParikh, model.LinkerMStarFull} {
 		var errs []float64
 		for _, n := range []int{1000, 100000} {
 			d, err := m.Sample(rand.NewPCG(uint64(n), 2), n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := FitSpectral(m.Tree, d, SpectralOptions{HiddenStates: 2, Linker: linker})
+			s, err := Fit(m.Tree, d, Options{HiddenStates: 2, Linker: linker})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, _ := s.Prob(test, InferOptions{})
+			p, _ := s.Prob(test, model.InferOptions{})
 			e := make([]float64, len(p))
 			for r := range p {
 				e[r] = math.Abs(p[r]-math.Exp(truth[r])) / math.Exp(truth[r])
@@ -428,26 +429,26 @@ func TestSpectralManyLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := m.LogLikelihood(d, InferOptions{})
+	want, _, err := m.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want[0] > -200*math.Ln2 {
 		t.Fatalf("row 0 has log P = %g: too likely to need rescaling", want[0])
 	}
-	for _, linker := range []Linker{LinkerMStar, LinkerParikh} {
-		s := &Spectral{Tree: m.Tree, HiddenStates: 2, Linker: linker, Tol: DefaultSpectralTol,
-			States: m.States, Labels: make([][]string, m.Tree.MaxID()), root: DefaultRoot(m.Tree)}
+	for _, linker := range []model.Linker{model.LinkerMStar, model.LinkerParikh} {
+		s := &Model{Tree: m.Tree, HiddenStates: 2, Linker: linker, Tol: model.DefaultSpectralTol,
+			States: m.States, Labels: make([][]string, m.Tree.MaxID()), root: model.DefaultRoot(m.Tree)}
 		net, err := buildNet(m.Tree, m.States, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		src := &specData{exact: m.JointMarginal}
-		if err := net.estimate(src, SpectralOptions{HiddenStates: 2, Linker: linker, Tol: DefaultSpectralTol}, s); err != nil {
+		if err := net.estimate(src, Options{HiddenStates: 2, Linker: linker, Tol: model.DefaultSpectralTol}, s); err != nil {
 			t.Fatal(err)
 		}
 		s.setNet(net)
-		got, _, err := s.LogLikelihood(d, InferOptions{})
+		got, _, err := s.LogLikelihood(d, model.InferOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

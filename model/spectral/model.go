@@ -1,4 +1,4 @@
-package model
+package spectral
 
 import (
 	"errors"
@@ -9,10 +9,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/names"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
-// Spectral is a latent tree model whose parameters are a tensor network
+// Model is a spectral latent tree model whose parameters are a tensor network
 // (Song et al., ICML 2013): one table per hidden node over the
 // representatives of its neighbours (the observed variables nearest to it
 // in each direction) and one linker matrix per edge between hidden nodes.
@@ -23,12 +25,12 @@ import (
 // hidden-variable posteriors: Conditionals and Impute work for observed
 // variables. Observed variables at internal nodes are factors of their
 // own; hidden nodes of high degree are split into chains of copies.
-type Spectral struct {
+type Model struct {
 	// Tree is the structure the model was fitted on (shared).
 	Tree *tree.Tree
 	// HiddenStates is k′; Linker and Tol are the options of the fit.
 	HiddenStates int
-	Linker       Linker
+	Linker       model.Linker
 	Tol          float64
 	// States and Labels of the observed variables, indexed by node.
 	States []int
@@ -37,24 +39,24 @@ type Spectral struct {
 	// nodes, observed internal nodes, copies of split nodes).
 	Edges []EdgeSpectrum
 
-	root int // tree node of the root factor (or DefaultRoot)
+	root int // tree node of the root factor (or model.DefaultRoot)
 	net  *specNet
 }
 
-var _ Model = (*Spectral)(nil)
+var _ model.Model = (*Model)(nil)
 
-// FitSpectral fits a Spectral model with structure t to the discrete data
+// Fit fits a spectral Model with structure t to the discrete data
 // d (Song et al. 2013, Algorithm 1 with the linker of opt.Linker). Every
 // observed variable of t must be a discrete column of d and every column a
 // variable of t. Missing cells are allowed: each table is estimated from
 // the rows in which its variables are all observed.
-func FitSpectral(t *tree.Tree, d *data.Dataset, opt SpectralOptions) (*Spectral, error) {
-	return fitSpectral(t, d, nil, opt)
+func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
+	return fit(t, d, nil, opt)
 }
 
-// FitSpectralWeighted is FitSpectral with a weight per row (survey weights,
+// FitWeighted is Fit with a weight per row (survey weights,
 // counts of distinct rows, or exact probabilities for population tables).
-func FitSpectralWeighted(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralOptions) (*Spectral, error) {
+func FitWeighted(t *tree.Tree, d *data.Dataset, weights []float64, opt Options) (*Model, error) {
 	if d != nil && len(weights) != d.NumRows() {
 		return nil, fmt.Errorf("model: %d weights for %d rows", len(weights), d.NumRows())
 	}
@@ -63,30 +65,30 @@ func FitSpectralWeighted(t *tree.Tree, d *data.Dataset, weights []float64, opt S
 			return nil, fmt.Errorf("model: weight %g of row %d is not a finite non-negative number", w, r+1)
 		}
 	}
-	return fitSpectral(t, d, weights, opt)
+	return fit(t, d, weights, opt)
 }
 
-func (o SpectralOptions) validate() (SpectralOptions, error) {
+func (o Options) validate() (Options, error) {
 	switch {
 	case o.HiddenStates < 0:
 		return o, fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
 	case o.HiddenStates > data.MaxStates:
 		return o, fmt.Errorf("model: %d hidden states: at most %d", o.HiddenStates, data.MaxStates)
-	case o.Linker != LinkerMStar && o.Linker != LinkerParikh && o.Linker != LinkerMStarFull:
-		return o, fmt.Errorf("model: unknown Linker %d", o.Linker)
+	case o.Linker != model.LinkerMStar && o.Linker != model.LinkerParikh && o.Linker != model.LinkerMStarFull:
+		return o, fmt.Errorf("model: unknown model.Linker %d", o.Linker)
 	case o.Tol < 0 || o.Tol >= 1 || math.IsNaN(o.Tol):
-		return o, fmt.Errorf("model: spectral tolerance %g must be in [0, 1) (0: DefaultSpectralTol %g)", o.Tol, DefaultSpectralTol)
+		return o, fmt.Errorf("model: spectral tolerance %g must be in [0, 1) (0: model.DefaultSpectralTol %g)", o.Tol, model.DefaultSpectralTol)
 	}
 	if o.HiddenStates == 0 {
 		o.HiddenStates = 2
 	}
 	if o.Tol == 0 {
-		o.Tol = DefaultSpectralTol
+		o.Tol = model.DefaultSpectralTol
 	}
 	return o, nil
 }
 
-func fitSpectral(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralOptions) (*Spectral, error) {
+func fit(t *tree.Tree, d *data.Dataset, weights []float64, opt Options) (*Model, error) {
 	opt, err := opt.validate()
 	if err != nil {
 		return nil, err
@@ -103,11 +105,11 @@ func fitSpectral(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralO
 	if d == nil || d.NumRows() == 0 {
 		return nil, errors.New("model: no data rows to fit")
 	}
-	if err := CheckColumns(t, d.Names()); err != nil {
+	if err := model.CheckColumns(t, d.Names()); err != nil {
 		return nil, err
 	}
-	s := &Spectral{Tree: t, HiddenStates: opt.HiddenStates, Linker: opt.Linker, Tol: opt.Tol,
-		States: make([]int, t.MaxID()), Labels: make([][]string, t.MaxID()), root: DefaultRoot(t)}
+	s := &Model{Tree: t, HiddenStates: opt.HiddenStates, Linker: opt.Linker, Tol: opt.Tol,
+		States: make([]int, t.MaxID()), Labels: make([][]string, t.MaxID()), root: model.DefaultRoot(t)}
 	sd := &specData{cols: make([][]uint16, t.MaxID()), weight: weights, rows: d.NumRows()}
 	var cont []string
 	for _, v := range t.Observed() {
@@ -125,7 +127,7 @@ func fitSpectral(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralO
 		sd.cols[v] = d.Discrete(j)
 	}
 	if len(cont) > 0 {
-		return nil, fmt.Errorf("model: spectral parameters need discrete data; continuous column(s): %s", capList(cont, 5))
+		return nil, fmt.Errorf("model: spectral parameters need discrete data; continuous column(s): %s", names.Cap(cont, 5))
 	}
 	net, err := buildNet(t, s.States, opt.HiddenStates)
 	if err != nil {
@@ -139,7 +141,7 @@ func fitSpectral(t *tree.Tree, d *data.Dataset, weights []float64, opt SpectralO
 }
 
 // setNet installs a fitted or read network.
-func (s *Spectral) setNet(net *specNet) {
+func (s *Model) setNet(net *specNet) {
 	net.fold()
 	s.net = net
 	s.Edges = s.Edges[:0]
@@ -153,27 +155,27 @@ func (s *Spectral) setNet(net *specNet) {
 	}
 }
 
-func (s *Spectral) name(v int) string { return s.Tree.Name(v) }
+func (s *Model) name(v int) string { return s.Tree.Name(v) }
 
-func (s *Spectral) names(vs []int) string {
+func (s *Model) names(vs []int) string {
 	q := make([]string, len(vs))
 	for i, v := range vs {
 		q[i] = s.Tree.Name(v)
 	}
-	return quoteList(q, 10)
+	return names.Quote(q, 10)
 }
 
 // Structure returns the model's tree.
-func (s *Spectral) Structure() *tree.Tree { return s.Tree }
+func (s *Model) Structure() *tree.Tree { return s.Tree }
 
 // RootNode returns the hidden node at which the tensor network is rooted.
-func (s *Spectral) RootNode() int { return s.root }
+func (s *Model) RootNode() int { return s.root }
 
 // Kind returns data.Discrete.
-func (s *Spectral) Kind() data.Kind { return data.Discrete }
+func (s *Model) Kind() data.Kind { return data.Discrete }
 
 // StateLabels returns the state labels of observed node v.
-func (s *Spectral) StateLabels(v int) []string {
+func (s *Model) StateLabels(v int) []string {
 	if s.Labels[v] != nil {
 		return s.Labels[v]
 	}
@@ -185,9 +187,9 @@ func (s *Spectral) StateLabels(v int) []string {
 }
 
 // Validate checks the network's tables and linkers.
-func (s *Spectral) Validate() error {
+func (s *Model) Validate() error {
 	if s.net == nil || s.Tree == nil {
-		return errors.New("model: spectral model without parameters (use FitSpectral or Read)")
+		return errors.New("model: spectral model without parameters (use Fit or Read)")
 	}
 	for f := range s.net.factors {
 		fac := &s.net.factors[f]
@@ -219,7 +221,7 @@ func (s *Spectral) Validate() error {
 // NumParams returns the number of free parameters of the discrete latent
 // tree model with k′ states per hidden variable that the tensor network
 // estimates (so that BIC compares with an EM fit of the same k′).
-func (s *Spectral) NumParams() int {
+func (s *Model) NumParams() int {
 	r := s.Tree.Root(s.root)
 	k := func(v int) int {
 		if s.Tree.IsHidden(v) {
@@ -239,11 +241,11 @@ func (s *Spectral) NumParams() int {
 }
 
 // bind matches the data's columns and state labels with the model's.
-func (s *Spectral) bind(d *data.Dataset) (*specData, error) {
+func (s *Model) bind(d *data.Dataset) (*specData, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
 	}
-	if err := CheckColumns(s.Tree, d.Names()); err != nil {
+	if err := model.CheckColumns(s.Tree, d.Names()); err != nil {
 		return nil, err
 	}
 	sd := &specData{cols: make([][]uint16, s.Tree.MaxID()), rows: d.NumRows()}
@@ -254,7 +256,7 @@ func (s *Spectral) bind(d *data.Dataset) (*specData, error) {
 		if dv.Kind != data.Discrete {
 			return nil, fmt.Errorf("model: column %q is continuous but the model's variable is discrete", name)
 		}
-		remap, err := stateRemap(dv, s.StateLabels(v))
+		remap, err := model.StateRemap(dv, s.StateLabels(v))
 		if err != nil {
 			return nil, err
 		}
@@ -270,8 +272,9 @@ func (s *Spectral) bind(d *data.Dataset) (*specData, error) {
 	return sd, nil
 }
 
-// logProb returns the sign and log|P̂| of every row.
-func (s *Spectral) logProb(d *data.Dataset, opt InferOptions) (sign, logAbs []float64, err error) {
+// SignedLogProb returns the sign of P̂ and log|P̂| of every row of d
+// (model.RowLikelihoods uses it: the log is NaN where P̂ ≤ 0).
+func (s *Model) SignedLogProb(d *data.Dataset, opt model.InferOptions) (sign, logAbs []float64, err error) {
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -281,7 +284,7 @@ func (s *Spectral) logProb(d *data.Dataset, opt InferOptions) (sign, logAbs []fl
 	}
 	e := newSpecEngine(s.net)
 	sign, logAbs = make([]float64, sd.rows), make([]float64, sd.rows)
-	e.forRows(sd.rows, workers(opt.Workers), func(w *specRow, r int) {
+	e.forRows(sd.rows, model.Workers(opt.Workers), func(w *specRow, r int) {
 		sign[r], logAbs[r] = e.rowProb(w, sd, r, -1)
 	})
 	return sign, logAbs, nil
@@ -290,8 +293,8 @@ func (s *Spectral) logProb(d *data.Dataset, opt InferOptions) (sign, logAbs []fl
 // Prob returns P̂ of every row of d (missing cells marginalised). Values
 // may be ≤ 0 and are not renormalised; for very many variables P̂ may
 // underflow to 0 — use RowLikelihoods for the logs.
-func (s *Spectral) Prob(d *data.Dataset, opt InferOptions) ([]float64, error) {
-	sign, la, err := s.logProb(d, opt)
+func (s *Model) Prob(d *data.Dataset, opt model.InferOptions) ([]float64, error) {
+	sign, la, err := s.SignedLogProb(d, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -304,8 +307,8 @@ func (s *Spectral) Prob(d *data.Dataset, opt InferOptions) ([]float64, error) {
 
 // LogLikelihood returns log P̂ of every row of d (NaN where P̂ ≤ 0) and
 // the sum over the rows with P̂ > 0.
-func (s *Spectral) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, float64, error) {
-	sign, la, err := s.logProb(d, opt)
+func (s *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float64, float64, error) {
+	sign, la, err := s.SignedLogProb(d, opt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -325,12 +328,12 @@ func (s *Spectral) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 // PerRow is the mean over the rows with P̂ > 0 (the others would be −∞);
 // BIC and AIC use the sum over those rows and all n rows, so they are not
 // comparable with another model's when NonPositive > 0.
-func (s *Spectral) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
+func (s *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, error) {
 	ll, total, err := s.LogLikelihood(d, opt)
 	if err != nil {
 		return nil, err
 	}
-	sc := newScore(total, d.NumRows(), s.NumParams(), s.Tree.NumHidden())
+	sc := model.NewScore(total, d.NumRows(), s.NumParams(), s.Tree.NumHidden())
 	for _, x := range ll {
 		if math.IsNaN(x) {
 			sc.NonPositive++
@@ -348,7 +351,7 @@ func (s *Spectral) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 // state has a positive estimate). An observed cell gets the point mass on
 // its state, as for a Discrete model. Hidden nodes are an error: the
 // tensor network has no hidden-variable posteriors.
-func (s *Spectral) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error) {
+func (s *Model) Conditionals(d *data.Dataset, nodes []int, opt model.InferOptions) ([]model.Conditional, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -364,12 +367,12 @@ func (s *Spectral) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Conditional, len(nodes))
+	out := make([]model.Conditional, len(nodes))
 	for x, v := range nodes {
-		out[x] = Conditional{Node: v, Name: s.Tree.Name(v), Labels: s.StateLabels(v), Prob: make([]float64, sd.rows*s.States[v])}
+		out[x] = model.Conditional{Node: v, Name: s.Tree.Name(v), Labels: s.StateLabels(v), Prob: make([]float64, sd.rows*s.States[v])}
 	}
 	e := newSpecEngine(s.net)
-	e.forRows(sd.rows, workers(opt.Workers), func(w *specRow, r int) {
+	e.forRows(sd.rows, model.Workers(opt.Workers), func(w *specRow, r int) {
 		e.rowProb(w, sd, r, -1)
 		e.downward(w, sd, r)
 		for x, v := range nodes {
@@ -407,15 +410,15 @@ func clipNormalise(p []float64) {
 
 // Impute fills every missing cell with its most likely state given the
 // row's observed cells (Conditionals).
-func (s *Spectral) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
-	return imputeDiscrete(s.Tree, s.StateLabels, s.Conditionals, d, opt)
+func (s *Model) Impute(d *data.Dataset, opt model.ImputeOptions) (*model.Imputation, error) {
+	return model.ImputeDiscrete(s.Tree, s.StateLabels, s.Conditionals, d, opt)
 }
 
 // Sample draws n rows from P̂ one variable at a time, each from its
 // conditional given those already drawn (negative estimates set to 0):
 // an approximation of P̂ where it is not a distribution. A nil src means
 // a fixed seed.
-func (s *Spectral) Sample(src rand.Source, n int) (*data.Dataset, error) {
+func (s *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -472,12 +475,12 @@ func (s *Spectral) Sample(src rand.Source, n int) (*data.Dataset, error) {
 // InformationDistances returns the information distances between the
 // given observed nodes computed from P̂'s pair marginals (Lake 1994; +Inf
 // for a singular pair table). Hidden nodes are an error.
-func (s *Spectral) InformationDistances(nodes []int) ([]float64, error) {
+func (s *Model) InformationDistances(nodes []int) ([]float64, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	for _, v := range nodes {
-		if err := checkNodes(s.Tree, []int{v}); err != nil {
+		if err := model.CheckNodes(s.Tree, []int{v}); err != nil {
 			return nil, err
 		}
 		if s.Tree.IsHidden(v) {

@@ -1,4 +1,4 @@
-package model
+package spectral
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 )
 
 // specData is a dataset bound to a network: per tree node, the codes of an
@@ -122,7 +123,7 @@ type treeNamer interface {
 }
 
 // estimate fills every factor's table and linker from the data.
-func (net *specNet) estimate(d *specData, opt SpectralOptions, tn treeNamer) error {
+func (net *specNet) estimate(d *specData, opt Options, tn treeNamer) error {
 	tol := opt.Tol
 	nf := len(net.factors)
 	errs := make([]error, nf)
@@ -132,7 +133,7 @@ func (net *specNet) estimate(d *specData, opt SpectralOptions, tn treeNamer) err
 		next <- f
 	}
 	close(next)
-	for w := 0; w < min(workers(opt.Workers), nf); w++ {
+	for w := 0; w < min(model.Workers(opt.Workers), nf); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -145,7 +146,7 @@ func (net *specNet) estimate(d *specData, opt SpectralOptions, tn treeNamer) err
 	return errors.Join(errs...)
 }
 
-func (net *specNet) estimateFactor(f int, d *specData, linker Linker, tol float64, tn treeNamer) error {
+func (net *specNet) estimateFactor(f int, d *specData, linker model.Linker, tol float64, tn treeNamer) error {
 	fac := &net.factors[f]
 	reps := make([]int, len(fac.modes))
 	for i, m := range fac.modes {
@@ -172,11 +173,11 @@ func (net *specNet) estimateFactor(f int, d *specData, linker Linker, tol float6
 	fac.pair = pab
 	var m []float64
 	switch linker {
-	case LinkerParikh:
+	case model.LinkerParikh:
 		m, err = parikhLinker(pab, na, nb, rank, tol, &fac.edge)
 	default:
 		s1, s2 := net.localSides(f)
-		if linker == LinkerMStarFull {
+		if linker == model.LinkerMStarFull {
 			s1, s2 = net.fullSides(f)
 		}
 		m, err = mstarLinker(d, net.states, s1, s2, a, b, rank, tol, &fac.edge, tn)

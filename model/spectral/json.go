@@ -1,4 +1,4 @@
-package model
+package spectral
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -44,17 +45,17 @@ type jsonSpecFactor struct {
 }
 
 type jsonSpecModel struct {
-	Format       string           `json:"format"`
-	Version      int              `json:"version"`
-	Type         string           `json:"type"`
-	Root         string           `json:"root"`
-	Tree         json.RawMessage  `json:"tree"`
-	HiddenStates int              `json:"hidden_states"`
-	Linker       string           `json:"linker"`
-	Tol          float64          `json:"tol"`
-	Observed     []jsonSpecVar    `json:"observed"`
-	Factors      []jsonSpecFactor `json:"factors"`
-	Provenance   *Provenance      `json:"provenance,omitempty"`
+	Format       string            `json:"format"`
+	Version      int               `json:"version"`
+	Type         string            `json:"type"`
+	Root         string            `json:"root"`
+	Tree         json.RawMessage   `json:"tree"`
+	HiddenStates int               `json:"hidden_states"`
+	Linker       string            `json:"linker"`
+	Tol          float64           `json:"tol"`
+	Observed     []jsonSpecVar     `json:"observed"`
+	Factors      []jsonSpecFactor  `json:"factors"`
+	Provenance   *model.Provenance `json:"provenance,omitempty"`
 }
 
 // WriteJSON writes the model as a latentree-model document of type
@@ -62,7 +63,7 @@ type jsonSpecModel struct {
 // and the tensor network's factors (each with its representatives, table,
 // and the linker, pair table and singular values of the edge to its
 // parent factor).
-func (s *Spectral) WriteJSON(w io.Writer, prov *Provenance) error {
+func (s *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func (s *Spectral) WriteJSON(w io.Writer, prov *Provenance) error {
 	if err != nil {
 		return err
 	}
-	doc := jsonSpecModel{Format: ModelFormat, Version: ModelVersion, Type: "spectral", Root: t.Name(s.root), Tree: tj,
+	doc := jsonSpecModel{Format: model.ModelFormat, Version: model.ModelVersion, Type: "spectral", Root: t.Name(s.root), Tree: tj,
 		HiddenStates: s.HiddenStates, Linker: s.Linker.String(), Tol: s.Tol, Provenance: prov}
 	for _, v := range t.Observed() {
 		doc.Observed = append(doc.Observed, jsonSpecVar{Name: t.Name(v), Labels: s.StateLabels(v)})
@@ -109,25 +110,25 @@ func (s *Spectral) WriteJSON(w io.Writer, prov *Provenance) error {
 	return enc.Encode(doc)
 }
 
-// readSpectral reads a document written by Spectral.WriteJSON and checks
+// read reads a document written by Model.WriteJSON and checks
 // that its network is consistent with its tree.
-func readSpectral(raw []byte) (*Spectral, *Provenance, error) {
+func read(raw []byte) (*Model, *model.Provenance, error) {
 	var doc jsonSpecModel
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	t, root, err := readModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	t, root, err := model.ReadModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
 	if err != nil {
 		return nil, nil, err
 	}
-	linker, err := ParseLinker(doc.Linker)
+	linker, err := model.ParseLinker(doc.Linker)
 	if err != nil {
 		return nil, nil, err
 	}
 	if doc.HiddenStates < 1 || !(doc.Tol > 0 && doc.Tol < 1) {
 		return nil, nil, fmt.Errorf("model: spectral model with %d hidden states and tolerance %g", doc.HiddenStates, doc.Tol)
 	}
-	s := &Spectral{Tree: t, HiddenStates: doc.HiddenStates, Linker: linker, Tol: doc.Tol,
+	s := &Model{Tree: t, HiddenStates: doc.HiddenStates, Linker: linker, Tol: doc.Tol,
 		States: make([]int, t.MaxID()), Labels: make([][]string, t.MaxID())}
 	s.root = root
 	for _, jv := range doc.Observed {

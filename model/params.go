@@ -11,7 +11,7 @@ type Params int
 const (
 	// ParamsEM (the default) fits conditional probability tables by EM.
 	ParamsEM Params = iota
-	// ParamsSpectral fits a Spectral model: the hierarchical low-rank
+	// ParamsSpectral fits a spectral model (package model/spectral): the hierarchical low-rank
 	// tensor decomposition of Song et al. (ICML 2013), no iterations.
 	ParamsSpectral
 )
@@ -39,7 +39,7 @@ func ParseParams(s string) (Params, error) {
 }
 
 // Linker names the estimator of the linker matrix of each edge between two
-// hidden nodes of a Spectral model.
+// hidden nodes of a spectral model (package model/spectral).
 type Linker int
 
 const (
@@ -84,33 +84,3 @@ func ParseLinker(s string) (Linker, error) {
 // pseudo-inverse of a spectral fit: singular values below DefaultSpectralTol
 // times the largest are treated as zero.
 const DefaultSpectralTol = 1e-7
-
-// SpectralOptions configures FitSpectral.
-type SpectralOptions struct {
-	// HiddenStates is k′, the rank given to every hidden variable (0: 2).
-	HiddenStates int
-	// Linker is the estimator of the hidden–hidden linkers.
-	Linker Linker
-	// Tol is the relative singular-value cutoff (0: DefaultSpectralTol).
-	Tol float64
-	// Workers is the number of goroutines (0: GOMAXPROCS).
-	Workers int
-}
-
-// EdgeSpectrum reports the linker of one edge between two tensor-network
-// nodes of a Spectral model.
-type EdgeSpectrum struct {
-	// Parent and Child name the edge's ends (Child is farther from the
-	// root); A and B are the representatives the linker joins (A on the
-	// parent's side, B on the child's).
-	Parent string `json:"parent"`
-	Child  string `json:"child"`
-	A      string `json:"a"`
-	B      string `json:"b"`
-	// Rank is the rank used (at most k′, less when singular values were
-	// cut); Singular are the singular values of the matrix the rank was
-	// taken from, largest first; Cut counts those below the cutoff.
-	Rank     int       `json:"rank"`
-	Singular []float64 `json:"singular"`
-	Cut      int       `json:"cut,omitempty"`
-}

@@ -1,10 +1,11 @@
-package model_test
+package spectral_test
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/latentree/latentree/model"
+	_ "github.com/latentree/latentree/model/spectral" // registers the spectral start
 	"github.com/latentree/latentree/simulate"
 )
 

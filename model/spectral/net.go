@@ -1,14 +1,15 @@
-package model
+package spectral
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
-// The tensor network of a Spectral model. Every hidden node of the tree,
+// The tensor network of a spectral Model. Every hidden node of the tree,
 // and every observed node with two or more neighbours, is a factor: a table
 // over the representatives of its neighbours (and, for an observed node,
 // over its own variable). Factors are linked along the tree's edges between
@@ -194,7 +195,7 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 			net.factors = append(net.factors, specFactor{node: node, copyOf: copyOf, parent: -1, rank: rank[v]})
 		}
 	}
-	rootNode := DefaultRoot(t)
+	rootNode := model.DefaultRoot(t)
 	if index[rootNode] < 0 {
 		for v := range index {
 			if index[v] >= 0 {

@@ -1,10 +1,11 @@
-package model_test
+package spectral_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -13,13 +14,13 @@ import (
 // P̂ is an estimate of the joint distribution that may be ≤ 0 for rare
 // rows; RowLikelihoods gives it with its log, and Score counts the rows
 // with P̂ ≤ 0.
-func ExampleFitSpectral() {
+func ExampleFit() {
 	t, _ := tree.ParseNewick("(((a,b),(c,d)),((e,f),(g,h)));", tree.NewickOptions{})
 	truth, _ := simulate.General(rand.NewPCG(1, 2), t, simulate.GeneralOptions{ObservedStates: 3, HiddenStates: 2})
 	train, _ := truth.Sample(rand.NewPCG(3, 4), 50000)
 	test, _ := truth.Sample(rand.NewPCG(5, 6), 1000)
 
-	s, err := model.FitSpectral(t, train, model.SpectralOptions{HiddenStates: 2}) // local M* linkers
+	s, err := spectral.Fit(t, train, spectral.Options{HiddenStates: 2}) // local M* linkers
 	if err != nil {
 		fmt.Println(err)
 		return
