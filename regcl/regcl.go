@@ -57,7 +57,77 @@ type Result struct {
 }
 
 // Learn runs regCLNJ or regCLRG on discrete data d.
+//
+// It starts from the Chow–Liu tree of d and, while some neighbourhood's
+// latent subtree improves the BIC (Choi et al. 2011, §6.4), replaces the
+// best one by its subtree and completes the data with the new hidden
+// variables; then it fits the whole tree by EM.
 func Learn(d *data.Dataset, opt Options) (*Result, error) {
+	l, err := newLearner(d, opt)
+	if err != nil {
+		return nil, err
+	}
+	for opt.MaxHidden <= 0 || l.hiddenCount < opt.MaxHidden {
+		best, bestI, err := l.bestCandidate()
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || (best.delta <= 0 && opt.MaxHidden == 0) {
+			break
+		}
+		if err := l.incorporate(best, bestI); err != nil {
+			return nil, err
+		}
+	}
+	// Final model: all hidden variables hidden again, parameters refined
+	// by EM on the whole tree.
+	m, err := model.ForData(l.t, d, l.k)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.InitSurrogate(d, 0); err != nil {
+		return nil, err
+	}
+	em, err := m.FitEM(d, l.emOpt)
+	if err != nil {
+		return nil, err
+	}
+	l.res.Tree, l.res.Model, l.res.EM = l.t, m, em
+	return l.res, nil
+}
+
+// learner is the state of one Learn run: the tree grown so far, the data
+// completed with a column for every hidden variable added, and the
+// candidate subtrees of the neighbourhoods not yet processed.
+type learner struct {
+	opt         Options
+	k, n        int // hidden states, rows
+	logn        float64
+	rng         *rand.Rand
+	emOpt       model.EMOptions
+	inner       structure.Method
+	t           *tree.Tree
+	cols        map[string][]uint16 // completed data, by variable name
+	vars        map[string]data.Variable
+	centers     []int // nodes of degree ≥ 2 of the Chow–Liu tree
+	cands       map[int]*cand
+	processed   map[int]bool
+	hiddenCount int
+	res         *Result
+}
+
+// cand is the latent subtree on the neighbourhood nbd of a center and the
+// change in BIC it brings over the star on nbd.
+type cand struct {
+	valid bool // false once the neighbourhood has changed
+	sub   *tree.Tree
+	fit   *model.Discrete
+	delta float64
+	nbd   []int
+}
+
+// newLearner checks the input and options and builds the Chow–Liu tree.
+func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	if d == nil || d.NumVars() < 3 {
 		return nil, errors.New("regcl: need at least 3 variables")
 	}
@@ -67,29 +137,28 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	if d.HasMissing() {
 		return nil, errors.New("regcl: missing cells are not supported by regularized CLGrouping yet")
 	}
-	inner := opt.Inner
-	if inner == "" {
-		inner = structure.MethodNJ
+	l := &learner{opt: opt, inner: opt.Inner, k: opt.HiddenStates, n: d.NumRows(), res: &Result{},
+		cols: map[string][]uint16{}, vars: map[string]data.Variable{}, processed: map[int]bool{}}
+	if l.inner == "" {
+		l.inner = structure.MethodNJ
 	}
-	if inner != structure.MethodNJ && inner != structure.MethodRG {
-		return nil, fmt.Errorf("regcl: inner method must be nj or rg, not %q", inner)
+	if l.inner != structure.MethodNJ && l.inner != structure.MethodRG {
+		return nil, fmt.Errorf("regcl: inner method must be nj or rg, not %q", l.inner)
 	}
-	k := opt.HiddenStates
-	if k == 0 {
-		k = 2
+	if l.k == 0 {
+		l.k = 2
 	}
 	src := opt.Src
 	if src == nil {
 		src = rand.NewPCG(1, 3)
 	}
-	rng := rand.New(src)
-	emOpt := opt.EM
-	if emOpt.Tol == 0 {
-		emOpt.Tol = model.DefaultTol
+	l.rng = rand.New(src)
+	l.emOpt = opt.EM
+	if l.emOpt.Tol == 0 {
+		l.emOpt.Tol = model.DefaultTol
 	}
-	emOpt.Restarts, emOpt.KeepInit = -1, true
-	n := d.NumRows()
-	logn := math.Log(float64(n))
+	l.emOpt.Restarts, l.emOpt.KeepInit = -1, true
+	l.logn = math.Log(float64(l.n))
 
 	st, err := stats.Compute(d, stats.Options{})
 	if err != nil {
@@ -99,246 +168,239 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := structure.Learn(dm, structure.Options{Method: structure.MethodMST})
-	if err != nil {
+	if l.t, _, err = structure.Learn(dm, structure.Options{Method: structure.MethodMST}); err != nil {
 		return nil, err
 	}
-	// Completed data: a column and variable for every node.
-	cols := map[string][]uint16{}
-	vars := map[string]data.Variable{}
 	for j := 0; j < d.NumVars(); j++ {
 		v := d.Var(j)
-		cols[v.Name], vars[v.Name] = d.Discrete(j), v
+		l.cols[v.Name], l.vars[v.Name] = d.Discrete(j), v
 	}
-	local := func(names []string) (*data.Dataset, error) {
-		vs := make([]data.Variable, len(names))
-		cs := make([][]uint16, len(names))
-		for x, nm := range names {
-			vs[x], cs[x] = vars[nm], cols[nm]
-		}
-		return data.FromDiscrete(vs, cs)
-	}
-	type cand struct {
-		valid bool
-		sub   *tree.Tree
-		fit   *model.Discrete
-		delta float64
-		nbd   []int
-	}
-	var centers []int
-	for _, v := range t.Nodes() {
-		if t.Degree(v) >= 2 {
-			centers = append(centers, v)
+	for _, v := range l.t.Nodes() {
+		if l.t.Degree(v) >= 2 {
+			l.centers = append(l.centers, v)
 		}
 	}
-	cands := make(map[int]*cand, len(centers))
-	res := &Result{}
-	evaluate := func(i int) (*cand, error) {
-		nbd := append([]int{i}, t.Neighbors(i)...)
-		slices.Sort(nbd[1:])
-		names := make([]string, len(nbd))
-		for x, v := range nbd {
-			names[x] = t.Name(v)
+	l.cands = make(map[int]*cand, len(l.centers))
+	return l, nil
+}
+
+// local returns the completed data of the named variables.
+func (l *learner) local(names []string) (*data.Dataset, error) {
+	vs := make([]data.Variable, len(names))
+	cs := make([][]uint16, len(names))
+	for x, nm := range names {
+		vs[x], cs[x] = l.vars[nm], l.cols[nm]
+	}
+	return data.FromDiscrete(vs, cs)
+}
+
+// names returns the names of the nodes nbd of the current tree.
+func (l *learner) names(nbd []int) []string {
+	names := make([]string, len(nbd))
+	for x, v := range nbd {
+		names[x] = l.t.Name(v)
+	}
+	return names
+}
+
+// bestCandidate evaluates the candidates that are missing or out of date
+// and returns the one with the largest BIC gain that fits within
+// MaxHidden, with its center (nil if none).
+func (l *learner) bestCandidate() (*cand, int, error) {
+	var best *cand
+	bestI := -1
+	for _, i := range l.centers {
+		if l.processed[i] {
+			continue
 		}
-		dsN, err := local(names)
-		if err != nil {
-			return nil, err
-		}
-		c := &cand{valid: true, nbd: nbd, delta: math.Inf(-1)}
-		if len(nbd) < 3 {
-			return c, nil
-		}
-		// The star model on N (all observed in the completed data).
-		star := tree.New()
-		ids := make([]int, len(names))
-		for x, nm := range names {
+		c := l.cands[i]
+		if c == nil || !c.valid {
 			var err error
-			if ids[x], err = star.AddObserved(nm); err != nil {
-				return nil, err
+			if c, err = l.evaluate(i); err != nil {
+				return nil, -1, err
 			}
+			l.cands[i] = c
 		}
-		for x := 1; x < len(ids); x++ {
-			if err := star.AddEdge(ids[0], ids[x], math.NaN()); err != nil {
-				return nil, err
-			}
+		if c.sub == nil || (l.opt.MaxHidden > 0 && l.hiddenCount+c.sub.NumHidden() > l.opt.MaxHidden) {
+			continue
 		}
-		sm, err := model.ForData(star, dsN, k)
-		if err != nil {
-			return nil, err
+		if best == nil || c.delta > best.delta {
+			best, bestI = c, i
 		}
-		sres, err := sm.FitEM(dsN, model.EMOptions{Restarts: -1, MaxIter: 2, Workers: emOpt.Workers})
-		if err != nil {
-			return nil, err
-		}
-		// The latent subtree on N.
-		sst, err := stats.Compute(dsN, stats.Options{})
-		if err != nil {
-			return nil, err
-		}
-		sdm, _, err := distance.Information(sst, distance.InfoOptions{Rank: min(k, minStates(dsN))})
-		if err != nil {
-			return nil, err
-		}
-		sub, _, err := structure.Learn(sdm, structure.Options{Method: inner, Samples: n, RG: structure.RGOptions{Grouping: structure.GroupSilhouette}})
-		if err != nil {
-			return nil, err
-		}
-		res.Evaluated++
-		if sub.NumHidden() == 0 {
-			return c, nil
-		}
-		fm, err := model.ForData(sub, dsN, k)
-		if err != nil {
-			return nil, err
-		}
-		if err := fm.InitSurrogate(dsN, 0); err != nil {
-			return nil, err
-		}
-		fres, err := fm.FitEM(dsN, emOpt)
-		if err != nil {
-			return nil, err
-		}
-		c.sub, c.fit = sub, fm
-		c.delta = (fres.LogLik - sres.LogLik) - 0.5*float64(fm.NumParams()-sm.NumParams())*logn
+	}
+	return best, bestI, nil
+}
+
+// evaluate learns the latent subtree on the neighbourhood of center i in
+// the completed data, fits it by EM and scores it against the star model.
+func (l *learner) evaluate(i int) (*cand, error) {
+	nbd := append([]int{i}, l.t.Neighbors(i)...)
+	slices.Sort(nbd[1:])
+	names := l.names(nbd)
+	dsN, err := l.local(names)
+	if err != nil {
+		return nil, err
+	}
+	c := &cand{valid: true, nbd: nbd, delta: math.Inf(-1)}
+	if len(nbd) < 3 {
 		return c, nil
 	}
-	processed := map[int]bool{}
-	hiddenCount := 0
-	for {
-		if opt.MaxHidden > 0 && hiddenCount >= opt.MaxHidden {
-			break
-		}
-		var best *cand
-		bestI := -1
-		for _, i := range centers {
-			if processed[i] {
-				continue
-			}
-			c := cands[i]
-			if c == nil || !c.valid {
-				var err error
-				if c, err = evaluate(i); err != nil {
-					return nil, err
-				}
-				cands[i] = c
-			}
-			if c.sub == nil || (opt.MaxHidden > 0 && hiddenCount+c.sub.NumHidden() > opt.MaxHidden) {
-				continue
-			}
-			if best == nil || c.delta > best.delta {
-				best, bestI = c, i
-			}
-		}
-		if best == nil || (best.delta <= 0 && opt.MaxHidden == 0) {
-			break
-		}
-		// Incorporate the subtree.
-		sub := best.sub
-		subToT := make([]int, sub.MaxID())
-		for s := range subToT {
-			subToT[s] = -1
-		}
-		for _, s := range sub.Observed() {
-			v, ok := t.Lookup(sub.Name(s))
-			if !ok {
-				return nil, fmt.Errorf("regcl: %w: %q not in the tree", tree.ErrInternal, sub.Name(s))
-			}
-			subToT[s] = v
-		}
-		sub.AutoNameHidden(fmt.Sprintf("h%d_", len(res.Steps)+1))
-		fitTree := best.fit.Tree
-		newIDs, err := t.ReplaceSubtree(best.nbd, sub, subToT)
-		if err != nil {
+	// The star model on N (all observed in the completed data).
+	star := tree.New()
+	ids := make([]int, len(names))
+	for x, nm := range names {
+		var err error
+		if ids[x], err = star.AddObserved(nm); err != nil {
 			return nil, err
 		}
-		// Sample the new hidden variables from their posterior in the
-		// local model and add them to the completed data.
-		names := make([]string, len(best.nbd))
-		for x, v := range best.nbd {
-			names[x] = t.Name(v)
-		}
-		dsN, err := local(names)
-		if err != nil {
+	}
+	for x := 1; x < len(ids); x++ {
+		if err := star.AddEdge(ids[0], ids[x], math.NaN()); err != nil {
 			return nil, err
 		}
-		hid := fitTree.Hidden()
-		post, err := best.fit.Posterior(dsN, hid, model.InferOptions{Workers: emOpt.Workers})
-		if err != nil {
-			return nil, err
+	}
+	sm, err := model.ForData(star, dsN, l.k)
+	if err != nil {
+		return nil, err
+	}
+	sres, err := sm.FitEM(dsN, model.EMOptions{Restarts: -1, MaxIter: 2, Workers: l.emOpt.Workers})
+	if err != nil {
+		return nil, err
+	}
+	// The latent subtree on N.
+	sst, err := stats.Compute(dsN, stats.Options{})
+	if err != nil {
+		return nil, err
+	}
+	sdm, _, err := distance.Information(sst, distance.InfoOptions{Rank: min(l.k, minStates(dsN))})
+	if err != nil {
+		return nil, err
+	}
+	sub, _, err := structure.Learn(sdm, structure.Options{Method: l.inner, Samples: l.n, RG: structure.RGOptions{Grouping: structure.GroupSilhouette}})
+	if err != nil {
+		return nil, err
+	}
+	l.res.Evaluated++
+	if sub.NumHidden() == 0 {
+		return c, nil
+	}
+	fm, err := model.ForData(sub, dsN, l.k)
+	if err != nil {
+		return nil, err
+	}
+	if err := fm.InitSurrogate(dsN, 0); err != nil {
+		return nil, err
+	}
+	fres, err := fm.FitEM(dsN, l.emOpt)
+	if err != nil {
+		return nil, err
+	}
+	c.sub, c.fit = sub, fm
+	c.delta = (fres.LogLik - sres.LogLik) - 0.5*float64(fm.NumParams()-sm.NumParams())*l.logn
+	return c, nil
+}
+
+// incorporate replaces the neighbourhood of best (centered at bestI) by
+// its subtree, completes the data with the new hidden variables and marks
+// the candidates whose neighbourhood changed for re-evaluation.
+func (l *learner) incorporate(best *cand, bestI int) error {
+	sub := best.sub
+	subToT := make([]int, sub.MaxID())
+	for s := range subToT {
+		subToT[s] = -1
+	}
+	for _, s := range sub.Observed() {
+		v, ok := l.t.Lookup(sub.Name(s))
+		if !ok {
+			return fmt.Errorf("regcl: %w: %q not in the tree", tree.ErrInternal, sub.Name(s))
 		}
-		added := 0
-		for x, h := range hid {
-			tid := newIDs[h]
-			if tid < 0 || !t.Has(tid) {
-				continue
-			}
-			name := fmt.Sprintf("h%d", hiddenCount+added+1)
-			for {
-				if _, used := t.Lookup(name); !used {
+		subToT[s] = v
+	}
+	sub.AutoNameHidden(fmt.Sprintf("h%d_", len(l.res.Steps)+1))
+	newIDs, err := l.t.ReplaceSubtree(best.nbd, sub, subToT)
+	if err != nil {
+		return err
+	}
+	added, err := l.complete(best, newIDs)
+	if err != nil {
+		return err
+	}
+	l.hiddenCount += added
+	l.res.Steps = append(l.res.Steps, Step{Center: l.t.Name(bestI), Hidden: added, DeltaBIC: best.delta})
+	l.processed[bestI] = true
+	// Candidates whose neighbourhood changed must be re-evaluated.
+	for _, i := range l.centers {
+		if c := l.cands[i]; c != nil && c.valid {
+			for _, v := range c.nbd {
+				if slices.Contains(best.nbd, v) {
+					c.valid = false
 					break
 				}
-				name += "'"
-			}
-			if err := t.SetName(tid, name); err != nil {
-				return nil, err
-			}
-			kh := best.fit.States[h]
-			col := make([]uint16, n)
-			for r := 0; r < n; r++ {
-				p := post[x][r*kh : (r+1)*kh]
-				s := 0
-				if !opt.SampleHidden {
-					for a := range p {
-						if p[a] > p[s] {
-							s = a
-						}
-					}
-				} else {
-					u := rng.Float64()
-					for acc := p[0]; u >= acc && s < kh-1; {
-						s++
-						acc += p[s]
-					}
-				}
-				col[r] = uint16(s)
-			}
-			labels := make([]string, kh)
-			for s := range labels {
-				labels[s] = fmt.Sprint(s)
-			}
-			cols[name], vars[name] = col, data.Variable{Name: name, Kind: data.Discrete, States: labels}
-			added++
-		}
-		hiddenCount += added
-		res.Steps = append(res.Steps, Step{Center: t.Name(bestI), Hidden: added, DeltaBIC: best.delta})
-		processed[bestI] = true
-		// Candidates whose neighbourhood changed must be re-evaluated.
-		for _, i := range centers {
-			if c := cands[i]; c != nil && c.valid {
-				for _, v := range c.nbd {
-					if slices.Contains(best.nbd, v) {
-						c.valid = false
-						break
-					}
-				}
 			}
 		}
 	}
-	// Final model: all hidden variables hidden again, parameters refined
-	// by EM on the whole tree.
-	m, err := model.ForData(t, d, k)
+	return nil
+}
+
+// complete names the hidden variables that best's subtree added to the
+// tree (newIDs maps the subtree's nodes to the tree's) and adds a column
+// for each to the completed data: its most likely state in each row under
+// the local model, or a sample from its posterior with SampleHidden. It
+// returns the number added.
+func (l *learner) complete(best *cand, newIDs []int) (int, error) {
+	dsN, err := l.local(l.names(best.nbd))
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if err := m.InitSurrogate(d, 0); err != nil {
-		return nil, err
-	}
-	em, err := m.FitEM(d, emOpt)
+	hid := best.fit.Tree.Hidden()
+	post, err := best.fit.Posterior(dsN, hid, model.InferOptions{Workers: l.emOpt.Workers})
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	res.Tree, res.Model, res.EM = t, m, em
-	return res, nil
+	added := 0
+	for x, h := range hid {
+		tid := newIDs[h]
+		if tid < 0 || !l.t.Has(tid) {
+			continue
+		}
+		name := fmt.Sprintf("h%d", l.hiddenCount+added+1)
+		for {
+			if _, used := l.t.Lookup(name); !used {
+				break
+			}
+			name += "'"
+		}
+		if err := l.t.SetName(tid, name); err != nil {
+			return 0, err
+		}
+		kh := best.fit.States[h]
+		col := make([]uint16, l.n)
+		for r := 0; r < l.n; r++ {
+			p := post[x][r*kh : (r+1)*kh]
+			s := 0
+			if !l.opt.SampleHidden {
+				for a := range p {
+					if p[a] > p[s] {
+						s = a
+					}
+				}
+			} else {
+				u := l.rng.Float64()
+				for acc := p[0]; u >= acc && s < kh-1; {
+					s++
+					acc += p[s]
+				}
+			}
+			col[r] = uint16(s)
+		}
+		labels := make([]string, kh)
+		for s := range labels {
+			labels[s] = fmt.Sprint(s)
+		}
+		l.cols[name], l.vars[name] = col, data.Variable{Name: name, Kind: data.Discrete, States: labels}
+		added++
+	}
+	return added, nil
 }
 
 func minStates(d *data.Dataset) int {
