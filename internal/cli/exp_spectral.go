@@ -8,31 +8,30 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/internal/experiment"
 )
 
-func newSpectralExpCmd(e *env) *cobra.Command {
-	var (
-		quick       bool
-		sizes       string
-		models      int
-		largeSize   int
-		largeModels int
-		longMax     int
-		longModels  int
-		testRows    int
-		mu          float64
-		settings    []string
-		topologies  []string
-		methods     []string
-		seed        uint64
-		out         string
-	)
-	c := &cobra.Command{
-		Use:   "spectral",
-		Short: "Spectral vs EM parameter estimates on misspecified latent trees (ICML 2013, Figure 2)",
-		Long: `spectral reproduces Figure 2 of Song et al. (ICML 2013). On non-homogeneous
+// spectralExpFlags are the flags of experiment spectral.
+type spectralExpFlags struct {
+	quick       bool
+	sizes       string
+	models      int
+	largeSize   int
+	largeModels int
+	longMax     int
+	longModels  int
+	testRows    int
+	mu          float64
+	settings    []string
+	topologies  []string
+	methods     []string
+	seed        uint64
+	out         string
+}
+
+const spectralExpLong = `spectral reproduces Figure 2 of Song et al. (ICML 2013). On non-homogeneous
 HMMs (a chain of O−2 hidden nodes, one observed child each and one more
 observed variable at each end), random binary trees (recursive splitting,
 β ~ U[0.2, 0.8]) and balanced binary trees, it draws --models random discrete
@@ -65,82 +64,25 @@ cores; --quick about 2.
 A method that fails is reported as such and the run goes on. Writes OUT.csv,
 OUT.md, OUT.svg and OUT.png (--out is a path prefix) and the tables on
 standard output. Same --seed, same results (times aside) on any number of
-cores; settings differing only in k′ share their true models and data.`,
+cores; settings differing only in k′ share their true models and data.`
+
+func newSpectralExpCmd(e *env) *cobra.Command {
+	var o spectralExpFlags
+	c := &cobra.Command{
+		Use:   "spectral",
+		Short: "Spectral vs EM parameter estimates on misspecified latent trees (ICML 2013, Figure 2)",
+		Long:  spectralExpLong,
 		Example: `  latentree experiment spectral --out results/spectral
   latentree experiment spectral --quick
   latentree experiment spectral --sizes 1000,10000 --models 3 --topologies hmm --settings 16,4,4,2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := e.checkResults(nil, out, "csv", "md", "svg", "png"); err != nil {
+			if err := e.checkResults(nil, o.out, "csv", "md", "svg", "png"); err != nil {
 				return err
 			}
-			f := cmd.Flags()
-			cfg := experiment.SpectralConfig{Models: models, LargeSize: largeSize, LargeModels: largeModels, LongMaxSize: longMax, LongModels: longModels, TestRows: testRows, Mu: mu, Seed: seed}
-			if quick {
-				cfg.Sizes, cfg.Models, cfg.TestRows = []int{200, 1000, 5000}, 3, 300
-			}
-			if f.Changed("sizes") || !quick {
-				sz, err := parseInts(sizes)
-				if err != nil {
-					return usagef("--sizes: %v", err)
-				}
-				if len(sz) == 0 {
-					return usagef("--sizes %q: no sizes", sizes)
-				}
-				for _, n := range sz {
-					if n < 10 {
-						return usagef("--sizes: %d training rows: want at least 10", n)
-					}
-				}
-				cfg.Sizes = sz
-			}
-			if f.Changed("models") || !quick {
-				if models < 1 {
-					return usagef("--models %d: want at least 1", models)
-				}
-				cfg.Models = models
-			}
-			if f.Changed("test-rows") || !quick {
-				if testRows < 1 {
-					return usagef("--test-rows %d: want at least 1", testRows)
-				}
-				cfg.TestRows = testRows
-			}
-			if !(mu > 0) || mu > 1e6 {
-				return usagef("--mu %g: want a positive number", mu)
-			}
-			if largeSize < 0 || largeModels < 0 {
-				return usagef("--large-size %d and --large-models %d: want non-negative (0: no bound)", largeSize, largeModels)
-			}
-			if longMax < 0 || longModels < 0 {
-				return usagef("--long-max-size %d and --long-models %d: want non-negative (0: no bound)", longMax, longModels)
-			}
-			for _, arg := range settings {
-				for _, s := range strings.Split(arg, ";") {
-					set, err := parseSetting(s)
-					if err != nil {
-						return err
-					}
-					cfg.Settings = append(cfg.Settings, set)
-				}
-			}
-			for _, t := range topologies {
-				if !slices.Contains(experiment.SpectralTopologies, t) {
-					return usagef("--topologies: unknown topology %q (want %s)", t, strings.Join(experiment.SpectralTopologies, ", "))
-				}
-			}
-			cfg.Topologies = topologies
-			all := experiment.SpectralMethods()
-			for _, m := range methods {
-				i := slices.IndexFunc(all, func(x experiment.SpectralMethod) bool { return x.Name == m })
-				if i < 0 {
-					var names []string
-					for _, x := range all {
-						names = append(names, x.Name)
-					}
-					return usagef("--methods: unknown method %q (want %s)", m, strings.Join(names, ", "))
-				}
-				cfg.Methods = append(cfg.Methods, all[i])
+			cfg, err := o.config(cmd.Flags())
+			if err != nil {
+				return err
 			}
 			progress, finish := e.lazyProgress("spectral")
 			cfg.Progress = progress
@@ -149,7 +91,7 @@ cores; settings differing only in k′ share their true models and data.`,
 			if err != nil {
 				return err
 			}
-			if err := e.writeResults(out, []output{
+			if err := e.writeResults(o.out, []output{
 				{"csv", func(w io.Writer) error { return experiment.WriteSpectralCSV(w, rows) }},
 				{"md", func(w io.Writer) error { return experiment.WriteSpectralTable(w, rows) }},
 				{"svg", func(w io.Writer) error { return experiment.PlotSpectral(w, rows, "svg") }},
@@ -161,21 +103,93 @@ cores; settings differing only in k′ share their true models and data.`,
 		},
 	}
 	f := c.Flags()
-	f.BoolVar(&quick, "quick", false, "a quick run: sizes 200,1000,5000, 3 models, 300 test rows (flags given explicitly win)")
-	f.StringVar(&sizes, "sizes", "200,1000,5000,10000,50000,100000", "numbers of training rows")
-	f.IntVar(&models, "models", 10, "random models per topology and setting")
-	f.IntVar(&largeSize, "large-size", 50000, "EM methods run on only --large-models models at sizes ≥ this (0: no bound)")
-	f.IntVar(&largeModels, "large-models", 5, "models the EM methods run on at sizes ≥ --large-size (0: no bound)")
-	f.IntVar(&longMax, "long-max-size", 10000, "em-default and em-spectral run only at sizes ≤ this (0: no bound)")
-	f.IntVar(&longModels, "long-models", 3, "models em-default and em-spectral run on (0: all)")
-	f.IntVar(&testRows, "test-rows", 1000, "test rows per model")
-	f.Float64Var(&mu, "mu", experiment.DefaultSpectralMu, "perturbation μ of the true CPTs: rows (e_a + μ·u)/Σ, u ~ U[0,1]^s")
-	f.StringArrayVar(&settings, "settings", nil, "settings O,n,k,k′ separated by ';' or given repeatedly, e.g. --settings 16,4,4,2 (default 16,4,4,2; 16,4,4,3; 16,4,2,2)")
-	f.StringSliceVar(&topologies, "topologies", nil, "topologies: hmm, random, balanced (default all)")
-	f.StringSliceVar(&methods, "methods", nil, "methods (default em-paper, em-default, parikh, mstar, mstar-full, em-spectral)")
-	f.Uint64Var(&seed, "seed", 1, "random seed (models and samples)")
-	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv, OUT.md, OUT.svg and OUT.png")
+	f.BoolVar(&o.quick, "quick", false, "a quick run: sizes 200,1000,5000, 3 models, 300 test rows (flags given explicitly win)")
+	f.StringVar(&o.sizes, "sizes", "200,1000,5000,10000,50000,100000", "numbers of training rows")
+	f.IntVar(&o.models, "models", 10, "random models per topology and setting")
+	f.IntVar(&o.largeSize, "large-size", 50000, "EM methods run on only --large-models models at sizes ≥ this (0: no bound)")
+	f.IntVar(&o.largeModels, "large-models", 5, "models the EM methods run on at sizes ≥ --large-size (0: no bound)")
+	f.IntVar(&o.longMax, "long-max-size", 10000, "em-default and em-spectral run only at sizes ≤ this (0: no bound)")
+	f.IntVar(&o.longModels, "long-models", 3, "models em-default and em-spectral run on (0: all)")
+	f.IntVar(&o.testRows, "test-rows", 1000, "test rows per model")
+	f.Float64Var(&o.mu, "mu", experiment.DefaultSpectralMu, "perturbation μ of the true CPTs: rows (e_a + μ·u)/Σ, u ~ U[0,1]^s")
+	f.StringArrayVar(&o.settings, "settings", nil, "settings O,n,k,k′ separated by ';' or given repeatedly, e.g. --settings 16,4,4,2 (default 16,4,4,2; 16,4,4,3; 16,4,2,2)")
+	f.StringSliceVar(&o.topologies, "topologies", nil, "topologies: hmm, random, balanced (default all)")
+	f.StringSliceVar(&o.methods, "methods", nil, "methods (default em-paper, em-default, parikh, mstar, mstar-full, em-spectral)")
+	f.Uint64Var(&o.seed, "seed", 1, "random seed (models and samples)")
+	f.StringVarP(&o.out, "out", "o", "", "path prefix for OUT.csv, OUT.md, OUT.svg and OUT.png")
 	return c
+}
+
+// config checks the flags and returns the experiment's configuration.
+func (o *spectralExpFlags) config(f *pflag.FlagSet) (experiment.SpectralConfig, error) {
+	cfg := experiment.SpectralConfig{Models: o.models, LargeSize: o.largeSize, LargeModels: o.largeModels, LongMaxSize: o.longMax, LongModels: o.longModels, TestRows: o.testRows, Mu: o.mu, Seed: o.seed}
+	if o.quick {
+		cfg.Sizes, cfg.Models, cfg.TestRows = []int{200, 1000, 5000}, 3, 300
+	}
+	if f.Changed("sizes") || !o.quick {
+		sz, err := parseInts(o.sizes)
+		if err != nil {
+			return cfg, usagef("--sizes: %v", err)
+		}
+		if len(sz) == 0 {
+			return cfg, usagef("--sizes %q: no sizes", o.sizes)
+		}
+		for _, n := range sz {
+			if n < 10 {
+				return cfg, usagef("--sizes: %d training rows: want at least 10", n)
+			}
+		}
+		cfg.Sizes = sz
+	}
+	if f.Changed("models") || !o.quick {
+		if o.models < 1 {
+			return cfg, usagef("--models %d: want at least 1", o.models)
+		}
+		cfg.Models = o.models
+	}
+	if f.Changed("test-rows") || !o.quick {
+		if o.testRows < 1 {
+			return cfg, usagef("--test-rows %d: want at least 1", o.testRows)
+		}
+		cfg.TestRows = o.testRows
+	}
+	if !(o.mu > 0) || o.mu > 1e6 {
+		return cfg, usagef("--mu %g: want a positive number", o.mu)
+	}
+	if o.largeSize < 0 || o.largeModels < 0 {
+		return cfg, usagef("--large-size %d and --large-models %d: want non-negative (0: no bound)", o.largeSize, o.largeModels)
+	}
+	if o.longMax < 0 || o.longModels < 0 {
+		return cfg, usagef("--long-max-size %d and --long-models %d: want non-negative (0: no bound)", o.longMax, o.longModels)
+	}
+	for _, arg := range o.settings {
+		for _, s := range strings.Split(arg, ";") {
+			set, err := parseSetting(s)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Settings = append(cfg.Settings, set)
+		}
+	}
+	for _, t := range o.topologies {
+		if !slices.Contains(experiment.SpectralTopologies, t) {
+			return cfg, usagef("--topologies: unknown topology %q (want %s)", t, strings.Join(experiment.SpectralTopologies, ", "))
+		}
+	}
+	cfg.Topologies = o.topologies
+	all := experiment.SpectralMethods()
+	for _, m := range o.methods {
+		i := slices.IndexFunc(all, func(x experiment.SpectralMethod) bool { return x.Name == m })
+		if i < 0 {
+			var names []string
+			for _, x := range all {
+				names = append(names, x.Name)
+			}
+			return cfg, usagef("--methods: unknown method %q (want %s)", m, strings.Join(names, ", "))
+		}
+		cfg.Methods = append(cfg.Methods, all[i])
+	}
+	return cfg, nil
 }
 
 // parseSetting parses "O,n,k,k′".
