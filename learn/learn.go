@@ -174,7 +174,7 @@ type Options struct {
 	// Workers bounds the goroutines of every stage (0: GOMAXPROCS).
 	// Results do not depend on it.
 	Workers int
-	// Rand drives everything random: the quartet method's random order,
+	// Src drives everything random: the quartet method's random order,
 	// EM restarts and random starts, regularized CLGrouping's sampling of
 	// hidden variables (nil: a fixed seed).
 	Src rand.Source
