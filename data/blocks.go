@@ -43,9 +43,8 @@ type BlockReader interface {
 	Close() error
 }
 
-// OpenBlocks opens CSV files (plain, or gzip-compressed: detected by the
-// magic bytes or a ".gz" name), Parquet files (detected by their magic
-// bytes or a ".parquet" name) and directories (their regular files, except
+// OpenBlocks opens CSV files (plain, or gzip-compressed), Parquet files
+// (each told by DetectFormat) and directories (their regular files, except
 // those whose names begin with "." or "_", in lexical order) as the shards
 // of one dataset, to be read in blocks of at most opt.BlockRows rows. A
 // block never spans two files. Only one file is open at a time, and memory
@@ -674,7 +673,7 @@ func SortStates(labels []string) {
 	copy(labels, sorted)
 }
 
-// openSource opens one input file by its content.
+// openSource opens one input file by its format (fileFormat).
 func openSource(path string, opt ReadOptions) (rowSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -686,16 +685,15 @@ func openSource(path string, opt ReadOptions) (rowSource, error) {
 		f.Close()
 		return nil, &ParseError{File: path, Err: err}
 	}
-	lower := strings.ToLower(path)
-	switch {
-	case m == 4 && string(magic[:]) == "PAR1" || strings.HasSuffix(lower, ".parquet"):
+	switch fileFormat(magic[:m], path) {
+	case Parquet:
 		src, err := openParquet(path, f)
 		if err != nil {
 			f.Close()
 			return nil, err
 		}
 		return src, nil
-	case m >= 2 && magic[0] == 0x1f && magic[1] == 0x8b || strings.HasSuffix(lower, ".gz"):
+	case GzipCSV:
 		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
 		if err != nil {
 			f.Close()

@@ -22,7 +22,8 @@
 // row blocks (BlockOptions.BlockRows rows, DefaultBlockRows by default):
 // plain or gzip CSV and Parquet files (flat boolean, integer, float and
 // string columns, nulls missing), several files or directories of shards
-// read as one dataset with the same columns. Column kinds are inferred from
+// read as one dataset with the same columns; DetectFormat (format.go) tells
+// which a path is, by its first bytes or its name. Column kinds are inferred from
 // the first block as ReadCSV infers them and then fixed; the states of a
 // discrete variable only grow from block to block, so codes are stable;
 // SortStates gives the order ReadCSV would give them. Memory is bounded by

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,28 +49,11 @@ func useBlocks(args []string, stream, dropConstant bool) (bool, error) {
 }
 
 // blockFormat reports whether path is read only in row blocks
-// (data.OpenBlocks): a directory, a Parquet or a gzip file, by name or by
-// its first bytes. Errors opening it are left to the reader.
+// (data.OpenBlocks): a directory, a Parquet or a gzip file. Errors are
+// left to the reader.
 func blockFormat(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false
-	}
-	if fi.IsDir() {
-		return true
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz", ".gzip", ".parquet", ".pq":
-		return true
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var head [4]byte
-	n, _ := io.ReadFull(f, head[:])
-	return n == 4 && string(head[:]) == "PAR1" || n >= 2 && head[0] == 0x1f && head[1] == 0x8b
+	f, err := data.DetectFormat(path)
+	return err == nil && f.Blocks()
 }
 
 // learnBlocks learns from data files read in row blocks: held in memory
