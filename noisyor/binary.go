@@ -10,7 +10,8 @@ import (
 )
 
 // Binary is a binary dataset packed 64 rows to a word, the form the
-// learner counts from.
+// quartet learner (noisyor/quartetlearn), EM and the likelihoods count
+// from.
 type Binary struct {
 	// Names are the effects' names, in the dataset's column order.
 	Names []string

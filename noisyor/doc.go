@@ -1,5 +1,6 @@
-// Package noisyor holds bipartite noisy-or networks and learns them from
-// binary data with quartet tests (Jernite, Halpern & Sontag, NIPS 2013).
+// Package noisyor holds bipartite noisy-or networks: the model, its exact
+// moments, likelihoods and posteriors, EM for a known structure, model
+// files, sampling and generators.
 //
 // A noisy-or network has hidden binary sources (causes: diseases, topics,
 // objects in an image) and observed binary effects (symptoms, words,
@@ -10,47 +11,34 @@
 // may have any effect as a child, so the network is not a tree.
 //
 // The negative moments of the model have a closed form (NegMoment, eq. 1
-// of the paper): the probability that every effect of a set S is 0 is
+// of Jernite, Halpern & Sontag, NIPS 2013): the probability that every effect of a set S is 0 is
 // ∏_{a∈S}(1−ν_a) · ∏_X (1 − p_X + p_X ∏_{a∈S} f_{X,a}). Every joint
 // distribution of a few effects follows from them by inclusion–exclusion
 // (Joint), and removing a known source divides it out ("subtracting off",
-// eq. 3), which is how the learner finds sources hidden behind others.
+// eq. 3), which is how the quartet learner finds sources hidden behind
+// others.
 //
-// # Learning with quartets
+// # What is here and what is elsewhere
 //
-// Learn (from data) and LearnExact (from a network's exact moments,
-// "infinite data") run STRUCTURE-LEARN of Jernite, Halpern & Sontag:
-// round d tests candidate quartets of effects with the sources of earlier
-// rounds subtracted off. PRETEST keeps quartets whose every triplet shares
-// a parent (PMI − CPMI > τe, Lemma 2); the rank test keeps those whose
-// three 4×4 unfoldings have a third singular value ≤ τq (singly coupled:
-// one source is a parent of all four and no other source of two); the
-// coherence test is an alternative. Survivors, in increasing order of that
-// singular value, give new sources: MIXTURE (eq. 2, the median over the
-// quartet's triplets) their prior and failures on the quartet, EXTEND
-// (conditional PMI, eqs. 4–6) their other children. Rounds continue until
-// one finds nothing; a source's depth is its round. Leaks are what the
-// sources leave unexplained. τq defaults to the paper's 0.01 for data and
-// to 1e-9 for exact moments; τe to 1e-9 for exact moments and, for data,
-// to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4
-// standard errors of its estimate from the counts) that finds weak sources
-// the paper's fixed τe = 0.1 misses (priors of a few percent, failures
-// near 0.5). Beyond the paper, on data, a source is kept only if it
-// improves the BIC of its children's columns (exact marginal likelihood
-// with and without it): on finite data quartets can pass the tests by
-// chance, mostly after subtracting off.
+// This package holds the network model and everything that needs only the
+// model: exact moments (NegMoment, Joint), exact likelihoods and
+// posteriors of data (LogLikelihood, Posteriors; importance sampling for
+// rows beyond LikOptions.MaxExact), their scores (Score: BIC, AIC),
+// maximum-likelihood EM for a known structure (FitEM), JSON model files
+// (WriteJSON, ReadJSON), sampling (Sample), generators (ImageNetwork,
+// RandomNetwork, QMRLike) and the structural depth analysis that says
+// which sources quartets can find (QuartetDepths, DepthTable). Data enter
+// as Binary, bit-packed columns built from a data.Dataset.
 //
-// Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
-// dependent effect pairs can be singly coupled, after round 0 only cliques
-// with an effect whose moments the last round changed are tested again,
-// and beyond LearnOptions.MaxQuartets cliques a seeded repair search runs
-// from every effect instead: it starts from a random 4-clique through the
-// effect and, while the quartet fails, replaces the member that the pattern
-// of its three unfoldings points to. Quartet tables come from popcounts over bit-packed columns
-// (Binary), in parallel over quartets, with missing cells marginalised.
-//
-// The variational EM baseline (Šingliar & Hauskrecht), which fits a given
-// number of sources from random starts, is in noisyor/vem.
+// How to choose a learner. When the structure is unknown, the quartet
+// learner in noisyor/quartetlearn (Jernite, Halpern & Sontag, NIPS 2013)
+// finds the sources, their children and the parameters, and polishes them
+// with FitEM; it needs every source to be singly coupled at some depth
+// (QuartetDepths says whether a network is). When the structure is known,
+// FitEM fits its parameters. The variational EM baseline in noisyor/vem
+// (Šingliar & Hauskrecht, JMLR 2006) fits a given number of sources, each
+// a possible parent of every effect, from random starts; it is slower and
+// gives a lower bound, and is the paper's point of comparison.
 //
 // Randomness comes only from a rand.Source passed in (math/rand/v2), so the
 // same inputs and seed give the same output whatever the number of cores.

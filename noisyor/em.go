@@ -81,8 +81,8 @@ type EMResult struct {
 // edges stay the edges (no failure reaches 0 or 1), and the priors, the
 // failures and, unless opt.FixLeak, the leaks are re-estimated. It returns
 // a new network (names, edges and Learned provenance as in n) and a report;
-// n is not changed. It is meant to polish the estimates of Learn, which
-// are moments estimates.
+// n is not changed. It is meant to polish the estimates of the quartet
+// learner (noisyor/quartetlearn), which are moments estimates.
 //
 // Effects are matched to the columns of b by name, so the columns may be
 // in any order; an effect that is not a column of b, or a column of b that

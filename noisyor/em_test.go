@@ -625,60 +625,6 @@ func TestFitEMImage(t *testing.T) {
 	t.Logf("worst over %d seeds: prior %.4f failure %.4f", len(seeds), worstP, worstF)
 }
 
-// TestFitEMAfterLearn polishes what Learn finds on the image network at
-// 10,000 rows: the same edges, and failures closer to the truth than the
-// moments estimates.
-func TestFitEMAfterLearn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("learns a network")
-	}
-	truth := ImageNetwork()
-	b := emSample(t, truth, 2, 10_000, 0)
-	lr, err := Learn(b, LearnOptions{Polish: PolishNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fit, res, err := lr.Network.FitEM(b, EMOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mom, em float64
-	matched := 0
-	for _, ws := range truth.Sources {
-		for j, ls := range lr.Network.Sources {
-			if !slices.EqualFunc(ws.Children, ls.Children, func(x, y Child) bool { return x.Effect == y.Effect }) {
-				continue
-			}
-			matched++
-			for k, c := range ws.Children {
-				mom = math.Max(mom, math.Abs(ls.Children[k].Failure-c.Failure))
-				em = math.Max(em, math.Abs(fit.Sources[j].Children[k].Failure-c.Failure))
-			}
-			if fit.Sources[j].Learned == nil || *fit.Sources[j].Learned != *ls.Learned {
-				t.Errorf("source %s: provenance not kept", ls.Name)
-			}
-		}
-	}
-	t.Logf("learned %d sources (%d matched); max failure error: moments %.4f, after %d EM updates %.4f (%v)", len(lr.Network.Sources), matched, mom, res.Iterations, em, res.Duration.Round(time.Millisecond))
-	if matched != len(truth.Sources) || len(lr.Network.Sources) != len(truth.Sources) {
-		t.Fatalf("learned %d sources, %d of them true; the test needs the true structure", len(lr.Network.Sources), matched)
-	}
-	if em > 0.025 || em >= mom {
-		t.Errorf("max failure error %v after EM, %v before", em, mom)
-	}
-	// Learn's default polish is this fit.
-	def, err := Learn(b, LearnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if def.Polish == nil || def.Moments == nil {
-		t.Fatalf("default Learn did not polish: %q", def.PolishSkipped)
-	}
-	if p, f, l := emMaxErr(fit, def.Network); p > 1e-12 || f > 1e-12 || l > 1e-12 {
-		t.Errorf("default polish differs from FitEM by prior %v, failure %v, leak %v", p, f, l)
-	}
-}
-
 func TestFitEMWorkers(t *testing.T) {
 	n := ImageNetwork()
 	b := emSample(t, n, 8, 3000, 0.05)

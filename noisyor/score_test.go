@@ -9,7 +9,15 @@ import (
 // probability 0: κ = sources + edges + effects, PerRow over the rows of
 // positive probability, BIC and BICPaper with the log of all rows.
 func TestScore(t *testing.T) {
-	n := netFrom(5, []float64{0.3, 0.2}, [][]int{{0, 1, 2, 3}, {2, 3, 4}}, []float64{0.1, 0.2}, 0.01)
+	ch := func(effects ...int) []Child {
+		var c []Child
+		for _, a := range effects {
+			c = append(c, Child{Effect: a, Failure: 0.1})
+		}
+		return c
+	}
+	n := &Network{Effects: []string{"a", "b", "c", "d", "e"}, Leak: []float64{0.01, 0.01, 0.01, 0.01, 0.01},
+		Sources: []Source{{Name: "X1", Prior: 0.3, Children: ch(0, 1, 2, 3)}, {Name: "X2", Prior: 0.2, Children: ch(2, 3, 4)}}}
 	l := &Likelihood{LogLik: math.Inf(-1), FiniteLogLik: -12, StdErr: 0.5, Exact: 3, Approx: 1, Zero: 1, FirstZero: 2}
 	s := n.Score(l, 4)
 	k := 2 + 7 + 5

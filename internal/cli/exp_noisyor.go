@@ -10,6 +10,7 @@ import (
 
 	"github.com/latentree/latentree/internal/experiment"
 	"github.com/latentree/latentree/noisyor"
+	"github.com/latentree/latentree/noisyor/quartetlearn"
 )
 
 func newNoisyorImageExpCmd(e *env) *cobra.Command {
@@ -134,7 +135,7 @@ after removing the sources of earlier depths. Writes OUT.csv and OUT.md.`,
 				return usagef("--max-quartets %d: want at least 1", maxQuartets)
 			}
 			cfg := experiment.NoisyorDepthConfig{QMR: noisyor.QMROptions{Sources: sources, Effects: effects, MedianChildren: median},
-				Learn: noisyor.LearnOptions{MaxQuartets: maxQuartets}, Seed: seed}
+				Learn: quartetlearn.Options{MaxQuartets: maxQuartets}, Seed: seed}
 			res, err := experiment.NoisyorDepth(cfg)
 			if err != nil {
 				return err
@@ -153,7 +154,7 @@ after removing the sources of earlier depths. Writes OUT.csv and OUT.md.`,
 	f.IntVar(&sources, "sources", 570, "sources (diseases), as aQMR-DT")
 	f.IntVar(&effects, "effects", 4000, "effects (findings)")
 	f.Float64Var(&median, "median-children", 0, "median children per ordinary source (0: the library default)")
-	f.IntVar(&maxQuartets, "max-quartets", noisyor.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, a seeded sample")
+	f.IntVar(&maxQuartets, "max-quartets", quartetlearn.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, a seeded sample")
 	f.Uint64Var(&seed, "seed", 1, "random seed (network and quartet sampling)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv and OUT.md")
 	return c

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latentree/latentree/noisyor"
+	"github.com/latentree/latentree/noisyor/quartetlearn"
 )
 
 func init() { noisyorSubcommands = append(noisyorSubcommands, newNoisyorLearnCmd) }
@@ -91,13 +92,13 @@ leaks), which score and infer read.`,
 			if err := e.checkPaths([]pathFlag{input}, outs); err != nil {
 				return err
 			}
-			var res *noisyor.LearnResult
+			var res *quartetlearn.Result
 			if o.exact != "" {
 				net, err := e.readNoisyor(o.exact)
 				if err != nil {
 					return err
 				}
-				if res, err = noisyor.LearnExact(net, opt); err != nil {
+				if res, err = quartetlearn.LearnExact(net, opt); err != nil {
 					return err
 				}
 			} else {
@@ -105,7 +106,7 @@ leaks), which score and infer read.`,
 				if err != nil {
 					return err
 				}
-				if res, err = noisyor.Learn(b, opt); err != nil {
+				if res, err = quartetlearn.Learn(b, opt); err != nil {
 					return err
 				}
 			}
@@ -140,8 +141,8 @@ leaks), which score and infer read.`,
 	f.Float64Var(&o.spreadTol, "spread-tol", 0, "--test coherence: a quartet passes only if the source's prior, estimated separately from each of its four triplets of effects, "+
 		"varies by at most this (max − min; default 0.05). Smaller is stricter, fewer spurious sources; raise it (e.g. 0.1) on few rows, where estimates of a true source scatter more")
 	f.IntVar(&o.maxDepth, "max-depth", -1, "stop after this depth (-1: until a round finds nothing)")
-	f.IntVar(&o.maxQuartets, "max-quartets", noisyor.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, that many are sampled")
-	f.Float64Var(&o.pairZ, "pair-z", noisyor.DefaultPairZ, "candidate quartets are formed only from effects that are pairwise dependent; two effects count as dependent when their correlation is this many standard errors above 0 "+
+	f.IntVar(&o.maxQuartets, "max-quartets", quartetlearn.DefaultMaxQuartets, "candidate quartets tested per round at most; beyond, that many are sampled")
+	f.Float64Var(&o.pairZ, "pair-z", quartetlearn.DefaultPairZ, "candidate quartets are formed only from effects that are pairwise dependent; two effects count as dependent when their correlation is this many standard errors above 0 "+
 		"(a one-sided z-test, z = correlation·√rows). Lower finds the quartets of weaker sources but tests many more quartets (slower, more chance passes); higher is faster and may miss weak sources")
 	f.StringVar(&o.polish, "polish", "em", "finish the parameters on data: em (maximum-likelihood EM with the learned structure fixed) or none (the paper's moment estimates)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
@@ -152,9 +153,9 @@ leaks), which score and infer read.`,
 	return c
 }
 
-func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, error) {
-	var opt noisyor.LearnOptions
-	t, err := noisyor.ParseTest(o.test)
+func (o *noisyorLearnOpts) options(cmd *cobra.Command) (quartetlearn.Options, error) {
+	var opt quartetlearn.Options
+	t, err := quartetlearn.ParseTest(o.test)
 	if err != nil {
 		return opt, usagef("--test %q: want rank or coherence", o.test)
 	}
@@ -167,7 +168,7 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	if o.spreadTol < 0 {
 		return opt, usagef("--spread-tol %v: want a value ≥ 0", o.spreadTol)
 	}
-	if cmd.Flags().Changed("spread-tol") && t != noisyor.TestCoherence {
+	if cmd.Flags().Changed("spread-tol") && t != quartetlearn.TestCoherence {
 		return opt, usagef("--spread-tol applies only to --test coherence")
 	}
 	if o.maxDepth < -1 {
@@ -182,7 +183,7 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	if o.exact != "" && cmd.Flags().Changed("pair-z") {
 		return opt, usagef("--pair-z applies to data, not to --exact")
 	}
-	pol, err := noisyor.ParsePolish(o.polish)
+	pol, err := quartetlearn.ParsePolish(o.polish)
 	if err != nil {
 		return opt, usagef("--polish %q: want em or none", o.polish)
 	}
@@ -192,7 +193,7 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (noisyor.LearnOptions, er
 	if o.exact != "" && o.noPrune {
 		return opt, usagef("--no-prune applies to data, not to --exact")
 	}
-	opt = noisyor.LearnOptions{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
+	opt = quartetlearn.Options{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
 		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol, NoPrune: o.noPrune}
 	if o.maxDepth >= 0 {
 		opt.MaxRounds = o.maxDepth + 1
@@ -214,7 +215,7 @@ func (e *env) readNoisyor(path string) (*noisyor.Network, error) {
 	return n, nil
 }
 
-func noisyorLearnJSON(res *noisyor.LearnResult, input string) map[string]any {
+func noisyorLearnJSON(res *quartetlearn.Result, input string) map[string]any {
 	net := res.Network
 	type src struct {
 		Name     string     `json:"name"`
@@ -252,7 +253,7 @@ func noisyorLearnJSON(res *noisyor.LearnResult, input string) map[string]any {
 	return doc
 }
 
-func printNoisyorLearn(w io.Writer, res *noisyor.LearnResult, input string) {
+func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string) {
 	net := res.Network
 	what := fmt.Sprintf("%d rows", res.Rows)
 	if res.Rows == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/noisyor"
+	"github.com/latentree/latentree/noisyor/quartetlearn"
 	"github.com/latentree/latentree/noisyor/vem"
 )
 
@@ -186,7 +187,7 @@ func NoisyorImage(cfg NoisyorImageConfig) (*NoisyorImageResult, error) {
 		// Quartet method.
 		row := NoisyorImageRow{Setting: set.Label, Rows: set.Rows, RankTol: set.RankTol, Method: "quartet"}
 		t0 := time.Now()
-		lr, err := noisyor.Learn(b, noisyor.LearnOptions{RankTol: set.RankTol})
+		lr, err := quartetlearn.Learn(b, quartetlearn.Options{RankTol: set.RankTol})
 		row.Seconds = time.Since(t0).Seconds()
 		if err != nil {
 			row.Err = err.Error()
@@ -416,7 +417,7 @@ type NoisyorDepthConfig struct {
 	// noisyor.QMROptions: 570 sources, 4,000 effects).
 	QMR noisyor.QMROptions
 	// Learn are the learner's options (exact-moment defaults).
-	Learn noisyor.LearnOptions
+	Learn quartetlearn.Options
 	Seed  uint64
 }
 
@@ -446,7 +447,7 @@ type NoisyorDepthResult struct {
 	Correct, Wrong int
 	// MaxParamErr is the largest parameter error of the correct sources.
 	MaxParamErr float64
-	Rounds      []noisyor.Round
+	Rounds      []quartetlearn.Round
 	LearnTime   time.Duration
 	// AnalysisTime is the time of the structural analysis.
 	AnalysisTime time.Duration
@@ -470,7 +471,7 @@ func NoisyorDepth(cfg NoisyorDepthConfig) (*NoisyorDepthResult, error) {
 	if opt.Src == nil {
 		opt.Src = rand.NewPCG(cfg.Seed, 4)
 	}
-	lr, err := noisyor.LearnExact(net, opt)
+	lr, err := quartetlearn.LearnExact(net, opt)
 	if err != nil {
 		return nil, err
 	}

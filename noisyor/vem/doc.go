@@ -9,7 +9,7 @@
 //
 // How to choose. Fit needs K and many restarts (the problem has poor
 // local optima) and gives a lower bound, not the likelihood. The quartet
-// learner (noisyor's Learn) finds the number of sources and the
+// learner (noisyor/quartetlearn) finds the number of sources and the
 // structure itself, with guarantees when every source is singly coupled at
 // some depth, and is much faster; noisyor's Network.FitEM gives
 // maximum-likelihood parameters for a known structure. Fit is the

@@ -3,7 +3,6 @@ package vem
 import (
 	"errors"
 	"fmt"
-	"github.com/latentree/latentree/noisyor"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
 // Variational EM for noisy-or networks (Šingliar & Hauskrecht, "Noisy-or

@@ -2,7 +2,6 @@ package vem
 
 import (
 	"fmt"
-	"github.com/latentree/latentree/noisyor"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/internal/testenv"
+	"github.com/latentree/latentree/noisyor"
 )
 
 // bruteLogJoint returns log P(X = mask, row r) under n, the observed

@@ -1,15 +1,17 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
 // TestMarginalLogLikMatchesJoint: the subset-product route of
 // marginalLogLik gives the log-likelihood of Network.Joint's table.
 func TestMarginalLogLikMatchesJoint(t *testing.T) {
-	n, err := RandomNetwork(rand.NewPCG(3, 4), RandomOptions{Sources: 6, Effects: 12, MinChildren: 3, MaxChildren: 7})
+	n, err := noisyor.RandomNetwork(rand.NewPCG(3, 4), noisyor.RandomOptions{Sources: 6, Effects: 12, MinChildren: 3, MaxChildren: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +39,11 @@ func TestMarginalLogLikMatchesJoint(t *testing.T) {
 // TestPatternCounts: counts by pattern over the rows observing the set,
 // against Binary.Value row by row.
 func TestPatternCounts(t *testing.T) {
-	n, err := RandomNetwork(rand.NewPCG(1, 1), RandomOptions{Sources: 4, Effects: 8, MinChildren: 2, MaxChildren: 4})
+	n, err := noisyor.RandomNetwork(rand.NewPCG(1, 1), noisyor.RandomOptions{Sources: 4, Effects: 8, MinChildren: 2, MaxChildren: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := emSample(t, n, 3, 1000, 0.1)
+	b := sampleBinary(t, n, 3, 1000, 0.1)
 	set := []int{6, 1, 3}
 	counts, rows := patternCounts(b, set)
 	want := make([]float64, 8)
@@ -74,17 +76,17 @@ rowLoop:
 // independent effects) are dropped, with the leaks re-estimated.
 func TestPruneLocal(t *testing.T) {
 	truth := netFrom(12, []float64{0.2, 0.3}, [][]int{{0, 1, 2, 3, 4}, {5, 6, 7, 8}}, []float64{0.1, 0.2}, 0.01)
-	b := emSample(t, truth, 4, 20000, 0)
+	b := sampleBinary(t, truth, 4, 20000, 0)
 	n := truth.Clone()
 	for i := range n.Sources {
-		n.Sources[i].Learned = &Provenance{Depth: i}
+		n.Sources[i].Learned = &noisyor.Provenance{Depth: i}
 	}
-	fake := func(prior float64, kids ...int) Source {
-		var ch []Child
+	fake := func(prior float64, kids ...int) noisyor.Source {
+		var ch []noisyor.Child
 		for _, a := range kids {
-			ch = append(ch, Child{Effect: a, Failure: 0.3})
+			ch = append(ch, noisyor.Child{Effect: a, Failure: 0.3})
 		}
-		return Source{Name: "F", Prior: prior, Children: ch, Learned: &Provenance{Depth: 1}}
+		return noisyor.Source{Name: "F", Prior: prior, Children: ch, Learned: &noisyor.Provenance{Depth: 1}}
 	}
 	n.Sources = append(n.Sources, fake(0.0001, 9, 10, 11, 0), fake(0.9, 2, 6, 9, 10), fake(0.2, 9, 10, 11, 3))
 	for i := range n.Sources {

@@ -1,7 +1,9 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math/bits"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
 // moments gives the negative moments of small sets of effects: the data's
@@ -19,11 +21,11 @@ type moments interface {
 
 // exactMoments are a network's exact negative moments (eq. 1).
 type exactMoments struct {
-	net     *Network
-	parents [][]Parent
+	net     *noisyor.Network
+	parents [][]noisyor.Parent
 }
 
-func newExactMoments(n *Network) *exactMoments {
+func newExactMoments(n *noisyor.Network) *exactMoments {
 	return &exactMoments{net: n, parents: n.Parents()}
 }
 
@@ -42,7 +44,7 @@ func (e *exactMoments) neg(set []int, t []float64) int64 {
 	}
 	// Each source that is a parent of a member multiplies every entry by
 	// 1 − p + p·∏ f over the entry's zero members; the others give 1.
-	var lists [4][]Parent
+	var lists [4][]noisyor.Parent
 	for i, a := range set {
 		lists[i] = e.parents[a]
 	}
@@ -55,13 +57,13 @@ func (e *exactMoments) neg(set []int, t []float64) int64 {
 // dataMoments are empirical negative moments counted from bit-packed data
 // by popcounts, over the rows that observe every member of the set.
 type dataMoments struct {
-	b        *Binary
+	b        *noisyor.Binary
 	complete bool
 	words    int
 	lastMask uint64 // valid bits of the last word
 }
 
-func newDataMoments(b *Binary) *dataMoments {
+func newDataMoments(b *noisyor.Binary) *dataMoments {
 	d := &dataMoments{b: b, complete: !b.HasMissing(), words: (b.Rows + 63) / 64}
 	d.lastMask = ^uint64(0)
 	if r := b.Rows % 64; r != 0 {
@@ -118,19 +120,19 @@ func (d *dataMoments) neg(set []int, t []float64) int64 {
 // learnedIndex maps each effect to the learned sources that are its
 // parents, for subtracting them off.
 type learnedIndex struct {
-	sources []*Source
-	parents [][]Parent // per effect: index into sources, failure
+	sources []*noisyor.Source
+	parents [][]noisyor.Parent // per effect: index into sources, failure
 }
 
 func newLearnedIndex(m int) *learnedIndex {
-	return &learnedIndex{parents: make([][]Parent, m)}
+	return &learnedIndex{parents: make([][]noisyor.Parent, m)}
 }
 
-func (l *learnedIndex) add(s *Source) {
+func (l *learnedIndex) add(s *noisyor.Source) {
 	id := len(l.sources)
 	l.sources = append(l.sources, s)
 	for _, c := range s.Children {
-		l.parents[c.Effect] = append(l.parents[c.Effect], Parent{Source: id, Failure: c.Failure})
+		l.parents[c.Effect] = append(l.parents[c.Effect], noisyor.Parent{Source: id, Failure: c.Failure})
 	}
 }
 
@@ -144,7 +146,7 @@ func (l *learnedIndex) adjust(set []int, t []float64, upto int) {
 // adjustSkip is adjust that leaves learned source skip in.
 func (l *learnedIndex) adjustSkip(set []int, t []float64, upto, skip int) {
 	k := len(set)
-	var lists [4][]Parent
+	var lists [4][]noisyor.Parent
 	for i, a := range set {
 		lists[i] = l.parents[a]
 	}
@@ -157,7 +159,7 @@ func (l *learnedIndex) adjustSkip(set []int, t []float64, upto, skip int) {
 // lists (each sorted by source), with f[i] the source's failure on member
 // i (1 when it is not a parent of it). Sources ≥ upto (when upto ≥ 0) and
 // skip are left out.
-func mergeParents(lists [][]Parent, upto, skip int, fn func(s int, f *[4]float64)) {
+func mergeParents(lists [][]noisyor.Parent, upto, skip int, fn func(s int, f *[4]float64)) {
 	k := len(lists)
 	var idx [4]int
 	var f [4]float64

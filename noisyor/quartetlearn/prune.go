@@ -1,9 +1,11 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
 // maxPruneChildren bounds the children over which pruneLocal tabulates a
@@ -30,8 +32,8 @@ const maxPrunePrior = 0.5
 // It needs rows only over the children, so it costs little whatever the
 // data's size. The network is modified in place; the dropped sources are
 // returned in the order found.
-func pruneLocal(n *Network, b *Binary) []Source {
-	var dropped []Source
+func pruneLocal(n *noisyor.Network, b *noisyor.Binary) []noisyor.Source {
+	var dropped []noisyor.Source
 	logN := math.Log(float64(max(1, b.Rows)))
 	for s := len(n.Sources) - 1; s >= 0; s-- {
 		src := n.Sources[s]
@@ -85,7 +87,7 @@ func pruneLocal(n *Network, b *Binary) []Source {
 // ν = 1 − P̂(a = 0)/∏_X(1 − p_X + p_X f_{X,a}), clamped to [0, 1). The
 // network without src then keeps each child's observed marginal and loses
 // only the dependence src explained.
-func refitLeaks(n *Network, src Source, b *Binary) {
+func refitLeaks(n *noisyor.Network, src noisyor.Source, b *noisyor.Binary) {
 	if n.Leak == nil {
 		n.Leak = make([]float64, len(n.Effects))
 	} else {
@@ -108,7 +110,7 @@ func refitLeaks(n *Network, src Source, b *Binary) {
 // patternCounts counts the rows of b by their values on set (index bit
 // len(set)−1−k is set[k], as in Network.Joint), over the rows that observe
 // every effect of set, and returns the counts and that number of rows.
-func patternCounts(b *Binary, set []int) ([]float64, int) {
+func patternCounts(b *noisyor.Binary, set []int) ([]float64, int) {
 	k := len(set)
 	counts := make([]float64, 1<<k)
 	idx := make([]int, 64)
@@ -145,7 +147,7 @@ func patternCounts(b *Binary, set []int) ([]float64, int) {
 // (eq. 1 over every subset, then inclusion–exclusion; only the sources
 // with children in set take part); false when a pattern with counts has
 // probability ≤ 0.
-func marginalLogLik(n *Network, set []int, counts []float64) (float64, bool) {
+func marginalLogLik(n *noisyor.Network, set []int, counts []float64) (float64, bool) {
 	k := len(set)
 	pos := make(map[int]int, k)
 	for i, a := range set {
@@ -188,7 +190,7 @@ func marginalLogLik(n *Network, set []int, counts []float64) (float64, bool) {
 			neg[mask] *= 1 - src.Prior + src.Prior*prod[full&^mask]
 		}
 	}
-	NegToJoint(neg, k)
+	noisyor.NegToJoint(neg, k)
 	ll := 0.0
 	for m, c := range counts {
 		if c == 0 {

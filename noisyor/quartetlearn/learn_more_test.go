@@ -1,4 +1,4 @@
-package noisyor
+package quartetlearn
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/testenv"
+	"github.com/latentree/latentree/noisyor"
 )
 
 // randomImageLike draws a network of ns sources over m effects, each with
 // 8–16 random children, priors 0.25, failures 0.1, leaks 0.001, redrawn
 // until every source is quartet-learnable (by bruteDepths).
-func randomImageLike(rng *rand.Rand, ns, m int) *Network {
+func randomImageLike(rng *rand.Rand, ns, m int) *noisyor.Network {
 	for {
 		var children [][]int
 		var prior, fail []float64
@@ -54,11 +55,11 @@ func TestLearnRecoversSampledNetworks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBinary(d)
+		b, err := noisyor.NewBinary(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Learn(b, LearnOptions{})
+		res, err := Learn(b, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestLearnExactPartiallyLearnable(t *testing.T) {
 			continue
 		}
 		checked++
-		res, err := LearnExact(n, LearnOptions{})
+		res, err := LearnExact(n, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func TestLearnExactPartiallyLearnable(t *testing.T) {
 	}
 }
 
-func effects(ch []Child) []int {
+func effects(ch []noisyor.Child) []int {
 	out := make([]int, len(ch))
 	for i, c := range ch {
 		out[i] = c.Effect
@@ -138,10 +139,10 @@ func effects(ch []Child) []int {
 func TestLearnDeterministicAcrossWorkers(t *testing.T) {
 	n := randomImageLike(rand.New(rand.NewPCG(31, 32)), 8, 64)
 	d, _ := n.Sample(rand.NewPCG(1, 2), 5000)
-	b, _ := NewBinary(d)
-	var first *Network
+	b, _ := noisyor.NewBinary(d)
+	var first *noisyor.Network
 	for _, w := range []int{1, 2, 5} {
-		res, err := Learn(b, LearnOptions{Workers: w, MaxQuartets: 3000})
+		res, err := Learn(b, Options{Workers: w, MaxQuartets: 3000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,11 +182,11 @@ func TestLearnMissingCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBinary(dm)
+	b, err := noisyor.NewBinary(dm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Learn(b, LearnOptions{})
+	res, err := Learn(b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestLearnMissingCells(t *testing.T) {
 }
 
 func TestLearnBadInput(t *testing.T) {
-	mk := func(names []string, states [][]string, cols [][]uint16) *Binary {
+	mk := func(names []string, states [][]string, cols [][]uint16) *noisyor.Binary {
 		t.Helper()
 		vars := make([]data.Variable, len(names))
 		for i := range names {
@@ -210,7 +211,7 @@ func TestLearnBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBinary(d)
+		b, err := noisyor.NewBinary(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,15 +219,15 @@ func TestLearnBadInput(t *testing.T) {
 	}
 	bin := []string{"0", "1"}
 	three := mk([]string{"a", "b", "c"}, [][]string{bin, bin, bin}, [][]uint16{{0, 1}, {1, 0}, {0, 0}})
-	if _, err := Learn(three, LearnOptions{}); err == nil || !strings.Contains(err.Error(), "at least 4") {
+	if _, err := Learn(three, Options{}); err == nil || !strings.Contains(err.Error(), "at least 4") {
 		t.Errorf("3 effects: %v", err)
 	}
 	allOne := mk([]string{"a", "b", "c", "d"}, [][]string{bin, bin, {"1"}, bin}, [][]uint16{{0, 1}, {1, 0}, {0, 0}, {1, 1}})
-	if _, err := Learn(allOne, LearnOptions{}); err == nil || !strings.Contains(err.Error(), `"c" is 1 in every observed row`) {
+	if _, err := Learn(allOne, Options{}); err == nil || !strings.Contains(err.Error(), `"c" is 1 in every observed row`) {
 		t.Errorf("all-one column: %v", err)
 	}
 	ok := mk([]string{"a", "b", "c", "d"}, [][]string{bin, bin, bin, bin}, [][]uint16{{0, 1}, {1, 0}, {0, 1}, {1, 0}})
-	for _, opt := range []LearnOptions{{RankTol: -1}, {RankTol: 1}, {PMITol: -0.1}, {PairZ: -1}, {MaxQuartets: -5}, {RankTol: 0.5, Test: 9}} {
+	for _, opt := range []Options{{RankTol: -1}, {RankTol: 1}, {PMITol: -0.1}, {PairZ: -1}, {MaxQuartets: -5}, {RankTol: 0.5, Test: 9}} {
 		if _, err := Learn(ok, opt); err == nil {
 			t.Errorf("options %+v accepted", opt)
 		}
@@ -234,14 +235,14 @@ func TestLearnBadInput(t *testing.T) {
 	// Non-binary labels are refused by NewBinary, naming column and value.
 	vars := []data.Variable{{Name: "x", Kind: data.Discrete, States: []string{"0", "2"}}}
 	d, _ := data.FromDiscrete(vars, [][]uint16{{0, 1}})
-	if _, err := NewBinary(d); err == nil || !strings.Contains(err.Error(), `column "x" has value "2"`) {
+	if _, err := noisyor.NewBinary(d); err == nil || !strings.Contains(err.Error(), `column "x" has value "2"`) {
 		t.Errorf("non-binary: %v", err)
 	}
 	cont, _ := data.FromContinuous([]string{"y"}, [][]float64{{0.5, 1}})
-	if _, err := NewBinary(cont); err == nil || !strings.Contains(err.Error(), "continuous") {
+	if _, err := noisyor.NewBinary(cont); err == nil || !strings.Contains(err.Error(), "continuous") {
 		t.Errorf("continuous: %v", err)
 	}
-	if _, err := LearnExact(&Network{Effects: []string{"a", "b", "c"}}, LearnOptions{}); err == nil {
+	if _, err := LearnExact(&noisyor.Network{Effects: []string{"a", "b", "c"}}, Options{}); err == nil {
 		t.Error("exact with 3 effects accepted")
 	}
 }
@@ -250,19 +251,19 @@ func ExampleLearnExact() {
 	// Source A has the singly-coupled quartet {e4, e5, e8, e9}; every
 	// quartet of B's children holds two of A's, so B is found at depth 1,
 	// after A has been subtracted off.
-	net := &Network{Effects: []string{"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9"}}
-	edges := func(f float64, effects ...int) []Child {
-		var c []Child
+	net := &noisyor.Network{Effects: []string{"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9"}}
+	edges := func(f float64, effects ...int) []noisyor.Child {
+		var c []noisyor.Child
 		for _, a := range effects {
-			c = append(c, Child{Effect: a, Failure: f})
+			c = append(c, noisyor.Child{Effect: a, Failure: f})
 		}
 		return c
 	}
-	net.Sources = []Source{
+	net.Sources = []noisyor.Source{
 		{Name: "A", Prior: 0.3, Children: edges(0.1, 0, 1, 2, 3, 4, 5, 8, 9)},
 		{Name: "B", Prior: 0.2, Children: edges(0.2, 0, 1, 2, 3, 6, 7)},
 	}
-	res, err := LearnExact(net, LearnOptions{})
+	res, err := LearnExact(net, Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

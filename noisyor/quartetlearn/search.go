@@ -1,4 +1,4 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math/rand/v2"

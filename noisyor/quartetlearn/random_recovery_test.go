@@ -1,10 +1,11 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/latentree/latentree/internal/testenv"
+	"github.com/latentree/latentree/noisyor"
 )
 
 // TestLearnRandomLearnableNetworks: networks from RandomNetwork with
@@ -17,7 +18,7 @@ import (
 func TestLearnRandomLearnableNetworks(t *testing.T) {
 	testenv.SkipUnlessLong(t, "learns two random 20-source networks from 100,000 rows")
 	for trial := range 2 {
-		n, err := RandomNetwork(rand.NewPCG(uint64(trial), 5), RandomOptions{Learnable: true})
+		n, err := noisyor.RandomNetwork(rand.NewPCG(uint64(trial), 5), noisyor.RandomOptions{Learnable: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,11 +26,11 @@ func TestLearnRandomLearnableNetworks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBinary(d)
+		b, err := noisyor.NewBinary(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Learn(b, LearnOptions{})
+		res, err := Learn(b, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +46,11 @@ func TestLearnRandomLearnableNetworks(t *testing.T) {
 // structural depth (QuartetDepths).
 func TestLearnExactRandomLearnable(t *testing.T) {
 	for trial := range 2 {
-		n, err := RandomNetwork(rand.NewPCG(uint64(trial), 5), RandomOptions{Learnable: true})
+		n, err := noisyor.RandomNetwork(rand.NewPCG(uint64(trial), 5), noisyor.RandomOptions{Learnable: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := QuartetDepths(n)
+		want := noisyor.QuartetDepths(n)
 		deeper := 0
 		for _, d := range want {
 			if d > 0 {
@@ -59,7 +60,7 @@ func TestLearnExactRandomLearnable(t *testing.T) {
 		if deeper == 0 {
 			t.Fatalf("trial %d: every source at depth 0; the test needs subtracting off", trial)
 		}
-		res, err := LearnExact(n, LearnOptions{})
+		res, err := LearnExact(n, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestLearnExactRandomLearnable(t *testing.T) {
 // 0.030), some source at depth 1.
 func TestLearnRandomLearnableSmall(t *testing.T) {
 	for _, seed := range []uint64{0, 3} {
-		n, err := RandomNetwork(rand.NewPCG(seed, 5), RandomOptions{Sources: 6, Effects: 30, Learnable: true})
+		n, err := noisyor.RandomNetwork(rand.NewPCG(seed, 5), noisyor.RandomOptions{Sources: 6, Effects: 30, Learnable: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,11 +91,11 @@ func TestLearnRandomLearnableSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBinary(d)
+		b, err := noisyor.NewBinary(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Learn(b, LearnOptions{})
+		res, err := Learn(b, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestLearnRandomLearnableSmall(t *testing.T) {
 			deepest = max(deepest, d)
 		}
 		if deepest < 1 {
-			t.Errorf("seed %d: every source learned at depth 0 (%v); structural depths %v", seed, depth, QuartetDepths(n))
+			t.Errorf("seed %d: every source learned at depth 0 (%v); structural depths %v", seed, depth, noisyor.QuartetDepths(n))
 		}
 		t.Logf("seed %d: %d sources, %d edges; learned %d sources, %d edges, depths %v", seed, n.NumSources(), n.NumEdges(), res.Network.NumSources(), res.Network.NumEdges(), depth)
 	}

@@ -1,24 +1,26 @@
-package noisyor
+package quartetlearn
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
 // netFrom builds a network from children lists with given priors and one
 // failure per source, leak on every effect.
-func netFrom(m int, prior []float64, children [][]int, fail []float64, leak float64) *Network {
-	n := &Network{Leak: make([]float64, m)}
+func netFrom(m int, prior []float64, children [][]int, fail []float64, leak float64) *noisyor.Network {
+	n := &noisyor.Network{Leak: make([]float64, m)}
 	for a := range m {
 		n.Effects = append(n.Effects, fmt.Sprintf("e%d", a))
 		n.Leak[a] = leak
 	}
 	for s, ch := range children {
-		src := Source{Name: fmt.Sprintf("S%d", s+1), Prior: prior[s]}
+		src := noisyor.Source{Name: fmt.Sprintf("S%d", s+1), Prior: prior[s]}
 		for i, a := range ch {
-			src.Children = append(src.Children, Child{Effect: a, Failure: fail[s] + 0.01*float64(i%5)})
+			src.Children = append(src.Children, noisyor.Child{Effect: a, Failure: fail[s] + 0.01*float64(i%5)})
 		}
 		n.Sources = append(n.Sources, src)
 	}
@@ -28,7 +30,7 @@ func netFrom(m int, prior []float64, children [][]int, fail []float64, leak floa
 // matchNetworks checks that got has the sources of want (matched by
 // children), with priors, failures and leaks within tol; it returns each
 // true source's learned depth.
-func matchNetworks(t *testing.T, want, got *Network, tol float64) map[string]int {
+func matchNetworks(t *testing.T, want, got *noisyor.Network, tol float64) map[string]int {
 	t.Helper()
 	if len(got.Sources) != len(want.Sources) {
 		t.Fatalf("learned %d sources, want %d", len(got.Sources), len(want.Sources))
@@ -81,7 +83,7 @@ func TestLearnExactDepthOne(t *testing.T) {
 	n := netFrom(12, []float64{0.3, 0.2, 0.25},
 		[][]int{{0, 1, 2, 3, 4, 5, 8, 9}, {0, 1, 2, 3, 6, 7}, {7, 9, 10, 11}},
 		[]float64{0.1, 0.2, 0.3}, 0.01)
-	res, err := LearnExact(n, LearnOptions{})
+	res, err := LearnExact(n, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestLearnExactMaxRounds(t *testing.T) {
 	n := netFrom(12, []float64{0.3, 0.2, 0.25},
 		[][]int{{0, 1, 2, 3, 4, 5, 8, 9}, {0, 1, 2, 3, 6, 7}, {7, 9, 10, 11}},
 		[]float64{0.1, 0.2, 0.3}, 0.01)
-	res, err := LearnExact(n, LearnOptions{MaxRounds: 1})
+	res, err := LearnExact(n, Options{MaxRounds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestLearnExactMaxRounds(t *testing.T) {
 			t.Errorf("source %s of depth %d", s.Name, s.Learned.Depth)
 		}
 	}
-	if _, err := LearnExact(n, LearnOptions{MaxRounds: -1}); err == nil {
+	if _, err := LearnExact(n, Options{MaxRounds: -1}); err == nil {
 		t.Error("MaxRounds −1 accepted")
 	}
 }
@@ -134,7 +136,7 @@ func TestLearnExactRandom(t *testing.T) {
 			fail = append(fail, 0.05+0.8*rng.Float64())
 		}
 		n := netFrom(m, prior, children, fail, 0.02)
-		res, err := LearnExact(n, LearnOptions{})
+		res, err := LearnExact(n, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,11 +176,11 @@ func TestLearnDataDepthOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBinary(d)
+	b, err := noisyor.NewBinary(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Learn(b, LearnOptions{})
+	res, err := Learn(b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestLearnDataDepthOne(t *testing.T) {
 // bruteDepths returns the structural depth of each source by brute force:
 // round d finds the remaining sources with 4 children no two of which
 // share another remaining parent.
-func bruteDepths(n *Network) []int {
+func bruteDepths(n *noisyor.Network) []int {
 	ns := len(n.Sources)
 	depth := make([]int, ns)
 	for i := range depth {

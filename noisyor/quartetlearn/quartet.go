@@ -1,4 +1,4 @@
-package noisyor
+package quartetlearn
 
 import (
 	"math"
@@ -236,3 +236,5 @@ func extendFailure(r, fa, fb, prior float64) float64 {
 	}
 	return y * (1 - prior) / (prior * (1 - y))
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

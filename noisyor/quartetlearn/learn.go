@@ -1,4 +1,4 @@
-package noisyor
+package quartetlearn
 
 import (
 	"cmp"
@@ -11,9 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/latentree/latentree/noisyor"
 )
 
-// Defaults of LearnOptions for data (the paper's experiments) and for
+// Defaults of Options for data (the paper's experiments) and for
 // exact moments ("infinite data", perfect tests up to rounding).
 const (
 	DefaultRankTol      = 0.01
@@ -64,9 +66,9 @@ func ParseTest(s string) (Test, error) {
 	return 0, fmt.Errorf("noisyor: unknown quartet test %q (want rank or coherence)", s)
 }
 
-// LearnOptions configure Learn and LearnExact. The zero value runs the
+// Options configure Learn and LearnExact. The zero value runs the
 // paper's algorithm with its thresholds.
-type LearnOptions struct {
+type Options struct {
 	// RankTol is τq, the rank test's bound on the third singular value
 	// (of a joint distribution, so a probability scale). Zero means
 	// DefaultRankTol (0.01, the paper's) for data and DefaultExactRankTol
@@ -125,7 +127,7 @@ type LearnOptions struct {
 	// moments need no polish): PolishEM (the default) runs
 	// maximum-likelihood EM with the learned structure fixed (FitEM) from
 	// the moment estimates, when its exact E-step is feasible, and keeps
-	// the moment estimates otherwise (LearnResult.PolishSkipped says
+	// the moment estimates otherwise (Result.PolishSkipped says
 	// why); PolishNone keeps the paper's moment estimates.
 	Polish Polish
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
@@ -138,7 +140,7 @@ type LearnOptions struct {
 	Logger *slog.Logger
 }
 
-// Polish says how Learn finishes the parameters; see LearnOptions.Polish.
+// Polish says how Learn finishes the parameters; see Options.Polish.
 type Polish uint8
 
 const (
@@ -189,25 +191,25 @@ type Round struct {
 	Time    time.Duration `json:"time_ns"`
 }
 
-// LearnResult is what Learn returns.
-type LearnResult struct {
+// Result is what Learn returns.
+type Result struct {
 	// Network is the learned network: sources in the order found, each
 	// with its Learned provenance, and leaks.
-	Network *Network
+	Network *noisyor.Network
 	Rounds  []Round
 	// Rows is the number of data rows (0 for exact moments).
 	Rows int
 	// Moments is the network as the quartet method estimated it (the
 	// paper's estimates), before the EM polish; nil when there was none.
-	Moments *Network
+	Moments *noisyor.Network
 	// Polish is the EM polish's run (nil when it did not run) and
 	// PolishSkipped says why it did not run when it was asked for.
-	Polish        *EMResult
+	Polish        *noisyor.EMResult
 	PolishSkipped string
 	// Dropped are the sources removed because they do not pay for
 	// themselves in BIC on their children's columns (quartets that passed
-	// the tests by chance), in the order found; see LearnOptions.NoPrune.
-	Dropped []Source
+	// the tests by chance), in the order found; see Options.NoPrune.
+	Dropped []noisyor.Source
 	Time    time.Duration
 }
 
@@ -225,7 +227,7 @@ type LearnResult struct {
 // Moments use, for each set of effects, the rows that observe all of it,
 // so missing cells are marginalised (unbiased when they are missing at
 // random).
-func Learn(b *Binary, opt LearnOptions) (*LearnResult, error) {
+func Learn(b *noisyor.Binary, opt Options) (*Result, error) {
 	if b == nil {
 		return nil, errors.New("noisyor: nil data")
 	}
@@ -262,8 +264,8 @@ const screenIter = 15
 // polish runs the EM polish of Learn: screenIter updates, the pruning
 // again unless opt.NoPrune, then EM to convergence from there. The
 // reported run covers both parts.
-func polish(res *LearnResult, b *Binary, opt LearnOptions) error {
-	first, em, err := res.Network.FitEM(b, EMOptions{Workers: opt.Workers, MaxIter: screenIter})
+func polish(res *Result, b *noisyor.Binary, opt Options) error {
+	first, em, err := res.Network.FitEM(b, noisyor.EMOptions{Workers: opt.Workers, MaxIter: screenIter})
 	if err != nil {
 		return err
 	}
@@ -271,17 +273,17 @@ func polish(res *LearnResult, b *Binary, opt LearnOptions) error {
 		if !opt.NoPrune {
 			res.Dropped = append(res.Dropped, pruneLocal(first, b)...)
 		}
-		next, em2, err := first.FitEM(b, EMOptions{Workers: opt.Workers})
+		next, em2, err := first.FitEM(b, noisyor.EMOptions{Workers: opt.Workers})
 		if err != nil {
 			return err
 		}
-		em = &EMResult{Iterations: em.Iterations + em2.Iterations, Converged: em2.Converged, LogLik: em2.LogLik,
+		em = &noisyor.EMResult{Iterations: em.Iterations + em2.Iterations, Converged: em2.Converged, LogLik: em2.LogLik,
 			Trace: append(em.Trace, em2.Trace[1:]...), Duration: em.Duration + em2.Duration}
 		first = next
 	} else if !opt.NoPrune {
 		if more := pruneLocal(first, b); len(more) > 0 {
 			res.Dropped = append(res.Dropped, more...)
-			next, em2, err := first.FitEM(b, EMOptions{Workers: opt.Workers})
+			next, em2, err := first.FitEM(b, noisyor.EMOptions{Workers: opt.Workers})
 			if err != nil {
 				return err
 			}
@@ -295,7 +297,7 @@ func polish(res *LearnResult, b *Binary, opt LearnOptions) error {
 // LearnExact runs the same algorithm on the exact moments of net ("infinite
 // data"), to study which networks the quartet method can identify and at
 // which depth.
-func LearnExact(net *Network, opt LearnOptions) (*LearnResult, error) {
+func LearnExact(net *noisyor.Network, opt Options) (*Result, error) {
 	if err := net.Validate(); err != nil {
 		return nil, err
 	}
@@ -306,7 +308,7 @@ func LearnExact(net *Network, opt LearnOptions) (*LearnResult, error) {
 }
 
 // checkLearnInput rejects data the method cannot use.
-func checkLearnInput(b *Binary) error {
+func checkLearnInput(b *noisyor.Binary) error {
 	if len(b.Names) < 4 {
 		return fmt.Errorf("noisyor: %d effects; quartet learning needs at least 4", len(b.Names))
 	}
@@ -339,7 +341,7 @@ type resolved struct {
 	test                            Test
 }
 
-func resolve(opt LearnOptions, exact bool) (resolved, error) {
+func resolve(opt Options, exact bool) (resolved, error) {
 	r := resolved{rankTol: opt.RankTol, pmiTol: opt.PMITol, spread: opt.SpreadTol, pairZ: opt.PairZ,
 		maxQuartets: opt.MaxQuartets, workers: opt.Workers, test: opt.Test}
 	check := func(name string, v float64) error {
@@ -371,7 +373,7 @@ func resolve(opt LearnOptions, exact bool) (resolved, error) {
 			r.pmiTol = DefaultExactPMITol
 		default:
 			// Adaptive: the gap must exceed a small floor and
-			// DefaultPMIZ standard errors (see LearnOptions.PMITol).
+			// DefaultPMIZ standard errors (see Options.PMITol).
 			r.pmiTol, r.pmiZ, r.pmiRel = DefaultPMIFloor, DefaultPMIZ, DefaultPMIRel
 		}
 	}
@@ -406,7 +408,7 @@ func resolve(opt LearnOptions, exact bool) (resolved, error) {
 	return r, nil
 }
 
-// Search settings when there are more cliques than LearnOptions.MaxQuartets:
+// Search settings when there are more cliques than Options.MaxQuartets:
 // up to searchPhases phases per round, each anchor stopping after
 // searchFound quartets that no source of the round explains.
 const (
@@ -424,7 +426,7 @@ type verdict struct {
 }
 
 // learn is STRUCTURE-LEARN on any moments.
-func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResult, error) {
+func learn(mo moments, names []string, exact bool, opt Options) (*Result, error) {
 	start := time.Now()
 	r, err := resolve(opt, exact)
 	if err != nil {
@@ -437,8 +439,8 @@ func learn(mo moments, names []string, exact bool, opt LearnOptions) (*LearnResu
 	rng := rand.New(src)
 	m := mo.numEffects()
 	learned := newLearnedIndex(m)
-	net := &Network{Effects: slices.Clone(names)}
-	res := &LearnResult{Network: net}
+	net := &noisyor.Network{Effects: slices.Clone(names)}
+	res := &Result{Network: net}
 	var touched bitset // effects whose moments changed in the last round
 	for depth := 0; r.maxRounds == 0 || depth < r.maxRounds; depth++ {
 		t0 := time.Now()
@@ -582,7 +584,7 @@ func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]
 	}
 	v.pretest = true
 	joint := *t
-	NegToJoint(joint[:], 4)
+	noisyor.NegToJoint(joint[:], 4)
 	bound := r.rankTol
 	if all || r.test != TestRank {
 		bound = math.Inf(1)
@@ -673,15 +675,15 @@ func overlaps(learned *learnedIndex, upto int, set []int) bool {
 // newSource runs MIXTURE on the quartet (subtracting the sources of
 // earlier rounds) and EXTEND over every other effect (subtracting every
 // source known so far).
-func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth int, r resolved) (Source, bool) {
+func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth int, r resolved) (noisyor.Source, bool) {
 	var t [16]float64
 	mo.neg(set, t[:])
 	learned.adjust(set, t[:], len(learned.sources))
 	joint := t
-	NegToJoint(joint[:], 4)
+	noisyor.NegToJoint(joint[:], 4)
 	prior, fail, ok := quartetMixture(&joint)
 	if !ok || !(prior > 0) || prior > r.maxPrior {
-		return Source{}, false
+		return noisyor.Source{}, false
 	}
 	prior = math.Min(prior, 1)
 	// EXTEND from the pair with the smallest f_a·f_b.
@@ -695,7 +697,7 @@ func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth in
 	}
 	a, b := set[pa], set[pb]
 	fa, fb := clampFail(fail[pa]), clampFail(fail[pb])
-	s := Source{Prior: prior, Learned: &Provenance{Depth: depth, Singular: v.singular, Pair: [2]int{a, b}}}
+	s := noisyor.Source{Prior: prior, Learned: &noisyor.Provenance{Depth: depth, Singular: v.singular, Pair: [2]int{a, b}}}
 	for k := range 4 {
 		s.Learned.Quartet[k] = set[k]
 	}
@@ -713,7 +715,7 @@ func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth in
 	for x := range m {
 		if k := inQuartet(x); k >= 0 {
 			if f := clampFail(fail[k]); f < 1 {
-				s.Children = append(s.Children, Child{Effect: x, Failure: f})
+				s.Children = append(s.Children, noisyor.Child{Effect: x, Failure: f})
 			}
 			continue
 		}
@@ -729,7 +731,7 @@ func newSource(mo moments, learned *learnedIndex, set []int, v verdict, depth in
 			continue
 		}
 		if f := clampFail(extendFailure(cpmi, fa, fb, prior)); f < 1 {
-			s.Children = append(s.Children, Child{Effect: x, Failure: f})
+			s.Children = append(s.Children, noisyor.Child{Effect: x, Failure: f})
 		}
 	}
 	return s, len(s.Children) >= 4
@@ -770,7 +772,7 @@ func leaks(mo moments, learned *learnedIndex) []float64 {
 }
 
 // refine re-estimates every learned source's parameters with all the
-// other learned sources subtracted off (see LearnOptions.NoRefine). The
+// other learned sources subtracted off (see Options.NoRefine). The
 // structure is kept; a child whose failure reaches 1 is dropped.
 func refine(mo moments, learned *learnedIndex, r resolved) {
 	all := len(learned.sources)
@@ -783,7 +785,7 @@ func refine(mo moments, learned *learnedIndex, r resolved) {
 		}
 		learned.adjustSkip(set, t[:], all, id)
 		joint := t
-		NegToJoint(joint[:], 4)
+		noisyor.NegToJoint(joint[:], 4)
 		prior, fail, ok := quartetMixture(&joint)
 		if !ok || !(prior > 0) {
 			continue
@@ -821,7 +823,7 @@ func refine(mo moments, learned *learnedIndex, r resolved) {
 				}
 			}
 			if f < 1 {
-				kept = append(kept, Child{Effect: c.Effect, Failure: f})
+				kept = append(kept, noisyor.Child{Effect: c.Effect, Failure: f})
 			}
 		}
 		s.Children = kept

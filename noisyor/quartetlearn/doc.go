@@ -1,0 +1,51 @@
+// Package quartetlearn learns the structure and parameters of bipartite
+// noisy-or networks (noisyor.Network) from binary data with quartet tests
+// (Jernite, Halpern & Sontag, "Discovering hidden variables in noisy-or
+// networks using quartet tests", NIPS 2013).
+//
+// Learn (from data) and LearnExact (from a network's exact moments,
+// "infinite data") run STRUCTURE-LEARN of Jernite, Halpern & Sontag:
+// round d tests candidate quartets of effects with the sources of earlier
+// rounds subtracted off. PRETEST keeps quartets whose every triplet shares
+// a parent (PMI − CPMI > τe, Lemma 2); the rank test keeps those whose
+// three 4×4 unfoldings have a third singular value ≤ τq (singly coupled:
+// one source is a parent of all four and no other source of two); the
+// coherence test is an alternative. Survivors, in increasing order of that
+// singular value, give new sources: MIXTURE (eq. 2, the median over the
+// quartet's triplets) their prior and failures on the quartet, EXTEND
+// (conditional PMI, eqs. 4–6) their other children. Rounds continue until
+// one finds nothing; a source's depth is its round. Leaks are what the
+// sources leave unexplained. τq defaults to the paper's 0.01 for data and
+// to 1e-9 for exact moments; τe to 1e-9 for exact moments and, for data,
+// to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4
+// standard errors of its estimate from the counts) that finds weak sources
+// the paper's fixed τe = 0.1 misses (priors of a few percent, failures
+// near 0.5). Beyond the paper, on data, a source is kept only if it
+// improves the BIC of its children's columns (exact marginal likelihood
+// with and without it): on finite data quartets can pass the tests by
+// chance, mostly after subtracting off.
+//
+// Candidate quartets are never all C(m, 4): only 4-cliques of the graph of
+// dependent effect pairs can be singly coupled, after round 0 only cliques
+// with an effect whose moments the last round changed are tested again,
+// and beyond Options.MaxQuartets cliques a seeded repair search runs from
+// every effect instead: it starts from a random 4-clique through the
+// effect and, while the quartet fails, replaces the member that the
+// pattern of its three unfoldings points to. Quartet tables come from
+// popcounts over bit-packed columns (noisyor.Binary), in parallel over
+// quartets, with missing cells marginalised.
+//
+// After the moments, Learn polishes the parameters on data with
+// maximum-likelihood EM for the learned structure (noisyor.Network.FitEM;
+// Options.Polish), pruning again the sources that do not improve the BIC.
+//
+// How to choose. Learn (data) and LearnExact (a network's exact moments)
+// need no number of sources and no restarts; they find a source when it
+// is singly coupled at some depth (noisyor.QuartetDepths says which are).
+// For a known structure use noisyor.Network.FitEM directly; to fit a
+// given number of sources without structural assumptions, the variational
+// EM baseline in noisyor/vem.
+//
+// Randomness comes only from Options.Src (math/rand/v2), so the same
+// inputs and seed give the same output whatever the number of cores.
+package quartetlearn
