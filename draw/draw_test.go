@@ -13,6 +13,7 @@ import (
 
 	"github.com/latentree/latentree/draw"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -238,7 +239,7 @@ func TestPNG(t *testing.T) {
 
 func TestEdgeStrengthsGaussian(t *testing.T) {
 	tr := namedTree(t, "a", "b", "c", "d")
-	g, err := model.NewGaussian(tr, 0, 0.5)
+	g, err := gaussian.New(tr, 0, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 )
 
 // EdgeStrengths returns the strength of the dependence along every edge
@@ -27,7 +28,7 @@ func EdgeStrengths(m model.Model) (map[[2]int]float64, error) {
 		out[[2]int{u, v}] = math.Min(1, math.Exp(-math.Max(0, d)))
 	}
 	switch m := m.(type) {
-	case *model.Gaussian:
+	case *gaussian.Model:
 		if err := m.Validate(); err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@
 //     (missing cells marginalised), and the observed values x = b whose
 //     probability rises most, P(x = b | h = s) − P(x = b), with both
 //     probabilities.
-//   - Gaussian models (Model with a *model.Gaussian): the observed
+//   - Gaussian models (Model with a *gaussian.Model): the observed
 //     variables ranked by the absolute value of their correlation with the
 //     hidden variable, with its sign; no states.
 //   - Noisy-or networks (Noisyor): each source's effects ranked by the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/spectral"
 )
 
@@ -157,11 +158,11 @@ func Model(m model.Model, opt Options) (*Explanation, error) {
 			return nil, errors.New("explain: nil model")
 		}
 		return discrete(x, opt)
-	case *model.Gaussian:
+	case *gaussian.Model:
 		if x == nil {
 			return nil, errors.New("explain: nil model")
 		}
-		return gaussian(x, opt)
+		return explainGaussian(x, opt)
 	case *spectral.Model:
 		return nil, errors.New("explain: a spectral model has no parameters for its hidden variables; fit a discrete model (EM) to explain them")
 	case nil:

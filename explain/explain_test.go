@@ -10,6 +10,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/noisyor"
 	"github.com/latentree/latentree/tree"
@@ -248,7 +249,7 @@ func TestGaussianHandComputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := func(name string) int { v, _ := tr.Lookup(name); return v }
-	g, err := model.NewGaussian(tr, id("h"), 0)
+	g, err := gaussian.New(tr, id("h"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,12 @@ package explain
 import (
 	"math"
 
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 )
 
-// gaussian explains a Gaussian model: observed variables by |correlation|.
+// explainGaussian explains a Gaussian model: observed variables by |correlation|.
 // Options.Data is not used (the model has no states).
-func gaussian(g *model.Gaussian, opt Options) (*Explanation, error) {
+func explainGaussian(g *gaussian.Model, opt Options) (*Explanation, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
 )
@@ -107,7 +108,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	// Zero Tol and MaxIter mean the defaults in both EMs.
 	tol, maxIter := fit.EM.Tol, fit.EM.MaxIter
 	// Every candidate is fitted to the same data: share its moments.
-	cache := &model.GaussianCache{}
+	cache := &gaussian.Cache{}
 	score := func(ct *tree.Tree, warm *pruneState, quick bool) (float64, *pruneState, error) {
 		var (
 			m   model.Model
@@ -123,10 +124,10 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 			wm = warm.m
 		}
 		switch w := wm.(type) {
-		case *model.Gaussian:
+		case *gaussian.Model:
 			// Edge lengths are −log|ρ| of the warm model, summed by the
-			// contraction: FitGaussian starts from the same correlations.
-			m, res, err = model.FitGaussian(ct, d, model.GaussianFitOptions{MaxIter: iters, Tol: tol, Cache: cache})
+			// contraction: gaussian.Fit starts from the same correlations.
+			m, res, err = gaussian.Fit(ct, d, gaussian.Options{MaxIter: iters, Tol: tol, Cache: cache})
 		case *model.Discrete:
 			var dm *model.Discrete
 			if dm, err = warmDiscrete(w, ct); err == nil {
@@ -196,7 +197,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 // information distance (when defined) for a discrete one.
 func setFittedLengths(t *tree.Tree, m model.Model) error {
 	switch m := m.(type) {
-	case *model.Gaussian:
+	case *gaussian.Model:
 		r := m.Rooted()
 		for _, v := range r.Order {
 			if p := r.Parent[v]; p >= 0 {

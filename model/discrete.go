@@ -363,7 +363,7 @@ func (m *Discrete) PairMarginals(nodes []int) [][][]float64 {
 // sampled but not returned; SampleAll returns them too.
 func (m *Discrete) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if src == nil {
-		return nil, errNoSource
+		return nil, ErrNoSource
 	}
 	d, _, err := m.sample(rand.New(src), n, false)
 	return d, err
@@ -373,13 +373,13 @@ func (m *Discrete) Sample(src rand.Source, n int) (*data.Dataset, error) {
 // by node identifier (nil for removed identifiers).
 func (m *Discrete) SampleAll(src rand.Source, n int) (*data.Dataset, [][]uint16, error) {
 	if src == nil {
-		return nil, nil, errNoSource
+		return nil, nil, ErrNoSource
 	}
 	return m.sample(rand.New(src), n, true)
 }
 
-// errNoSource reports a nil source of randomness.
-var errNoSource = errors.New("model: no source of randomness (nil rand.Source)")
+// ErrNoSource reports a nil source of randomness given to Sample.
+var ErrNoSource = errors.New("model: no source of randomness (nil rand.Source)")
 
 func (m *Discrete) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
 	if err := m.Validate(); err != nil {

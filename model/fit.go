@@ -165,9 +165,11 @@ func (o FitOptions) Validate(gaussian bool) error {
 }
 
 // Fit fits a latent tree model with structure t to d: a Gaussian model
-// (FitGaussian) when every column is continuous, a discrete model
+// (gaussian.Fit) when every column is continuous, a discrete model
 // (ForData, InitSurrogate or random starts, FitEM, and ChooseHiddenStates
-// when AutoStates) when every column is discrete. Mixed data are an error.
+// when AutoStates) when every column is discrete, a spectral model
+// (spectral.Fit) for Params ParamsSpectral. Mixed data are an error. The
+// Gaussian and spectral families must be registered (see Register).
 // The EMResult describes the EM run that produced the returned model, and
 // its LogLik is that model's log-likelihood of d.
 func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error) {
@@ -204,7 +206,12 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		if opt.Params == ParamsSpectral {
 			return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
 		}
-		return FitGaussian(t, d, GaussianFitOptions{MaxIter: em.MaxIter, Tol: em.Tol, Progress: em.Progress})
+		f, err := family("gaussian")
+		if err != nil {
+			return nil, nil, err
+		}
+		opt.EM = em
+		return f.Fit(t, d, opt)
 	}
 	k := opt.HiddenStates
 	if k == 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -36,7 +37,7 @@ func TestFitChoosesModelType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.(*model.Gaussian); !ok || em.Rows != 500 {
+	if _, ok := m.(*gaussian.Model); !ok || em.Rows != 500 {
 		t.Errorf("continuous data gave %T on %d rows", m, em.Rows)
 	}
 	s, err := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{})

@@ -79,9 +79,9 @@ type stateProb struct {
 	Prob  float64 `json:"prob"`
 }
 
-// missingColumns returns the nodes of the columns of d that have missing
+// MissingColumns returns the nodes of the columns of d that have missing
 // cells, with their column indices.
-func missingColumns(names func(string) (int, bool), d *data.Dataset) (cols, nodes []int, err error) {
+func MissingColumns(names func(string) (int, bool), d *data.Dataset) (cols, nodes []int, err error) {
 	for j := 0; j < d.NumVars(); j++ {
 		if d.MissingCount(j) == 0 {
 			continue
@@ -113,7 +113,7 @@ func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals f
 	if err := matchColumns(t, d); err != nil {
 		return nil, err
 	}
-	cols, nodes, err := missingColumns(t.Lookup, d)
+	cols, nodes, err := MissingColumns(t.Lookup, d)
 	if err != nil {
 		return nil, err
 	}
@@ -167,50 +167,6 @@ func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals f
 		}
 	}
 	imp.Data, err = data.FromDiscrete(vars, out)
-	if err != nil {
-		return nil, err
-	}
-	return imp, nil
-}
-
-// Impute fills every missing cell of d with its conditional mean given the
-// observed cells of its row, and records each filled cell's conditional
-// standard deviation.
-func (g *Gaussian) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
-	if d == nil {
-		return nil, errors.New("model: no data")
-	}
-	if err := matchColumns(g.Tree, d); err != nil {
-		return nil, err
-	}
-	cols, nodes, err := missingColumns(g.Tree.Lookup, d)
-	if err != nil {
-		return nil, err
-	}
-	cond, err := g.Conditionals(d, nodes, opt.InferOptions)
-	if err != nil {
-		return nil, err
-	}
-	names := d.Names()
-	out := make([][]float64, d.NumVars())
-	for j := range out {
-		if d.Var(j).Kind != data.Continuous {
-			return nil, fmt.Errorf("model: column %q is discrete but the model's variable is continuous", names[j])
-		}
-		out[j] = append([]float64(nil), d.Continuous(j)...)
-	}
-	imp := &Imputation{}
-	for x, j := range cols {
-		c := &cond[x]
-		for r, v := range d.Continuous(j) {
-			if !math.IsNaN(v) {
-				continue
-			}
-			out[j][r] = c.Mean[r]
-			imp.Cells = append(imp.Cells, ImputedCell{Row: r, Column: j, Name: c.Name, Mean: c.Mean[r], SD: c.SD[r]})
-		}
-	}
-	imp.Data, err = data.FromContinuous(names, out)
 	if err != nil {
 		return nil, err
 	}

@@ -5,14 +5,20 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/tree"
 )
 
 // Surrogates returns, for every node, the observed node nearest to it in
 // the tree (by the sum of edge lengths, counting unknown lengths as 1; the
 // node itself if observed). Choi et al. (2011, §5.2) call it the
 // surrogate of a hidden node.
-func (m *Discrete) Surrogates() []int {
-	t := m.Tree
+func (m *Discrete) Surrogates() []int { return Surrogates(m.Tree) }
+
+// Surrogates returns, for every node of t, the observed node nearest to it
+// (by the sum of edge lengths, counting unknown lengths as 1; the node
+// itself if observed): the surrogate of a hidden node (Choi et al. 2011,
+// §5.2), which the surrogate starts of discrete and Gaussian EM copy.
+func Surrogates(t *tree.Tree) []int {
 	n := t.MaxID()
 	dist := make([]float64, n)
 	sur := make([]int, n)

@@ -11,12 +11,13 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// Model is a latent tree model of any family: a *Discrete, a *Gaussian or
-// a *spectral.Model (package model/spectral), which offer the same
-// operations. Data given to a model must have exactly the
-// model's observed variables as columns (in any order, matched by name),
-// discrete for a discrete model and continuous for a Gaussian one;
-// missing cells are marginalised everywhere.
+// Model is a latent tree model of any family: a *Discrete, a
+// *gaussian.Model (package model/gaussian) or a *spectral.Model (package
+// model/spectral), which offer the same operations. Data given to a model
+// must have exactly the model's observed variables as columns (in any
+// order, matched by name), discrete for a discrete or spectral model and
+// continuous for a Gaussian one; missing cells are marginalised
+// everywhere.
 type Model interface {
 	// Structure returns the model's tree (shared, not copied).
 	Structure() *tree.Tree
@@ -56,26 +57,16 @@ type Model interface {
 
 var (
 	_ Model = (*Discrete)(nil)
-	_ Model = (*Gaussian)(nil)
 )
 
 // Structure returns the model's tree.
 func (m *Discrete) Structure() *tree.Tree { return m.Tree }
 
-// Structure returns the model's tree.
-func (g *Gaussian) Structure() *tree.Tree { return g.Tree }
-
 // RootNode returns the node at which the model is rooted.
 func (m *Discrete) RootNode() int { return m.Root }
 
-// RootNode returns the node at which the model is rooted.
-func (g *Gaussian) RootNode() int { return g.Root }
-
 // Kind returns data.Discrete.
 func (m *Discrete) Kind() data.Kind { return data.Discrete }
-
-// Kind returns data.Continuous.
-func (g *Gaussian) Kind() data.Kind { return data.Continuous }
 
 // InformationDistances is Distances (the Model method).
 func (m *Discrete) InformationDistances(nodes []int) ([]float64, error) {
@@ -83,19 +74,6 @@ func (m *Discrete) InformationDistances(nodes []int) ([]float64, error) {
 		return nil, err
 	}
 	return m.Distances(nodes)
-}
-
-// InformationDistances returns the exact information distances −log|ρ|
-// between all pairs of the given nodes, row-major; an error for a node not
-// in the tree or an invalid model.
-func (g *Gaussian) InformationDistances(nodes []int) ([]float64, error) {
-	if err := g.Validate(); err != nil {
-		return nil, err
-	}
-	if err := CheckNodes(g.Tree, nodes); err != nil {
-		return nil, err
-	}
-	return g.Distances(nodes), nil
 }
 
 // CheckNodes returns an error for a node that is not in t.
@@ -154,20 +132,6 @@ func (m *Discrete) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) 
 	out := make([]Conditional, len(nodes))
 	for x, v := range nodes {
 		out[x] = Conditional{Node: v, Name: m.Tree.Name(v), Labels: m.StateLabels(v), Prob: post[x]}
-	}
-	return out, nil
-}
-
-// Conditionals returns the conditional mean and standard deviation of
-// each given node in every row of d (Conditional).
-func (g *Gaussian) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error) {
-	mean, sd, err := g.Conditional(d, nodes)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Conditional, len(nodes))
-	for x, v := range nodes {
-		out[x] = Conditional{Node: v, Name: g.Tree.Name(v), Mean: mean[x], SD: sd[x]}
 	}
 	return out, nil
 }

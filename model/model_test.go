@@ -78,30 +78,3 @@ func TestDiscreteValidateErrors(t *testing.T) {
 		t.Error("sampling an invalid model succeeded")
 	}
 }
-
-func TestGaussianHandChecked(t *testing.T) {
-	tr, a, h, b := chain(t)
-	g, err := NewGaussian(tr, h, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Rho[b] = -0.4
-	g.Var[a] = 4
-	if c := g.Corr(a, b); math.Abs(c+0.2) > 1e-15 {
-		t.Errorf("corr = %g, want -0.2", c)
-	}
-	if c := g.Cov(a, b); math.Abs(c+0.4) > 1e-15 {
-		t.Errorf("cov = %g, want -0.4", c)
-	}
-	if d := g.InformationDistance(a, b); math.Abs(d+math.Log(0.2)) > 1e-15 {
-		t.Errorf("d = %g", d)
-	}
-	g.Rho[a] = 0
-	if d := g.InformationDistance(a, b); !math.IsInf(d, 1) {
-		t.Errorf("independent: d = %g, want +Inf", d)
-	}
-	g.Var[b] = -1
-	if err := g.Validate(); err == nil {
-		t.Error("negative variance accepted")
-	}
-}

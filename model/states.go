@@ -17,7 +17,7 @@ import (
 // variables is unchanged up to the perturbation.
 func (m *Discrete) AddState(h int, src rand.Source) error {
 	if src == nil {
-		return errNoSource
+		return ErrNoSource
 	}
 	rng := rand.New(src)
 	t := m.Tree

@@ -18,6 +18,7 @@ import (
 	"github.com/latentree/latentree/draw"
 	"github.com/latentree/latentree/explain"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -255,7 +256,7 @@ func buildPayload(in Input) (*payload, error) {
 		if !slices.ContainsFunc(p.Labels, func(l []string) bool { return l != nil }) {
 			p.Labels = nil
 		}
-	case *model.Gaussian:
+	case *gaussian.Model:
 		p.Kind = "gaussian"
 		p.Mean, p.Var, p.Rho = make([]num, n), make([]num, n), make([]num, n)
 		for i, v := range r.Order {

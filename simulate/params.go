@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -28,7 +29,7 @@ var errNoSource = errors.New("simulate: no source of randomness (nil rand.Source
 // Gaussian returns a zero-mean, unit-variance Gaussian model on t whose
 // edge correlations are drawn uniformly from [RhoMin, RhoMax]. Edge lengths
 // of t are set to the exact information distances −log|ρ|.
-func Gaussian(src rand.Source, t *tree.Tree, opt GaussianOptions) (*model.Gaussian, error) {
+func Gaussian(src rand.Source, t *tree.Tree, opt GaussianOptions) (*gaussian.Model, error) {
 	if src == nil {
 		return nil, errNoSource
 	}
@@ -44,7 +45,7 @@ func Gaussian(src rand.Source, t *tree.Tree, opt GaussianOptions) (*model.Gaussi
 	if opt.Root != nil && t.Has(*opt.Root) {
 		root = *opt.Root
 	}
-	g, err := model.NewGaussian(t, root, 1)
+	g, err := gaussian.New(t, root, 1)
 	if err != nil {
 		return nil, err
 	}

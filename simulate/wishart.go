@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 )
 
 // ScatterMatrix draws the centred scatter matrix S = Σ_r (x_r − x̄)(x_r − x̄)ᵀ
@@ -91,7 +91,7 @@ func cholesky(a []float64, p int) ([]float64, error) {
 // SampleCorrelations returns the names of the observed variables of a
 // Gaussian model and the sample correlation matrix (row-major) of n rows
 // drawn from it, obtained through ScatterMatrix without drawing the rows.
-func SampleCorrelations(src rand.Source, g *model.Gaussian, n int) ([]string, []float64, error) {
+func SampleCorrelations(src rand.Source, g *gaussian.Model, n int) ([]string, []float64, error) {
 	if src == nil {
 		return nil, nil, errNoSource
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -17,7 +18,7 @@ import (
 // team: a discrete one (h uniform, P(word | h) = [[0.9, 0.1], [0.2, 0.8]])
 // or a Gaussian one (correlation 0.8 on every edge, ball with mean 10 and
 // variance 4).
-func writeStarModel(t *testing.T, dir string, gaussian bool) string {
+func writeStarModel(t *testing.T, dir string, isGaussian bool) string {
 	t.Helper()
 	tr := tree.New()
 	h := tr.AddHidden()
@@ -31,8 +32,8 @@ func writeStarModel(t *testing.T, dir string, gaussian bool) string {
 		}
 	}
 	var m model.Model
-	if gaussian {
-		g, err := model.NewGaussian(tr, h, 0.8)
+	if isGaussian {
+		g, err := gaussian.New(tr, h, 0.8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,25 +78,25 @@ func writeTestFile(t *testing.T, dir, name, content string) string {
 // in the header" before).
 func TestScoreMismatchNamesVariables(t *testing.T) {
 	dir := t.TempDir()
-	for _, gaussian := range []bool{false, true} {
-		mp := writeStarModel(t, dir, gaussian)
+	for _, isGaussian := range []bool{false, true} {
+		mp := writeStarModel(t, dir, isGaussian)
 		// The data lack "goal" and have "id" and "note".
 		dp := writeTestFile(t, dir, "d.csv", "id,ball,team,note\n1,0,1,a\n2,1,1,b\n3,1,0,c\n")
 		for _, cmd := range []string{"score", "infer"} {
 			code, _, errs := run(t, "", cmd, mp, dp)
 			if code != ExitFailure || !strings.Contains(errs, `"goal"`) || !strings.Contains(errs, `"id", "note"`) ||
 				!strings.Contains(errs, "d.csv") || strings.Contains(errs, "forced") {
-				t.Errorf("%s (gaussian %v): exit %d, %q", cmd, gaussian, code, errs)
+				t.Errorf("%s (gaussian %v): exit %d, %q", cmd, isGaussian, code, errs)
 			}
 		}
 		// All model variables present, one extra column.
 		dp = writeTestFile(t, dir, "e.csv", "id,ball,goal,team\n1,0,1,1\n2,1,1,0\n3,1,0,1\n")
 		code, _, errs := run(t, "", "score", mp, dp)
 		if code != ExitFailure || !strings.Contains(errs, `"id"`) || !strings.Contains(errs, "--ignore") {
-			t.Errorf("extra column (gaussian %v): exit %d, %q", gaussian, code, errs)
+			t.Errorf("extra column (gaussian %v): exit %d, %q", isGaussian, code, errs)
 		}
 		if code, out, errs := run(t, "", "score", "--ignore", "id", mp, dp); code != ExitOK || !strings.Contains(out, "3 rows") {
-			t.Errorf("--ignore id (gaussian %v): exit %d, %q %q", gaussian, code, out, errs)
+			t.Errorf("--ignore id (gaussian %v): exit %d, %q %q", isGaussian, code, out, errs)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package model_test
+package gaussian_test
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -82,14 +83,14 @@ func TestGaussianEMMissingCells(t *testing.T) {
 	for _, seed := range seeds {
 		tr, train, test := missingSetup(t, seed, 50, 1000)
 		start := time.Now()
-		full, resFull, err := model.FitGaussian(tr, train, model.GaussianFitOptions{})
+		full, resFull, err := gaussian.Fit(tr, train, gaussian.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tFull := time.Since(start)
 		holey := blank(t, train, 0.1, rand.New(rand.NewPCG(seed, 7)))
 		start = time.Now()
-		miss, resMiss, err := model.FitGaussian(tr, holey, model.GaussianFitOptions{})
+		miss, resMiss, err := gaussian.Fit(tr, holey, gaussian.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package model
+package gaussian
 
 import (
 	"slices"
@@ -7,15 +7,15 @@ import (
 	"github.com/latentree/latentree/data"
 )
 
-// GaussianCache holds what repeated Gaussian fits to the same data share:
+// Cache holds what repeated Gaussian fits to the same data share:
 // the rows grouped by missingness pattern and each pattern's sample mean and
 // scatter matrix, which cost O(rows × variables²) to compute and do not
-// depend on the tree. Pass one cache in GaussianFitOptions.Cache to every
+// depend on the tree. Pass one cache in Options.Cache to every
 // fit of many trees over the same dataset (as a contraction search does).
 // The zero value is ready to use and is safe for concurrent use; a cache
 // serves the first dataset and column order it sees, and fits of other
 // data simply compute their own.
-type GaussianCache struct {
+type Cache struct {
 	mu      sync.Mutex
 	d       *data.Dataset
 	names   []string
@@ -33,7 +33,7 @@ type patternMoments struct {
 // patterns returns the missingness patterns of b, from the cache when it
 // holds d with the same columns, and the cache's moments (nil without a
 // usable cache).
-func (c *GaussianCache) patterns(d *data.Dataset, g *Gaussian, b *gbinding) ([]pattern, []*patternMoments) {
+func (c *Cache) patterns(d *data.Dataset, g *Model, b *gbinding) ([]pattern, []*patternMoments) {
 	if c == nil {
 		return b.patterns(), nil
 	}

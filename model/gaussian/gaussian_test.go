@@ -1,4 +1,4 @@
-package model
+package gaussian
 
 import (
 	"bytes"
@@ -11,11 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // gaussTree is x1, x2 – h1 – h2 – x3, x4 with x5 hanging off x4.
-func gaussTree(t *testing.T) (*tree.Tree, *Gaussian) {
+func gaussTree(t *testing.T) (*tree.Tree, *Model) {
 	t.Helper()
 	tr := tree.New()
 	h1, h2 := tr.AddHidden(), tr.AddHidden()
@@ -30,7 +31,7 @@ func gaussTree(t *testing.T) (*tree.Tree, *Gaussian) {
 			t.Fatal(err)
 		}
 	}
-	g, err := NewGaussian(tr, h1, 0.5)
+	g, err := New(tr, h1, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestGaussianLogLikelihoodAndConditional(t *testing.T) {
 	d.Continuous(2)[3] = math.NaN()
 	d.Continuous(0)[7] = math.NaN()
 	d.Continuous(4)[7] = math.NaN()
-	ll, total, err := g.LogLikelihood(d, InferOptions{})
+	ll, total, err := g.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestFitGaussianRecovers(t *testing.T) {
 	for _, e := range start.Edges() {
 		_ = start.SetEdgeLength(e.U, e.V, 0.3)
 	}
-	fit, res, err := FitGaussian(start, d, GaussianFitOptions{})
+	fit, res, err := Fit(start, d, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +151,8 @@ func TestFitGaussianRecovers(t *testing.T) {
 		}
 	}
 	// The fitted log-likelihood is at least the true model's (MLE).
-	_, fl, _ := fit.LogLikelihood(d, InferOptions{})
-	_, tl, _ := truth.LogLikelihood(d, InferOptions{})
+	_, fl, _ := fit.LogLikelihood(d, model.InferOptions{})
+	_, tl, _ := truth.LogLikelihood(d, model.InferOptions{})
 	if fl < tl-1 {
 		t.Errorf("fitted loglik %g below the true model's %g", fl, tl)
 	}
@@ -164,20 +165,20 @@ func TestGaussianJSON(t *testing.T) {
 	tr, g := gaussTree(t)
 	_ = tr
 	var buf bytes.Buffer
-	if err := g.WriteJSON(&buf, &Provenance{Method: "x"}); err != nil {
+	if err := g.WriteJSON(&buf, &model.Provenance{Method: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := Read(bytes.NewReader(buf.Bytes()))
+	m, _, err := model.Read(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g2, ok := m.(*Gaussian)
+	g2, ok := m.(*Model)
 	if !ok {
 		t.Fatalf("read back a %T", m)
 	}
 	d, _ := g.Sample(rand.New(rand.NewPCG(3, 3)), 20)
-	a, _, _ := g.LogLikelihood(d, InferOptions{})
-	b, _, err := g2.LogLikelihood(d, InferOptions{})
+	a, _, _ := g.LogLikelihood(d, model.InferOptions{})
+	b, _, err := g2.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestGaussianJSON(t *testing.T) {
 		}
 	}
 	bad := bytes.Replace(buf.Bytes(), []byte(`"rho"`), []byte(`"rh0"`), 1)
-	if _, _, err := Read(bytes.NewReader(bad)); err == nil {
+	if _, _, err := model.Read(bytes.NewReader(bad)); err == nil {
 		t.Error("model without a correlation accepted")
 	}
 }
@@ -196,7 +197,7 @@ func TestGaussianJSON(t *testing.T) {
 // independently of Corr and covariance: from the structural equations
 // s_v = ρ_v s_parent + e_v in standardised units, Cov(s_v, s_u) =
 // ρ_v Cov(s_parent, s_u) for every u before v in a root-first order.
-func structuralCov(g *Gaussian) [][]float64 {
+func structuralCov(g *Model) [][]float64 {
 	r := g.Rooted()
 	n := g.Tree.MaxID()
 	c := make([][]float64, n)
@@ -225,7 +226,7 @@ func structuralCov(g *Gaussian) [][]float64 {
 // mvnLogDensity is the multivariate normal log-density of the observed
 // cells of row r, with a Cholesky factorisation written out here (not
 // gonum's): log N(x; μ, Σ) = −½ (k log 2π + 2 Σ log L_ii + |L⁻¹(x−μ)|²).
-func mvnLogDensity(t *testing.T, g *Gaussian, cov [][]float64, obs []int, d *data.Dataset, r int) float64 {
+func mvnLogDensity(t *testing.T, g *Model, cov [][]float64, obs []int, d *data.Dataset, r int) float64 {
 	t.Helper()
 	var nodes []int
 	var x []float64
@@ -295,7 +296,7 @@ func TestGaussianMissingLogLikelihoodExact(t *testing.T) {
 	}
 	obs := tr.Observed()
 	cov := structuralCov(g)
-	ll, total, err := g.LogLikelihood(d, InferOptions{})
+	ll, total, err := g.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestGaussianEStepPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want, err := g.LogLikelihood(d, InferOptions{})
+	_, want, err := g.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +408,7 @@ func TestFitGaussianMissingMonotone(t *testing.T) {
 	for _, e := range start.Edges() {
 		_ = start.SetEdgeLength(e.U, e.V, 0.1)
 	}
-	fit, res, err := FitGaussian(start, d, GaussianFitOptions{Tol: 1e-12, MaxIter: 300})
+	fit, res, err := Fit(start, d, Options{Tol: 1e-12, MaxIter: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +423,7 @@ func TestFitGaussianMissingMonotone(t *testing.T) {
 			t.Fatalf("EM decreased the log-likelihood at iteration %d: %.12g → %.12g", i, res.Trace[i-1], res.Trace[i])
 		}
 	}
-	_, ll, err := fit.LogLikelihood(d, InferOptions{})
+	_, ll, err := fit.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,14 +438,14 @@ func TestFitGaussianMissingMonotone(t *testing.T) {
 func TestFitGaussianOptionErrors(t *testing.T) {
 	tr, g := gaussTree(t)
 	d, _ := g.Sample(rand.New(rand.NewPCG(9, 9)), 50)
-	if _, _, err := FitGaussian(tr, d, GaussianFitOptions{Tol: -1}); err == nil {
+	if _, _, err := Fit(tr, d, Options{Tol: -1}); err == nil {
 		t.Error("negative tolerance accepted")
 	}
 	col := d.Continuous(2)
 	for r := 1; r < len(col); r++ {
 		col[r] = math.NaN()
 	}
-	_, _, err := FitGaussian(tr, d, GaussianFitOptions{})
+	_, _, err := Fit(tr, d, Options{})
 	if err == nil || !strings.Contains(err.Error(), `"x3"`) {
 		t.Errorf("a column with one observed value: %v", err)
 	}
@@ -469,7 +470,7 @@ func TestGaussianConditionalPaths(t *testing.T) {
 		}
 	}
 	nodes := tr.Nodes()
-	check := func(g *Gaussian) {
+	check := func(g *Model) {
 		t.Helper()
 		mean, sd, err := g.Conditional(d, nodes)
 		if err != nil {
@@ -531,7 +532,7 @@ func TestGaussianLogLikelihoodRarePatterns(t *testing.T) {
 			_ = tr.AddEdge(h, x, math.NaN())
 		}
 	}
-	g, err := NewGaussian(tr, 0, 0.5)
+	g, err := New(tr, 0, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +554,7 @@ func TestGaussianLogLikelihoodRarePatterns(t *testing.T) {
 			}
 		}
 	}
-	ll, _, err := g.LogLikelihood(d, InferOptions{})
+	ll, _, err := g.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model_test
+package gaussian_test
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/simulate"
 )
 
@@ -37,24 +37,24 @@ func TestGaussianCacheSameFit(t *testing.T) {
 			col[r] = math.NaN()
 		}
 	}
-	want, _, err := model.FitGaussian(tr, d, model.GaussianFitOptions{})
+	want, _, err := gaussian.Fit(tr, d, gaussian.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOther, _, err := model.FitGaussian(tr, other, model.GaussianFitOptions{})
+	wantOther, _, err := gaussian.Fit(tr, other, gaussian.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &model.GaussianCache{}
+	cache := &gaussian.Cache{}
 	var wg sync.WaitGroup
-	got := make([]*model.Gaussian, 4)
+	got := make([]*gaussian.Model, 4)
 	for i := range got {
 		wg.Go(func() {
 			data := d
 			if i == 3 {
 				data = other
 			}
-			m, _, err := model.FitGaussian(tr, data, model.GaussianFitOptions{Cache: cache})
+			m, _, err := gaussian.Fit(tr, data, gaussian.Options{Cache: cache})
 			if err != nil {
 				t.Error(err)
 				return

@@ -1,4 +1,4 @@
-package model
+package gaussian
 
 import "math"
 
@@ -13,7 +13,7 @@ import "math"
 // It needs every edge to have |ρ| < 1 (w > 0); usable reports whether it
 // does.
 type gaussBP struct {
-	g        *Gaussian
+	g        *Model
 	order    []int // parents before children
 	parent   []int
 	rho, w   []float64
@@ -31,7 +31,7 @@ const halfLog2Pi = 0.9189385332046728 // ½ log 2π
 // minNoise is the smallest 1 − ρ² that belief propagation accepts.
 const minNoise = 1e-12
 
-func newGaussBP(g *Gaussian, obs []int) *gaussBP {
+func newGaussBP(g *Model, obs []int) *gaussBP {
 	r := g.Rooted()
 	n := g.Tree.MaxID()
 	e := &gaussBP{g: g, order: r.Order, parent: r.Parent,

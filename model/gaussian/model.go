@@ -1,4 +1,4 @@
-package model
+package gaussian
 
 import (
 	"errors"
@@ -7,14 +7,15 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
-// Gaussian is a Gaussian latent tree model: every node is a real variable,
+// Model is a Gaussian latent tree model: every node is a real variable,
 // jointly Gaussian, Markov on the tree. It is parameterised by each node's
 // mean and variance and, for every node other than the root, the
 // correlation Rho with its parent.
-type Gaussian struct {
+type Model struct {
 	Tree *tree.Tree
 	Root int
 	// Mean[v] and Var[v] are the mean and variance of node v.
@@ -25,9 +26,11 @@ type Gaussian struct {
 	rooted *tree.Rooted
 }
 
-// NewGaussian returns a standard (zero mean, unit variance) Gaussian model
+var _ model.Model = (*Model)(nil)
+
+// New returns a standard (zero mean, unit variance) Gaussian model
 // on t rooted at root with every edge correlation set to rho.
-func NewGaussian(t *tree.Tree, root int, rho float64) (*Gaussian, error) {
+func New(t *tree.Tree, root int, rho float64) (*Model, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
@@ -35,7 +38,7 @@ func NewGaussian(t *tree.Tree, root int, rho float64) (*Gaussian, error) {
 		return nil, fmt.Errorf("model: root %d is not a node of the tree", root)
 	}
 	n := t.MaxID()
-	g := &Gaussian{Tree: t, Root: root, Mean: make([]float64, n), Var: make([]float64, n), Rho: make([]float64, n)}
+	g := &Model{Tree: t, Root: root, Mean: make([]float64, n), Var: make([]float64, n), Rho: make([]float64, n)}
 	for i := range g.Var {
 		g.Var[i] = 1
 		g.Rho[i] = rho
@@ -44,7 +47,7 @@ func NewGaussian(t *tree.Tree, root int, rho float64) (*Gaussian, error) {
 }
 
 // Rooted returns the tree oriented away from the root (cached).
-func (g *Gaussian) Rooted() *tree.Rooted {
+func (g *Model) Rooted() *tree.Rooted {
 	if g.rooted == nil || g.rooted.Root != g.Root {
 		g.rooted = g.Tree.Root(g.Root)
 	}
@@ -52,11 +55,11 @@ func (g *Gaussian) Rooted() *tree.Rooted {
 }
 
 // Refresh discards cached derived data; call it after changing the tree.
-func (g *Gaussian) Refresh() { g.rooted = nil }
+func (g *Model) Refresh() { g.rooted = nil }
 
 // Validate checks the model: positive finite variances, finite means, and
 // correlations in [−1, 1].
-func (g *Gaussian) Validate() error {
+func (g *Model) Validate() error {
 	if g.Tree == nil {
 		return errors.New("model: no tree")
 	}
@@ -87,7 +90,7 @@ func (g *Gaussian) Validate() error {
 
 // Corr returns the correlation of nodes u and v: the product of the edge
 // correlations on the path between them.
-func (g *Gaussian) Corr(u, v int) float64 {
+func (g *Model) Corr(u, v int) float64 {
 	r := g.Rooted()
 	p := g.Tree.Path(u, v)
 	c := 1.0
@@ -103,17 +106,17 @@ func (g *Gaussian) Corr(u, v int) float64 {
 }
 
 // Cov returns the covariance of nodes u and v.
-func (g *Gaussian) Cov(u, v int) float64 {
+func (g *Model) Cov(u, v int) float64 {
 	return g.Corr(u, v) * math.Sqrt(g.Var[u]*g.Var[v])
 }
 
 // Correlations returns the correlation of node u with every node, indexed
 // by node identifier (the product of the edge correlations along the
 // path; zero for identifiers of removed nodes).
-func (g *Gaussian) Correlations(u int) []float64 { return g.correlations(u) }
+func (g *Model) Correlations(u int) []float64 { return g.correlations(u) }
 
 // correlations returns the correlation of u with every node.
-func (g *Gaussian) correlations(u int) []float64 {
+func (g *Model) correlations(u int) []float64 {
 	r := g.Rooted()
 	t := g.Tree
 	out := make([]float64, t.MaxID())
@@ -140,7 +143,7 @@ func (g *Gaussian) correlations(u int) []float64 {
 
 // InformationDistance returns −log|ρ(u,v)|, the Gaussian information
 // distance (Choi et al. 2011, eq. 5); +Inf for uncorrelated nodes.
-func (g *Gaussian) InformationDistance(u, v int) float64 {
+func (g *Model) InformationDistance(u, v int) float64 {
 	return gaussDist(g.Corr(u, v))
 }
 
@@ -158,7 +161,7 @@ func gaussDist(rho float64) float64 {
 
 // Distances returns the information distances between all pairs of the
 // given nodes, row-major len(nodes)×len(nodes).
-func (g *Gaussian) Distances(nodes []int) []float64 {
+func (g *Model) Distances(nodes []int) []float64 {
 	n := len(nodes)
 	out := make([]float64, n*n)
 	for i, u := range nodes {
@@ -173,9 +176,9 @@ func (g *Gaussian) Distances(nodes []int) []float64 {
 
 // Sample draws n independent rows of the observed variables, in the order of
 // the tree's observed nodes (increasing identifier).
-func (g *Gaussian) Sample(src rand.Source, n int) (*data.Dataset, error) {
+func (g *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if src == nil {
-		return nil, errNoSource
+		return nil, model.ErrNoSource
 	}
 	rng := rand.New(src)
 	if err := g.Validate(); err != nil {
@@ -216,4 +219,84 @@ func (g *Gaussian) Sample(src rand.Source, n int) (*data.Dataset, error) {
 		cols[j] = col
 	}
 	return data.FromContinuous(names, cols)
+}
+
+// Structure returns the model's tree.
+func (g *Model) Structure() *tree.Tree { return g.Tree }
+
+// RootNode returns the node at which the model is rooted.
+func (g *Model) RootNode() int { return g.Root }
+
+// Kind returns data.Continuous.
+func (g *Model) Kind() data.Kind { return data.Continuous }
+
+// InformationDistances returns the exact information distances −log|ρ|
+// between all pairs of the given nodes, row-major; an error for a node not
+// in the tree or an invalid model.
+func (g *Model) InformationDistances(nodes []int) ([]float64, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	if err := model.CheckNodes(g.Tree, nodes); err != nil {
+		return nil, err
+	}
+	return g.Distances(nodes), nil
+}
+
+// Conditionals returns the conditional mean and standard deviation of
+// each given node in every row of d (Conditional).
+func (g *Model) Conditionals(d *data.Dataset, nodes []int, opt model.InferOptions) ([]model.Conditional, error) {
+	mean, sd, err := g.Conditional(d, nodes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Conditional, len(nodes))
+	for x, v := range nodes {
+		out[x] = model.Conditional{Node: v, Name: g.Tree.Name(v), Mean: mean[x], SD: sd[x]}
+	}
+	return out, nil
+}
+
+// Impute fills every missing cell of d with its conditional mean given the
+// observed cells of its row, and records each filled cell's conditional
+// standard deviation.
+func (g *Model) Impute(d *data.Dataset, opt model.ImputeOptions) (*model.Imputation, error) {
+	if d == nil {
+		return nil, errors.New("model: no data")
+	}
+	if err := model.CheckColumns(g.Tree, d.Names()); err != nil {
+		return nil, err
+	}
+	cols, nodes, err := model.MissingColumns(g.Tree.Lookup, d)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := g.Conditionals(d, nodes, opt.InferOptions)
+	if err != nil {
+		return nil, err
+	}
+	names := d.Names()
+	out := make([][]float64, d.NumVars())
+	for j := range out {
+		if d.Var(j).Kind != data.Continuous {
+			return nil, fmt.Errorf("model: column %q is discrete but the model's variable is continuous", names[j])
+		}
+		out[j] = append([]float64(nil), d.Continuous(j)...)
+	}
+	imp := &model.Imputation{}
+	for x, j := range cols {
+		c := &cond[x]
+		for r, v := range d.Continuous(j) {
+			if !math.IsNaN(v) {
+				continue
+			}
+			out[j][r] = c.Mean[r]
+			imp.Cells = append(imp.Cells, model.ImputedCell{Row: r, Column: j, Name: c.Name, Mean: c.Mean[r], SD: c.SD[r]})
+		}
+	}
+	imp.Data, err = data.FromContinuous(names, out)
+	if err != nil {
+		return nil, err
+	}
+	return imp, nil
 }

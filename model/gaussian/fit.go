@@ -1,4 +1,4 @@
-package model
+package gaussian
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -19,13 +20,13 @@ type gbinding struct {
 	rows int
 }
 
-func (g *Gaussian) bind(d *data.Dataset) (*gbinding, error) {
+func (g *Model) bind(d *data.Dataset) (*gbinding, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
 	}
 	t := g.Tree
 	b := &gbinding{rows: d.NumRows()}
-	if err := matchColumns(t, d); err != nil {
+	if err := model.CheckColumns(t, d.Names()); err != nil {
 		return nil, err
 	}
 	for _, v := range t.Observed() {
@@ -78,7 +79,7 @@ func (b *gbinding) patterns() []pattern {
 
 // covariance returns the model covariance between the nodes a and b
 // (row-major len(a)×len(b)).
-func (g *Gaussian) covariance(a, b []int) []float64 {
+func (g *Model) covariance(a, b []int) []float64 {
 	out := make([]float64, len(a)*len(b))
 	for i, u := range a {
 		c := g.correlations(u)
@@ -92,7 +93,7 @@ func (g *Gaussian) covariance(a, b []int) []float64 {
 // NumParams returns κ: one correlation per edge and a mean and a variance
 // per observed variable (hidden variables have mean 0 and variance 1, which
 // fixes their scale).
-func (g *Gaussian) NumParams() int {
+func (g *Model) NumParams() int {
 	return g.Tree.NumEdges() + 2*g.Tree.NumObserved()
 }
 
@@ -102,7 +103,7 @@ func (g *Gaussian) NumParams() int {
 // its observed cells (exact belief propagation on the tree for the rows of
 // rare missingness patterns, the Cholesky factor of the pattern's
 // covariance for common ones).
-func (g *Gaussian) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, float64, error) {
+func (g *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float64, float64, error) {
 	if err := g.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -164,13 +165,13 @@ func (g *Gaussian) LogLikelihood(d *data.Dataset, opt InferOptions) ([]float64, 
 	return out, total, nil
 }
 
-// Score is as Discrete.Score for a Gaussian model.
-func (g *Gaussian) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
+// Score is as model.Discrete.Score for a Gaussian model.
+func (g *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, error) {
 	_, ll, err := g.LogLikelihood(d, opt)
 	if err != nil {
 		return nil, err
 	}
-	return NewScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
+	return model.NewScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
 }
 
 // Conditional returns, for each of the given nodes and every row, the mean
@@ -180,11 +181,11 @@ func (g *Gaussian) Score(d *data.Dataset, opt InferOptions) (*Score, error) {
 // exact belief propagation on the tree, one row at a time, or, when an
 // edge has a correlation of ±1, conditions the joint covariance of each
 // missingness pattern.
-func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float64, err error) {
+func (g *Model) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float64, err error) {
 	if err := g.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if err := CheckNodes(g.Tree, nodes); err != nil {
+	if err := model.CheckNodes(g.Tree, nodes); err != nil {
 		return nil, nil, err
 	}
 	b, err := g.bind(d)
@@ -211,7 +212,7 @@ func (g *Gaussian) Conditional(d *data.Dataset, nodes []int) (mean, sd [][]float
 
 // conditionalDense is Conditional by conditioning the covariance of each
 // missingness pattern.
-func (g *Gaussian) conditionalDense(b *gbinding, nodes []int) (mean, sd [][]float64, err error) {
+func (g *Model) conditionalDense(b *gbinding, nodes []int) (mean, sd [][]float64, err error) {
 	p := len(b.obs)
 	col := make(map[int]int, p)
 	for j, v := range b.obs {
@@ -276,9 +277,9 @@ func (g *Gaussian) conditionalDense(b *gbinding, nodes []int) (mean, sd [][]floa
 	return mean, sd, nil
 }
 
-// GaussianFitOptions configures FitGaussian. The zero value runs EM to
+// Options configures Fit. The zero value runs EM to
 // DefaultTol for at most DefaultMaxIter iterations.
-type GaussianFitOptions struct {
+type Options struct {
 	// MaxIter bounds the EM iterations (0: DefaultMaxIter; negative:
 	// none, the closed-form start only).
 	MaxIter int
@@ -290,10 +291,10 @@ type GaussianFitOptions struct {
 	Progress func(iter int, loglik float64)
 	// Cache, if not nil, shares the data's missingness patterns and sample
 	// moments between fits of several trees to the same data.
-	Cache *GaussianCache
+	Cache *Cache
 }
 
-// FitGaussian fits a Gaussian latent tree model on t to the continuous data
+// Fit fits a Gaussian latent tree model on t to the continuous data
 // d by maximum likelihood.
 //
 // The start is in closed form: observed means and variances are the
@@ -319,15 +320,15 @@ type GaussianFitOptions struct {
 // The EMResult counts in Rows (and DistinctRows) all the rows of d and in
 // Patterns the missingness patterns; its Trace starts with the log-likelihood of the
 // closed-form start.
-func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussian, *EMResult, error) {
+func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, error) {
 	if opt.Tol < 0 || math.IsNaN(opt.Tol) || math.IsInf(opt.Tol, 0) {
-		return nil, nil, fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", opt.Tol, DefaultTol)
+		return nil, nil, fmt.Errorf("model: EM tolerance %g must be positive (0: model.DefaultTol %g)", opt.Tol, model.DefaultTol)
 	}
 	if t == nil {
 		return nil, nil, errors.New("model: no tree")
 	}
-	root := DefaultRoot(t)
-	g, err := NewGaussian(t, root, 0.5)
+	root := model.DefaultRoot(t)
+	g, err := New(t, root, 0.5)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -340,15 +341,15 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 	}
 	maxIter := opt.MaxIter
 	if maxIter == 0 {
-		maxIter = DefaultMaxIter
+		maxIter = model.DefaultMaxIter
 	}
 	tol := opt.Tol
 	if tol == 0 {
-		tol = DefaultTol
+		tol = model.DefaultTol
 	}
 	pats, moments := opt.Cache.patterns(d, g, b)
 	em := newGaussEM(g, b, pats, moments)
-	res := &EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
+	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
 	st, err := em.estep()
 	if err != nil {
 		return nil, nil, err
@@ -383,7 +384,7 @@ func FitGaussian(t *tree.Tree, d *data.Dataset, opt GaussianFitOptions) (*Gaussi
 // startGaussian sets the closed-form start: observed means and variances
 // from each column's observed cells, correlations from the edge lengths
 // with signs from pairwise-complete correlations of surrogates.
-func (g *Gaussian) startGaussian(b *gbinding) error {
+func (g *Model) startGaussian(b *gbinding) error {
 	t := g.Tree
 	pos := make([]int, t.MaxID()) // node → column, −1 hidden
 	for i := range pos {
@@ -431,8 +432,7 @@ func (g *Gaussian) startGaussian(b *gbinding) error {
 		}
 		return 1
 	}
-	dm := &Discrete{Tree: t, Root: g.Root}
-	sur := dm.Surrogates()
+	sur := model.Surrogates(t)
 	r := g.Rooted()
 	for _, v := range r.Order {
 		if v == g.Root {
@@ -454,7 +454,7 @@ func (g *Gaussian) startGaussian(b *gbinding) error {
 // missingness patterns of the data, with the sample moments of the
 // patterns handled as a whole.
 type gaussEM struct {
-	g     *Gaussian
+	g     *Model
 	b     *gbinding
 	nodes []int
 	pats  []gaussPattern
@@ -475,7 +475,7 @@ type gaussPattern struct {
 // units of the dense E-step's flop count.
 const rowCost = 30
 
-func newGaussEM(g *Gaussian, b *gbinding, pats []pattern, moments []*patternMoments) *gaussEM {
+func newGaussEM(g *Model, b *gbinding, pats []pattern, moments []*patternMoments) *gaussEM {
 	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes()}
 	nn := float64(len(em.nodes))
 	for i, pt := range pats {

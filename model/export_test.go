@@ -1,0 +1,4 @@
+package model
+
+// StarModel exports starModel to the external tests.
+var StarModel = starModel
