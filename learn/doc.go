@@ -8,7 +8,10 @@
 // holding the tree, what the learner did, the fitted model, its scores and
 // the time each stage took.
 //
-// Learn starts from a dataset, FromStats from sufficient statistics
+// Learn starts from a dataset, LearnSource from rows read on every pass
+// (a data.Packed or data.Files), FromFiles from data files (CSV, gzip,
+// Parquet, directories of shards: packed in memory or streamed, see
+// OpenFiles), FromStats from sufficient statistics
 // (structure only: parameters need rows) and FromDistances from a distance
 // matrix (structure only). Options.Method picks the learner:
 //

@@ -459,7 +459,7 @@ func (o *Options) method() Method {
 func checkFittable(d *data.Dataset, f model.FitOptions) error {
 	gaussian := d.AllContinuous()
 	if !gaussian && !d.AllDiscrete() {
-		return errors.New("learn: parameters can be fitted to all-discrete or all-continuous data only; learn the structure alone (StructureOnly)")
+		return ErrMixedKinds
 	}
 	return f.Validate(gaussian)
 }

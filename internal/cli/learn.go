@@ -440,9 +440,10 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	switch {
 	case blocks:
 		var err error
-		if res, d, rows, readTime, err = e.learnBlocks(cmd, o, m, args); err != nil {
+		if res, d, readTime, err = e.learnBlocks(cmd, o, m, args); err != nil {
 			return err
 		}
+		rows = res.Rows
 	case fromStats:
 		st, err := e.readStatsFile(o.statsFile)
 		if err != nil {
@@ -480,7 +481,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			return err
 		}
 		if !opt.StructureOnly && !d.AllContinuous() && !d.AllDiscrete() {
-			return fmt.Errorf("%s mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables", source)
+			return mixedKindsError(source)
 		}
 		finish := e.learnProgress(&opt)
 		res, err = learn.Learn(d, opt)

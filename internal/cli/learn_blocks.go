@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -56,93 +55,49 @@ func blockFormat(path string) bool {
 	return err == nil && f.Blocks()
 }
 
-// learnBlocks learns from data files read in row blocks: held in memory
-// as a data.Packed (read once), or re-read on every pass with --stream.
-// It returns the result, a dataset for the report (all rows, or a sample
-// of reportSampleRows; nil with --stream), the number of rows and the
-// time spent reading.
-func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, paths []string) (*learn.Result, *data.Dataset, int, time.Duration, error) {
+// learnBlocks learns from data files read in row blocks (learn.Files):
+// held in memory as a data.Packed (read once), or re-read on every pass
+// with --stream. It returns the result, a dataset for the report (all
+// rows, or a sample of reportSampleRows; nil with --stream or without
+// --report) and the time spent reading.
+func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, paths []string) (*learn.Result, *data.Dataset, time.Duration, error) {
 	if o.df.dropConstant {
-		return nil, nil, 0, 0, usagef("--drop-constant needs a single plain CSV file, read into memory (Parquet, gzip, several files and --stream are read in blocks, and a column is only known to be constant at the end)")
+		return nil, nil, 0, usagef("--drop-constant needs a single plain CSV file, read into memory (Parquet, gzip, several files and --stream are read in blocks, and a column is only known to be constant at the end)")
 	}
 	ropt, err := o.df.options("", e.logger())
 	if err != nil {
-		return nil, nil, 0, 0, err
+		return nil, nil, 0, err
 	}
-	files := data.Files{Paths: paths, Options: data.BlockOptions{ReadOptions: ropt}}
-	t0 := time.Now()
-	var src data.Source = files
-	var packed *data.Packed
-	var vars []data.Variable
-	if o.stream {
-		if vars, err = firstBlockVars(files); err != nil {
-			return nil, nil, 0, 0, err
-		}
-	} else {
-		if packed, err = data.Pack(files); err != nil {
-			return nil, nil, 0, 0, err
-		}
-		src, vars = packed, packed.Vars()
-	}
-	readTime := time.Since(t0)
-	continuous, discrete := true, true
-	for _, v := range vars {
-		continuous = continuous && v.Kind == data.Continuous
-		discrete = discrete && v.Kind == data.Discrete
-	}
-	opt, err := o.learnOptions(cmd, m, false, continuous)
+	files, err := learn.OpenFiles(paths, learn.FilesOptions{Read: data.BlockOptions{ReadOptions: ropt}, Stream: o.stream})
 	if err != nil {
-		return nil, nil, 0, 0, err
+		return nil, nil, 0, err
 	}
-	if !opt.StructureOnly && !discrete {
-		if !continuous {
-			return nil, nil, 0, 0, errors.New(strings.Join(paths, ", ") + " mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables")
-		}
-		if o.stream {
-			return nil, nil, 0, 0, usagef("--stream fits discrete data only; continuous data are read into memory (drop --stream)")
-		}
-	}
-	var d *data.Dataset
-	if packed != nil && (continuous && !opt.StructureOnly) {
-		// Gaussian fits need the rows in memory.
-		if d, err = packed.Dataset(); err != nil {
-			return nil, nil, 0, 0, err
-		}
-		src = d
+	opt, err := o.learnOptions(cmd, m, false, files.AllContinuous())
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	finish := e.learnProgress(&opt)
-	res, err := learn.LearnSource(src, opt)
+	res, err := files.Learn(opt)
 	finish()
-	if err != nil {
-		return nil, nil, 0, 0, err
+	switch {
+	case errors.Is(err, learn.ErrMixedKinds):
+		return nil, nil, 0, mixedKindsError(strings.Join(paths, ", "))
+	case errors.Is(err, learn.ErrStreamContinuous):
+		return nil, nil, 0, usagef("--stream fits discrete data only; continuous data are read into memory (drop --stream)")
+	case err != nil:
+		return nil, nil, 0, err
 	}
-	rows := res.Rows
-	if d == nil && packed != nil && o.report != "" {
-		if packed.NumRows() <= reportSampleRows {
-			d, err = packed.Dataset()
-		} else {
-			d, err = packed.Sample(reportSampleRows, rand.New(rand.NewPCG(o.em.seed, 0x5e)))
-		}
-		if err != nil {
-			return nil, nil, 0, 0, err
+	var d *data.Dataset
+	if o.report != "" {
+		if d, err = files.Sample(reportSampleRows, rand.NewPCG(o.em.seed, 0x5e)); err != nil {
+			return nil, nil, 0, err
 		}
 	}
-	return res, d, rows, readTime, nil
+	return res, d, files.ReadTime(), nil
 }
 
-// firstBlockVars returns the variables of the first block of files.
-func firstBlockVars(files data.Files) ([]data.Variable, error) {
-	r, err := data.OpenBlocks(files.Paths, files.Options)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := r.Next()
-	if err == io.EOF {
-		return nil, errors.New(strings.Join(files.Paths, ", ") + ": no rows")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return b.Vars(), nil
+// mixedKindsError says that parameters cannot be fitted to source, whose
+// columns mix continuous and discrete ones (learn.ErrMixedKinds).
+func mixedKindsError(source string) error {
+	return errors.New(source + " mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables")
 }

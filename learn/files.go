@@ -1,0 +1,193 @@
+package learn
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/latentree/latentree/data"
+)
+
+// ErrMixedKinds is returned (wrapped) when parameters are to be fitted to
+// data that mix continuous and discrete columns: a model has one kind of
+// variable.
+var ErrMixedKinds = errors.New("learn: parameters can be fitted to all-discrete or all-continuous data only; learn the structure alone (StructureOnly)")
+
+// ErrStreamContinuous is returned when parameters are to be fitted to
+// continuous data in streamed files: Gaussian EM needs the rows in memory.
+var ErrStreamContinuous = errors.New("learn: parameters are fitted to streamed files only for discrete data; hold continuous data in memory (FilesOptions.Stream false)")
+
+// FilesOptions configures OpenFiles.
+type FilesOptions struct {
+	// Read configures the reading of the files (data.OpenBlocks; its
+	// DropConstant is not supported).
+	Read data.BlockOptions
+	// Stream re-reads the files on every pass (data.Files) instead of
+	// holding their rows in memory as a data.Packed, read once: for
+	// discrete data larger than memory. Parameters can then be fitted to
+	// discrete data only, and Sample has no rows to give.
+	Stream bool
+}
+
+// Files is a dataset in files opened for learning: CSV files (plain or
+// gzip-compressed), Parquet files and directories of them, read as the
+// shards of one dataset (data.OpenBlocks). Unless FilesOptions.Stream,
+// its rows are read once into a data.Packed (binary columns at one bit
+// per cell), and unpacked into a Dataset only when a fit needs them
+// (continuous data: Gaussian EM works on rows in memory).
+//
+// OpenFiles reads the variables first, so that a caller can choose the
+// options by the kind of data (Vars, AllContinuous) before Learn;
+// FromFiles does both in one call.
+type Files struct {
+	paths    []string
+	files    data.Files
+	packed   *data.Packed
+	vars     []data.Variable
+	rows     *data.Dataset // the rows unpacked, once needed
+	readTime time.Duration
+}
+
+// OpenFiles opens the files at paths and reads them into memory, or,
+// with opt.Stream, only their first block (for the variables).
+func OpenFiles(paths []string, opt FilesOptions) (*Files, error) {
+	f := &Files{paths: paths, files: data.Files{Paths: paths, Options: opt.Read}}
+	t0 := time.Now()
+	if opt.Stream {
+		vars, err := firstBlockVars(f.files)
+		if err != nil {
+			return nil, err
+		}
+		f.vars = vars
+	} else {
+		p, err := data.Pack(f.files)
+		if err != nil {
+			return nil, err
+		}
+		f.packed, f.vars = p, p.Vars()
+	}
+	f.readTime = time.Since(t0)
+	return f, nil
+}
+
+// firstBlockVars returns the variables of the first block of files.
+func firstBlockVars(files data.Files) ([]data.Variable, error) {
+	r, err := data.OpenBlocks(files.Paths, files.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := r.Next()
+	if err == io.EOF {
+		return nil, errors.New(strings.Join(files.Paths, ", ") + ": no rows")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.Vars(), nil
+}
+
+// Vars returns the variables, in column order.
+func (f *Files) Vars() []data.Variable { return f.vars }
+
+// AllContinuous reports whether every variable is continuous.
+func (f *Files) AllContinuous() bool { return f.all(data.Continuous) }
+
+// AllDiscrete reports whether every variable is discrete.
+func (f *Files) AllDiscrete() bool { return f.all(data.Discrete) }
+
+func (f *Files) all(k data.Kind) bool {
+	for _, v := range f.vars {
+		if v.Kind != k {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadTime is the time OpenFiles spent reading.
+func (f *Files) ReadTime() time.Duration { return f.readTime }
+
+// Learn learns a latent tree from the files as LearnSource does from a
+// data.Packed or, with Stream, from data.Files; continuous data to fit
+// are unpacked into a Dataset and go to Learn. Fitting parameters to data
+// that mix continuous and discrete columns is an error wrapping
+// ErrMixedKinds, and to streamed continuous data ErrStreamContinuous.
+func (f *Files) Learn(opt Options) (*Result, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	continuous := f.AllContinuous()
+	if !opt.StructureOnly && !f.AllDiscrete() {
+		if !continuous {
+			return nil, &filesError{paths: f.paths, err: ErrMixedKinds}
+		}
+		if f.packed == nil {
+			return nil, ErrStreamContinuous
+		}
+	}
+	var src data.Source = f.files
+	if f.packed != nil {
+		src = f.packed
+		if continuous && !opt.StructureOnly {
+			d, err := f.dataset()
+			if err != nil {
+				return nil, err
+			}
+			src = d
+		}
+	}
+	return LearnSource(src, opt)
+}
+
+// filesError names the files an error is about.
+type filesError struct {
+	paths []string
+	err   error
+}
+
+func (e *filesError) Error() string { return strings.Join(e.paths, ", ") + ": " + e.err.Error() }
+func (e *filesError) Unwrap() error { return e.err }
+
+// dataset returns the rows unpacked, unpacking them on the first call.
+func (f *Files) dataset() (*data.Dataset, error) {
+	if f.rows == nil {
+		d, err := f.packed.Dataset()
+		if err != nil {
+			return nil, err
+		}
+		f.rows = d
+	}
+	return f.rows, nil
+}
+
+// Sample returns rows to look at the data by, as a report does: the rows
+// Learn unpacked, or all of them when there are at most n, or else n rows
+// drawn at random with src (nil: a fixed seed). With Stream it returns
+// nil: the rows were never held.
+func (f *Files) Sample(n int, src rand.Source) (*data.Dataset, error) {
+	switch {
+	case f.rows != nil:
+		return f.rows, nil
+	case f.packed == nil:
+		return nil, nil
+	case f.packed.NumRows() <= n:
+		return f.packed.Dataset()
+	}
+	if src == nil {
+		src = rand.NewPCG(1, 0x5e)
+	}
+	return f.packed.Sample(n, rand.New(src))
+}
+
+// FromFiles learns a latent tree from data files in one call: OpenFiles
+// and Files.Learn. The result's Timings.Total does not include reading.
+func FromFiles(paths []string, fopt FilesOptions, opt Options) (*Result, error) {
+	f, err := OpenFiles(paths, fopt)
+	if err != nil {
+		return nil, err
+	}
+	return f.Learn(opt)
+}
