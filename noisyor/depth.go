@@ -4,8 +4,8 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // This file is the structural side of quartet learnability (Definition 1
@@ -59,7 +59,7 @@ func CoupledDepths(n *Network, size int) []int {
 	}
 	for d := 0; len(cand) > 0; d++ {
 		found := make([]bool, len(cand))
-		c.parallel(len(cand), func(i int, sc *coupleScratch) {
+		parallel.ForState(runtime.GOMAXPROCS(0), len(cand), c.newScratch, func(sc *coupleScratch, i int) {
 			found[i] = c.find(cand[i], size, removed, sc) != nil
 		})
 		var rest []int
@@ -172,29 +172,6 @@ func (c *coupler) newScratch() *coupleScratch {
 		sc.slot[i] = -1
 	}
 	return sc
-}
-
-// parallel runs f(i) for i in [0, n) on GOMAXPROCS goroutines, each with its
-// own scratch. f must write only its own result slot.
-func (c *coupler) parallel(n int, f func(i int, sc *coupleScratch)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := c.newScratch()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i, sc)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // find returns size children of source s, in increasing effect order, no

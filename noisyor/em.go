@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // Defaults and limits of EMOptions.
@@ -734,25 +734,10 @@ func (f *emFit) derive() {
 // expected sufficient statistics.
 func (f *emFit) eStep() (float64, error) {
 	f.derive()
-	nb := len(f.blocks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(f.opt.Workers, nb) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newEMWorker(f)
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= nb {
-					return
-				}
-				lo, hi := i*f.bsize, min((i+1)*f.bsize, len(f.pats))
-				w.block(&f.blocks[i], f.pats[lo:hi])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.ForState(f.opt.Workers, len(f.blocks), func() *emWorker { return newEMWorker(f) }, func(w *emWorker, i int) {
+		lo, hi := i*f.bsize, min((i+1)*f.bsize, len(f.pats))
+		w.block(&f.blocks[i], f.pats[lo:hi])
+	})
 	ll := 0.0
 	clear(f.act)
 	clear(f.missE)

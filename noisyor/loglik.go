@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // Defaults of LikOptions.
@@ -256,24 +256,9 @@ func (e *likEngine) run() *Likelihood {
 	e.seed1, e.seed2 = rng.Uint64(), rng.Uint64()
 
 	blocks := (rows + 63) / 64
-	workers := min(e.opt.Workers, max(blocks, 1))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newLikWorker(e)
-			for {
-				blk := int(next.Add(1)) - 1
-				if blk >= blocks {
-					return
-				}
-				w.block(blk, res, post)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.ForState(e.opt.Workers, blocks, func() *likWorker { return newLikWorker(e) }, func(w *likWorker, blk int) {
+		w.block(blk, res, post)
+	})
 
 	l := &Likelihood{FirstZero: -1, Posteriors: post}
 	var se2 float64

@@ -4,7 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // bitset is a set of effects.
@@ -65,7 +66,7 @@ func dependenceGraph(mo moments, learned *learnedIndex, upto int, exact bool, to
 	for a := range adj {
 		adj[a] = newBitset(m)
 	}
-	forEachIndex(workers, m, func(a int) {
+	parallel.For(workers, m, func(_, a int) {
 		var t [4]float64
 		set := []int{a, 0}
 		for b := a + 1; b < m; b++ {
@@ -100,35 +101,6 @@ func dependenceGraph(mo moments, learned *learnedIndex, upto int, exact bool, to
 		})
 	}
 	return adj
-}
-
-// forEachIndex runs fn(i) for i in [0, n) on workers goroutines, handing
-// out indices one at a time (results must not depend on the order).
-func forEachIndex(workers, n int, fn func(i int)) {
-	if workers <= 1 || n < 2 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var mu sync.Mutex
-	next := 0
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // quartetKey is a sorted quartet of effects.

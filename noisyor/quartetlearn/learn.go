@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -514,7 +515,7 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 			nb := (len(cands) + block - 1) / block
 			blockPass := make([][]verdict, nb)
 			blockPre := make([]int, nb)
-			forEachIndex(r.workers, nb, func(bi int) {
+			parallel.For(r.workers, nb, func(_, bi int) {
 				var t [16]float64
 				set := make([]int, 4)
 				for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
@@ -606,14 +607,7 @@ func testQuartet(mo moments, learned *learnedIndex, upto int, set []int, t *[16]
 func coherent(joint *[16]float64, spread, tol float64) bool {
 	var priors []float64
 	for o := range 4 {
-		var m [3]int
-		n := 0
-		for i := range 4 {
-			if i != o {
-				m[n] = i
-				n++
-			}
-		}
+		m := others(o)
 		j := triplet8(joint, m[0], m[1], m[2])
 		p, _, ok := mixture3(&j)
 		if !ok {

@@ -80,17 +80,24 @@ func tripletShares(t []float64, k, i, j, l int, g gapRule) bool {
 	return false
 }
 
+// others returns the members of a quartet other than o, in increasing
+// order: the triplet that leaves o out.
+func others(o int) [3]int {
+	var m [3]int
+	n := 0
+	for i := range 4 {
+		if i != o {
+			m[n] = i
+			n++
+		}
+	}
+	return m
+}
+
 // pretest is PRETEST: every triplet of the quartet shares a parent.
 func pretest(t *[16]float64, g gapRule) bool {
 	for o := range 4 {
-		var m [3]int
-		n := 0
-		for i := range 4 {
-			if i != o {
-				m[n] = i
-				n++
-			}
-		}
+		m := others(o)
 		if !tripletShares(t[:], 4, m[0], m[1], m[2], g) {
 			return false
 		}
@@ -155,14 +162,7 @@ func quartetMixture(joint *[16]float64) (prior float64, fail [4]float64, ok bool
 	priors := make([]float64, 0, 12)
 	var fails [4][]float64
 	for o := range 4 {
-		var m [3]int
-		n := 0
-		for i := range 4 {
-			if i != o {
-				m[n] = i
-				n++
-			}
-		}
+		m := others(o)
 		for r := range 3 {
 			a, b, c := m[r], m[(r+1)%3], m[(r+2)%3]
 			j := triplet8(joint, a, b, c)

@@ -3,6 +3,8 @@ package quartetlearn
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // searchResult is what the quartet search found from one anchor.
@@ -43,7 +45,7 @@ func searchQuartets(mo moments, learned *learnedIndex, upto int, adj []bitset, a
 		}
 	}
 	results := make([]searchResult, len(list))
-	forEachIndex(r.workers, len(list), func(i int) {
+	parallel.For(r.workers, len(list), func(_, i int) {
 		results[i] = searchFrom(mo, learned, upto, adj, weight, list[i], budget, found, seed, r)
 	})
 	seen := make(map[quartetKey]bool)

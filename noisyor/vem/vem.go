@@ -9,10 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -399,32 +398,6 @@ func newVEMState(d *vemData, k int, opt *Options) *vemState {
 	return st
 }
 
-// parallel runs f(w, i) for i in [0, n) on the state's workers; w is the
-// worker's index (for its scratch space).
-func (st *vemState) parallel(n int, f func(w, i int)) {
-	nw := min(st.workers, n)
-	if nw <= 1 {
-		for i := range n {
-			f(0, i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range nw {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(w, i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // freshQ sets the q of row r's positive cells proportional to μ⁰_j θ_{ja}
 // on the sources with θ_{ja} > 0, where μ⁰_j = σ(logit p_j − Σ_{a=0} θ_{ja})
 // is the exact posterior of source j given the row's negative findings
@@ -478,7 +451,7 @@ func (st *vemState) prepare() {
 func (st *vemState) eStep() float64 {
 	st.prepare()
 	k, nb := st.p.k, len(st.blockBound)
-	st.parallel(nb, func(w, blk int) {
+	parallel.For(st.workers, nb, func(w, blk int) {
 		s := st.scratch[w]
 		r0, r1 := blk*vemBlock, min((blk+1)*vemBlock, st.d.rows)
 		bsum := 0.0
@@ -706,7 +679,7 @@ func (st *vemState) mStep(thMin, thMax float64) {
 		}
 		p.prior[j] = min(max(sum/float64(st.d.rows), MinProb), 1-MinProb)
 	}
-	st.parallel(p.m, func(w, a int) { st.mEffect(st.scratch[w], a, thMin, thMax) })
+	parallel.For(st.workers, p.m, func(w, a int) { st.mEffect(st.scratch[w], a, thMin, thMax) })
 }
 
 // mEffect maximises J over the θ of effect a's edges, then its leak.
