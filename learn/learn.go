@@ -229,7 +229,8 @@ type Result struct {
 }
 
 // Validate reports options that are out of range or do not apply to the
-// method, naming them.
+// method, naming them. A value out of range is an *OptionError, which
+// names the field (a command-line tool can name its flag).
 func (o *Options) Validate() error {
 	m := o.Method
 	if m == "" {
@@ -284,31 +285,54 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("learn: %s fits parameters while it learns the structure; it has no structure-only mode", m)
 		}
 	}
+	bad := func(what, option string, value any, want string) error {
+		return &OptionError{What: what, Option: option, Value: value, Want: want}
+	}
 	switch {
 	case o.Samples < 0:
-		return fmt.Errorf("learn: Samples %d is negative", o.Samples)
+		return bad("", "Samples", o.Samples, "0 (exact distances) or more")
 	case o.Distance.Rank < 0:
-		return fmt.Errorf("learn: distance rank %d must be positive (0: full rank)", o.Distance.Rank)
+		return bad("distance rank", "Distance.Rank", o.Distance.Rank, "0 (full rank) or more")
 	case o.Distance.Pseudo < 0 || math.IsNaN(o.Distance.Pseudo) || math.IsInf(o.Distance.Pseudo, 0):
-		return fmt.Errorf("learn: pseudo-count %g must be finite and non-negative", o.Distance.Pseudo)
+		return bad("pseudo-count", "Distance.Pseudo", o.Distance.Pseudo, "a finite value ≥ 0")
 	case math.IsNaN(o.Contract.Threshold) || math.IsInf(o.Contract.Threshold, 0):
-		return fmt.Errorf("learn: contraction threshold %g must be finite", o.Contract.Threshold)
+		return bad("contraction threshold", "Contract.Threshold", o.Contract.Threshold, "a finite number")
 	case o.RG.Tau < 0 || math.IsNaN(o.RG.Tau):
-		return fmt.Errorf("learn: RG τ %g must be positive (0: from the sample size)", o.RG.Tau)
+		return bad("RG τ", "RG.Tau", o.RG.Tau, "a positive distance")
 	case o.RG.Eps < 0 || math.IsNaN(o.RG.Eps) || math.IsInf(o.RG.Eps, 0):
-		return fmt.Errorf("learn: RG ε %g must be positive (0: from the sample size)", o.RG.Eps)
+		return bad("RG ε", "RG.Eps", o.RG.Eps, "a positive finite value")
 	case o.Quartet.K < 0:
-		return fmt.Errorf("learn: Spectral@k needs k ≥ 1, got %d", o.Quartet.K)
+		return bad("Spectral@k", "Quartet.K", o.Quartet.K, "at least 1 (0: 2)")
 	case o.Quartet.K > 0 && o.Quartet.Test != quartet.TestSpectral:
 		return errors.New("learn: Quartet.K applies to the spectral test only")
 	case o.Quartet.Reps < 0:
-		return fmt.Errorf("learn: %d quartet representatives: want at least 1", o.Quartet.Reps)
+		return bad("quartet representatives", "Quartet.Reps", o.Quartet.Reps, "at least 1 (0: 1)")
 	case o.Workers < 0:
-		return fmt.Errorf("learn: Workers %d is negative", o.Workers)
+		return bad("", "Workers", o.Workers, "0 (GOMAXPROCS) or more")
 	case o.Reg.MaxHidden < 0:
-		return fmt.Errorf("learn: MaxHidden %d is negative", o.Reg.MaxHidden)
+		return bad("", "Reg.MaxHidden", o.Reg.MaxHidden, "0 (until the BIC stops improving) or more")
 	}
 	return nil
+}
+
+// An OptionError is an option whose value is out of range, as Validate
+// reports it.
+type OptionError struct {
+	// What describes the option ("" when Option says it).
+	What string
+	// Option is the field, as a Go program names it from Options:
+	// "Distance.Rank", "RG.Tau", ...
+	Option string
+	// Value is the value given, Want what it must be.
+	Value any
+	Want  string
+}
+
+func (e *OptionError) Error() string {
+	if e.What == "" {
+		return fmt.Sprintf("learn: %s %v: want %s", e.Option, e.Value, e.Want)
+	}
+	return fmt.Sprintf("learn: %s (%s) %v: want %s", e.What, e.Option, e.Value, e.Want)
 }
 
 func (o *Options) rng() rand.Source {

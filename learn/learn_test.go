@@ -1,6 +1,8 @@
 package learn_test
 
 import (
+	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,6 +55,14 @@ func TestValidateRejects(t *testing.T) {
 		if err := opt.Validate(); err != nil {
 			t.Errorf("%+v: %v", opt, err)
 		}
+	}
+}
+
+func TestValidateOptionError(t *testing.T) {
+	opt := learn.Options{Method: learn.RG, RG: structure.RGOptions{Eps: math.Inf(1)}}
+	var oe *learn.OptionError
+	if err := opt.Validate(); !errors.As(err, &oe) || oe.Option != "RG.Eps" || oe.Value != math.Inf(1) {
+		t.Errorf("ε = +Inf: %v (%+v), want an OptionError about RG.Eps", err, oe)
 	}
 }
 

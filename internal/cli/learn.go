@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -263,19 +263,18 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	if changed("k") && o.qtest != "spectral" {
 		return opt, usagef("--k applies to --test spectral only")
 	}
-	// Values.
+	// Values the library's options cannot tell apart from their defaults:
+	// a flag given as 0 (or, for --k, --representatives and --candidates,
+	// whose defaults are not 0, below the flag's range). Every other range
+	// is checked by learn.Options.Validate (see optionFlags).
 	switch {
 	case changed("matrix-rows") && o.matrixRows < 1:
 		return opt, usagef("%s %d: want at least 1", flagName(cmd, "matrix-rows"), o.matrixRows)
 	case changed("rank") && o.rank < 1:
 		return opt, usagef("--rank %d: want at least 1", o.rank)
-	case o.pseudo < 0 || math.IsNaN(o.pseudo) || math.IsInf(o.pseudo, 0):
-		return opt, usagef("--table-pseudo %g: want a finite value ≥ 0", o.pseudo)
-	case math.IsNaN(o.contract) || math.IsInf(o.contract, 0):
-		return opt, usagef("--contract %g: want a finite number", o.contract)
 	case changed("tau") && !(o.tau > 0):
 		return opt, usagef("--tau %g: want a positive distance", o.tau)
-	case changed("eps") && !(o.eps > 0) || math.IsInf(o.eps, 0):
+	case changed("eps") && !(o.eps > 0):
 		return opt, usagef("--eps %g: want a positive finite value", o.eps)
 	case o.qk < 1:
 		return opt, usagef("--k %d: want at least 1", o.qk)
@@ -283,8 +282,6 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		return opt, usagef("--representatives %d: want at least 1", o.qreps)
 	case o.qcands == 0 || o.qcands < -1:
 		return opt, usagef("--candidates %d: want a positive number, or -1 for the nearest leaves by hops", o.qcands)
-	case o.maxHidden < 0:
-		return opt, usagef("--max-hidden %d: want 0 (until the BIC stops improving) or more", o.maxHidden)
 	}
 	kind, err := distance.ParseKind(o.distKind)
 	if err != nil {
@@ -358,9 +355,34 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	}
 	opt.Src = rand.NewPCG(o.em.seed, 0x1ea7)
 	if err := opt.Validate(); err != nil {
-		return opt, usageError{err}
+		return opt, optionError(cmd, err)
 	}
 	return opt, nil
+}
+
+// optionFlags names the flag that sets each of learn.Options' fields.
+var optionFlags = map[string]string{
+	"Samples":            "matrix-rows",
+	"Distance.Rank":      "rank",
+	"Distance.Pseudo":    "table-pseudo",
+	"Contract.Threshold": "contract",
+	"RG.Tau":             "tau",
+	"RG.Eps":             "eps",
+	"Quartet.K":          "k",
+	"Quartet.Reps":       "representatives",
+	"Reg.MaxHidden":      "max-hidden",
+}
+
+// optionError is a usage error for learn.Options.Validate's error,
+// naming the flag when the error is about the value of one.
+func optionError(cmd *cobra.Command, err error) error {
+	var oe *learn.OptionError
+	if errors.As(err, &oe) {
+		if name, ok := optionFlags[oe.Option]; ok {
+			return usagef("%s %v: want %s", flagName(cmd, name), oe.Value, oe.Want)
+		}
+	}
+	return usageError{err}
 }
 
 func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
