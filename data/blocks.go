@@ -2,17 +2,13 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -122,7 +118,9 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 
 // rowSource reads the rows of one file.
 type rowSource interface {
-	// header returns the file's column names.
+	// header returns the file's column names, as a CSV file's header line
+	// has them (not cleaned); before the first call to next, line gives
+	// the line of each.
 	header() []string
 	// next reads the next row; it returns io.EOF at the end.
 	next() error
@@ -135,44 +133,13 @@ type rowSource interface {
 	close() error
 }
 
-// bcol is one column of a block reader.
-type bcol struct {
-	name   string
-	field  int // 0-based field of the column in the current file
-	forced bool
-	kind   Kind
-	fixed  bool // kind decided (after the first block)
-
-	labels []string
-	values []float64
-	index  map[string]uint16
-	text   bool
-
-	badLine  int
-	badValue string
-	badClass valueClass
-
-	codes  []uint16
-	floats []float64
-	float  bool // storing floats (continuous, or switched in the first block)
-
-	pq pqCache // codes of the Parquet values seen, by value
-
-	// Over the whole stream.
-	observed  int64
-	first     float64
-	haveFirst bool
-	varied    bool
-}
-
 type blockReader struct {
 	opt    BlockOptions
-	base   *reader
+	base   *reader // its name is the current file's
 	files  []string
 	fi     int
-	name   string // current file
 	src    rowSource
-	cols   []*bcol
+	cols   []*column
 	names  []string
 	rows   int64 // data rows read, including dropped ones
 	kept   int64
@@ -196,15 +163,6 @@ func (b *blockReader) Close() error {
 	return err
 }
 
-func (b *blockReader) errorf(line int, c *bcol, format string, args ...any) *ParseError {
-	e := &ParseError{File: b.name, Line: line, Err: fmt.Errorf(format, args...)}
-	if c != nil {
-		e.Column = c.field + 1
-		e.ColumnName = c.name
-	}
-	return e
-}
-
 // openNext closes the current file and opens the next one, checking its
 // columns; it sets src to nil when there are no more files.
 func (b *blockReader) openNext() error {
@@ -212,39 +170,35 @@ func (b *blockReader) openNext() error {
 		err := b.src.close()
 		b.src = nil
 		if err != nil {
-			return &ParseError{File: b.name, Err: err}
+			return &ParseError{File: b.base.name, Err: err}
 		}
 	}
 	b.fi++
 	if b.fi >= len(b.files) {
 		return nil
 	}
-	b.name = b.files[b.fi]
-	src, err := openSource(b.name, b.base.opt)
+	b.base.name = b.files[b.fi]
+	src, err := openSource(b.base.name, b.base.opt)
 	if err != nil {
 		return err
 	}
 	b.src = src
-	// Select the columns as ReadCSV would, from a header made of the names.
+	// Select the columns as ReadCSV would.
 	rd, err := newReader(b.opt.ReadOptions)
 	if err != nil {
 		return err
 	}
-	rd.name = b.name
-	var hb bytes.Buffer
-	w := csv.NewWriter(&hb)
-	if err := w.Write(src.header()); err != nil {
-		return &ParseError{File: b.name, Err: err}
+	rd.name = b.base.name
+	var at liner = src
+	if _, ok := src.(*parquetSource); ok {
+		at = lineOne{} // the "line" of a Parquet file's names
 	}
-	w.Flush()
-	rd.cr = csv.NewReader(&hb)
-	rd.cr.FieldsPerRecord = -1
-	if err := rd.readHeader(); err != nil {
+	if err := rd.selectColumns(src.header(), at); err != nil {
 		return err
 	}
 	if b.cols == nil {
+		b.cols = rd.cols
 		for _, c := range rd.cols {
-			b.cols = append(b.cols, &bcol{name: c.name, field: c.pos - 1, forced: c.forced, kind: c.kind})
 			b.names = append(b.names, c.name)
 		}
 		b.miss = make([]bool, len(b.cols))
@@ -253,7 +207,7 @@ func (b *blockReader) openNext() error {
 	}
 	pos := make(map[string]int, len(rd.cols))
 	for _, c := range rd.cols {
-		pos[c.name] = c.pos - 1
+		pos[c.name] = c.pos
 	}
 	var only, lacks []string
 	for _, c := range b.cols {
@@ -269,15 +223,15 @@ func (b *blockReader) openNext() error {
 	if len(only) > 0 || len(lacks) > 0 {
 		var why []string
 		if len(lacks) > 0 {
-			why = append(why, fmt.Sprintf("%s has no column %s", b.name, quoteNames(lacks, 12)))
+			why = append(why, fmt.Sprintf("%s has no column %s", rd.name, quoteNames(lacks, 12)))
 		}
 		if len(only) > 0 {
-			why = append(why, fmt.Sprintf("only %s has column %s", b.name, quoteNames(only, 12)))
+			why = append(why, fmt.Sprintf("only %s has column %s", rd.name, quoteNames(only, 12)))
 		}
-		return &ParseError{File: b.name, Err: fmt.Errorf("columns differ from those of %s: %s", b.files[0], strings.Join(why, "; "))}
+		return &ParseError{File: rd.name, Err: fmt.Errorf("columns differ from those of %s: %s", b.files[0], strings.Join(why, "; "))}
 	}
 	for _, c := range b.cols {
-		c.field = pos[c.name]
+		c.pos = pos[c.name]
 	}
 	b.useFields()
 	return nil
@@ -288,7 +242,7 @@ func (b *blockReader) useFields() {
 	if ps, ok := b.src.(*parquetSource); ok {
 		fields := make([]int, len(b.cols))
 		for k, c := range b.cols {
-			fields[k] = c.field
+			fields[k] = c.pos - 1
 		}
 		ps.use(fields)
 	}
@@ -326,18 +280,19 @@ func (b *blockReader) Next() (*Dataset, error) {
 
 // finish makes the checks of the whole stream.
 func (b *blockReader) finish() error {
-	b.name = strings.Join(b.files, ", ")
+	t := &b.base.typing
+	t.name = strings.Join(b.files, ", ")
 	if len(b.files) > 3 {
-		b.name = fmt.Sprintf("%s, … (%d files)", strings.Join(b.files[:3], ", "), len(b.files))
+		t.name = fmt.Sprintf("%s, … (%d files)", strings.Join(b.files[:3], ", "), len(b.files))
 	}
 	if b.rows == 0 {
-		return b.errorf(0, nil, "no data rows")
+		return t.errorf(0, nil, "no data rows")
 	}
 	if b.kept == 0 {
-		return b.errorf(0, nil, "all %d rows have a missing cell; no rows left after dropping them", b.rows)
+		return t.errorf(0, nil, "all %d rows have a missing cell; no rows left after dropping them", b.rows)
 	}
 	for _, c := range b.cols {
-		e := &ParseError{File: b.name, ColumnName: c.name}
+		e := &ParseError{File: t.name, ColumnName: c.name}
 		if c.observed == 0 {
 			e.Err = fmt.Errorf("all %d values are missing (skip the column with --ignore)", b.kept)
 			return e
@@ -345,13 +300,8 @@ func (b *blockReader) finish() error {
 		if b.opt.KeepConstant {
 			continue
 		}
-		val := ""
-		switch {
-		case c.kind == Discrete && len(c.labels) == 1:
-			val = c.labels[0]
-		case c.kind == Continuous && !c.varied:
-			val = strconv.FormatFloat(c.first, 'g', -1, 64)
-		default:
+		isConst, val := c.constant(c.kind)
+		if !isConst {
 			continue
 		}
 		e.Err = fmt.Errorf("constant column: every observed value is %s (remove the column, or keep it with KeepConstant)", QuoteCell(val))
@@ -383,7 +333,7 @@ func (b *blockReader) readBlock() (int, error) {
 		b.rows++
 		anyMissing := false
 		for k, c := range b.cols {
-			s, err := b.src.cell(c.field)
+			s, err := b.src.cell(c.pos - 1)
 			if err != nil {
 				return 0, err
 			}
@@ -392,12 +342,7 @@ func (b *blockReader) readBlock() (int, error) {
 			b.miss[k] = m
 			if m {
 				if rd.opt.Missing == MissingError {
-					what := "empty cell"
-					if s != "" {
-						what = QuoteCell(s)
-					}
-					return 0, b.errorf(b.src.line(c.field), c,
-						"missing value (%s); use --missing drop-rows to drop rows with missing cells or --missing keep to keep them", what)
+					return 0, rd.missingError(b.src.line(c.pos-1), c, s)
 				}
 				anyMissing = true
 			}
@@ -407,14 +352,10 @@ func (b *blockReader) readBlock() (int, error) {
 		}
 		for k, c := range b.cols {
 			if b.miss[k] {
-				if c.float {
-					c.floats = append(c.floats, math.NaN())
-				} else {
-					c.codes = append(c.codes, Missing)
-				}
+				c.addMissing()
 				continue
 			}
-			if err := b.add(c, cells[k]); err != nil {
+			if err := c.add(&rd.typing, cells[k], b.src); err != nil {
 				return 0, err
 			}
 		}
@@ -424,187 +365,32 @@ func (b *blockReader) readBlock() (int, error) {
 	return n, nil
 }
 
-// add appends the non-missing value s to c.
-func (b *blockReader) add(c *bcol, s string) error {
-	c.observed++
-	if c.float {
-		f, class := classify(s)
-		if class != classFinite {
-			return b.numberError(c, s, class)
-		}
-		if !c.haveFirst {
-			c.first, c.haveFirst = f, true
-		} else if f != c.first {
-			c.varied = true
-		}
-		c.floats = append(c.floats, f)
-		return nil
-	}
-	if code, ok := c.lookup(s); ok {
-		c.codes = append(c.codes, code)
-		return nil
-	}
-	f, class := classify(s)
-	if !c.fixed && class != classFinite {
-		if c.forced && c.kind == Continuous {
-			return b.numberError(c, s, class)
-		}
-		if class == classText {
-			c.text = true
-		} else if c.badLine == 0 {
-			c.badLine, c.badValue, c.badClass = b.src.line(c.field), strings.Clone(s), class
-		}
-	}
-	n := len(c.labels)
-	if !c.fixed && n >= b.base.switchAt && !c.text && c.badLine == 0 && !(c.forced && c.kind == Discrete) {
-		c.toFloat()
-		c.observed--
-		return b.add(c, s)
-	}
-	if n >= MaxStates {
-		return b.errorf(b.src.line(c.field), c, "more than %d distinct values, the most a discrete column can have", MaxStates)
-	}
-	s = strings.Clone(s)
-	c.labels = append(c.labels, s)
-	c.values = append(c.values, f)
-	code := uint16(n)
-	if c.index != nil {
-		c.index[s] = code
-	} else if len(c.labels) > linearLookup {
-		c.index = make(map[string]uint16, 2*len(c.labels))
-		for k, l := range c.labels {
-			c.index[l] = uint16(k)
-		}
-	}
-	c.codes = append(c.codes, code)
-	return nil
-}
-
-func (c *bcol) lookup(s string) (uint16, bool) {
-	if c.index == nil {
-		for k, l := range c.labels {
-			if l == s {
-				return uint16(k), true
-			}
-		}
-		return 0, false
-	}
-	k, ok := c.index[s]
-	return k, ok
-}
-
-// toFloat switches a column of the first block to storing floats.
-func (c *bcol) toFloat() {
-	for _, code := range c.codes {
-		if code == Missing {
-			c.floats = append(c.floats, math.NaN())
-			continue
-		}
-		v := c.values[code]
-		c.floats = append(c.floats, v)
-		if !c.haveFirst {
-			c.first, c.haveFirst = v, true
-		} else if v != c.first {
-			c.varied = true
-		}
-	}
-	c.codes, c.labels, c.values, c.index = c.codes[:0], nil, nil, nil
-	c.float = true
-	c.pq = pqCache{}
-}
-
-func (b *blockReader) numberError(c *bcol, s string, class valueClass) *ParseError {
-	line := b.src.line(c.field)
-	switch class {
-	case classText:
-		why := "in a column forced continuous"
-		if !c.forced {
-			why = "in a column found continuous in the first block (force the column discrete, or list the value as a missing token)"
-		}
-		return b.errorf(line, c, "non-numeric value %s %s", QuoteCell(s), why)
-	case classInfinite:
-		return b.errorf(line, c, "infinite value %s in a numeric column", QuoteCell(s))
-	}
-	return b.errorf(line, c, "not-a-number value %s in a numeric column (list it as a missing token to treat it as missing)", QuoteCell(s))
-}
-
 // fix decides the kinds of the columns after the first block and sorts the
 // states found in it as ReadCSV would.
 func (b *blockReader) fix() error {
+	t := &b.base.typing
 	for _, c := range b.cols {
-		var kind Kind
-		switch {
-		case c.float:
-			kind = Continuous
-		case c.forced:
-			kind = c.kind
-		case len(c.labels) == 0:
-			return b.errorf(0, c, "every value of the first block is missing: the column's kind cannot be inferred (force it continuous, or read larger blocks)")
-		case c.text:
-			kind = Discrete
-		case c.badLine != 0:
-			return b.errorf(c.badLine, c, "%s", b.numberErrorAt(c).Err)
-		case len(c.labels) > b.base.maxDisc:
-			kind = Continuous
+		if !c.float && !c.forced && len(c.labels) == 0 {
+			return t.errorf(0, c, "every value of the first block is missing: the column's kind cannot be inferred (force it continuous, or read larger blocks)")
+		}
+		kind, err := c.decide(t)
+		if err != nil {
+			return err
 		}
 		c.kind, c.fixed = kind, true
-		if kind == Continuous && !c.float {
-			for _, code := range c.codes {
-				v := math.NaN()
-				if code != Missing {
-					v = c.values[code]
-					if !c.haveFirst {
-						c.first, c.haveFirst = v, true
-					} else if v != c.first {
-						c.varied = true
-					}
-				}
-				c.floats = append(c.floats, v)
-			}
-			c.codes, c.labels, c.values, c.index = nil, nil, nil, nil
-			c.float = true
-			c.pq = pqCache{}
-			continue
-		}
-		if kind == Discrete && len(c.labels) == 0 {
-			return b.errorf(0, c, "every value of the first block is missing: the column's states cannot be known (read larger blocks)")
-		}
-		if kind == Discrete {
-			order := make([]int, len(c.labels))
-			for k := range order {
-				order[k] = k
-			}
-			sortLabels(order, c.labels, c.values)
-			recode := make([]uint16, len(order))
-			labels := make([]string, len(order))
-			values := make([]float64, len(order))
-			for rank, k := range order {
-				labels[rank], values[rank] = c.labels[k], c.values[k]
-				recode[k] = uint16(rank)
-			}
-			c.labels, c.values = labels, values
-			for i, code := range c.codes {
-				if code != Missing {
-					c.codes[i] = recode[code]
-				}
-			}
+		switch {
+		case c.float:
+		case kind == Continuous:
+			c.toFloat(floatBuffer(c.floats, len(c.codes)), 0)
+		case len(c.labels) == 0:
+			return t.errorf(0, c, "every value of the first block is missing: the column's states cannot be known (read larger blocks)")
+		default:
+			recode := c.sortStates()
+			recodeCells(c.codes, c.codes, recode)
 			c.pq.recode(recode)
-			if c.index != nil {
-				for k, l := range c.labels {
-					c.index[l] = uint16(k)
-				}
-			}
 		}
 	}
 	return nil
-}
-
-func (b *blockReader) numberErrorAt(c *bcol) *ParseError {
-	switch c.badClass {
-	case classInfinite:
-		return b.errorf(c.badLine, c, "infinite value %s in a numeric column", QuoteCell(c.badValue))
-	}
-	return b.errorf(c.badLine, c, "not-a-number value %s in a numeric column (list it as a missing token to treat it as missing)", QuoteCell(c.badValue))
 }
 
 // build returns the block of n rows held by the columns' buffers.
@@ -620,7 +406,7 @@ func (b *blockReader) build(n int) (*Dataset, error) {
 	}
 	d, err := New(vars, 0)
 	if err != nil {
-		return nil, &ParseError{File: b.name, Err: err}
+		return nil, &ParseError{File: b.base.name, Err: err}
 	}
 	d.rows = n
 	for j, c := range b.cols {
@@ -633,45 +419,10 @@ func (b *blockReader) build(n int) (*Dataset, error) {
 	return d, nil
 }
 
-// sortLabels orders the indices of labels as ReadCSV orders states:
-// numerically when every value is a number (ties by label), else by label.
-func sortLabels(order []int, labels []string, values []float64) {
-	numeric := true
-	for _, k := range order {
-		if math.IsNaN(values[k]) {
-			numeric = false
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if numeric {
-			if x, y := values[a], values[b]; x != y {
-				if x < y {
-					return -1
-				}
-				return 1
-			}
-		}
-		return strings.Compare(labels[a], labels[b])
-	})
-}
+// lineOne is a liner whose every field is on line 1.
+type lineOne struct{}
 
-// SortStates sorts state labels in place in the order ReadCSV gives the
-// states of a discrete column: numerically when every label is a number
-// (ties, such as "1" and "1.0", by label), lexicographically otherwise.
-func SortStates(labels []string) {
-	order := make([]int, len(labels))
-	values := make([]float64, len(labels))
-	for k, l := range labels {
-		order[k] = k
-		values[k], _ = classify(l)
-	}
-	sortLabels(order, labels, values)
-	sorted := make([]string, len(labels))
-	for rank, k := range order {
-		sorted[rank] = labels[k]
-	}
-	copy(labels, sorted)
-}
+func (lineOne) line(int) int { return 1 }
 
 // openSource opens one input file by its format (fileFormat).
 func openSource(path string, opt ReadOptions) (rowSource, error) {
@@ -716,7 +467,8 @@ func openSource(path string, opt ReadOptions) (rowSource, error) {
 // csvSource reads the rows of a CSV file.
 type csvSource struct {
 	rd     *reader
-	names  []string
+	raw    []string // the header's fields
+	names  []string // cleaned
 	rec    []string
 	closer func() error
 }
@@ -730,20 +482,10 @@ func openCSV(name, extName string, in io.Reader, opt ReadOptions, closer func() 
 		return nil, err
 	}
 	rd.name = name
-	br := bufio.NewReaderSize(in, 64<<10)
-	if b, err := br.Peek(3); err == nil && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		if _, err := br.Discard(3); err != nil {
-			return nil, rd.csvError(err)
-		}
+	if err := rd.start(in); err != nil {
+		return nil, err
 	}
-	if rd.opt.Delimiter == 0 {
-		rd.opt.Delimiter = detectDelimiter(extName, br)
-	}
-	cr := csv.NewReader(br)
-	cr.Comma = rd.opt.Delimiter
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	rd.cr = cr
+	cr := rd.cr
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, rd.errorf(0, nil, "empty input: no header line")
@@ -751,18 +493,17 @@ func openCSV(name, extName string, in io.Reader, opt ReadOptions, closer func() 
 	if err != nil {
 		return nil, rd.csvError(err)
 	}
+	raw := make([]string, len(header))
 	names := make([]string, len(header))
 	for j, h := range header {
-		s, ok := cleanField(h)
-		if !ok {
-			return nil, rd.errorf(rd.fieldLine(j), nil, "invalid UTF-8 in header name")
-		}
-		names[j] = strings.Clone(s)
+		raw[j] = strings.Clone(h)
+		s, _ := cleanField(raw[j]) // a bad name is an error if its column is read
+		names[j] = s
 	}
-	return &csvSource{rd: rd, names: names, closer: closer}, nil
+	return &csvSource{rd: rd, raw: raw, names: names, closer: closer}, nil
 }
 
-func (s *csvSource) header() []string { return s.names }
+func (s *csvSource) header() []string { return s.raw }
 
 func (s *csvSource) next() error {
 	rec, err := s.rd.cr.Read()
@@ -773,7 +514,7 @@ func (s *csvSource) next() error {
 		return s.rd.csvError(err)
 	}
 	if len(rec) != len(s.names) {
-		return s.rd.errorf(s.rd.fieldLine(0), nil, "row has %d fields, but the header has %d", len(rec), len(s.names))
+		return s.rd.errorf(s.rd.line(0), nil, "row has %d fields, but the header has %d", len(rec), len(s.names))
 	}
 	s.rec = rec
 	return nil
@@ -782,11 +523,11 @@ func (s *csvSource) next() error {
 func (s *csvSource) cell(j int) (string, error) {
 	v, ok := cleanField(s.rec[j])
 	if !ok {
-		return "", &ParseError{File: s.rd.name, Line: s.rd.fieldLine(j), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
+		return "", &ParseError{File: s.rd.name, Line: s.rd.line(j), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
 	}
 	return v, nil
 }
 
-func (s *csvSource) line(j int) int { return s.rd.fieldLine(j) }
+func (s *csvSource) line(j int) int { return s.rd.line(j) }
 
 func (s *csvSource) close() error { return s.closer() }

@@ -172,7 +172,7 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 		anyMissing := false
 		i := ps.i - 1
 		for k, c := range b.cols {
-			j := c.field
+			j := c.pos - 1
 			null := ps.null[j][i]
 			if !null {
 				e := pqUnknown
@@ -205,12 +205,7 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 			}
 			if rd.isMissing(s) {
 				if rd.opt.Missing == MissingError {
-					what := "empty cell"
-					if s != "" {
-						what = QuoteCell(s)
-					}
-					return 0, b.errorf(ps.line(c.field), c,
-						"missing value (%s); use --missing drop-rows to drop rows with missing cells or --missing keep to keep them", what)
+					return 0, rd.missingError(ps.line(j), c, s)
 				}
 				if !null && !c.float {
 					c.pq.put(ps, j, pqMissing)
@@ -227,29 +222,19 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 		for k, c := range b.cols {
 			switch r.state[k] {
 			case pqCellMissing:
-				if c.float {
-					c.floats = append(c.floats, math.NaN())
-				} else {
-					c.codes = append(c.codes, Missing)
-				}
+				c.addMissing()
 			case pqCellCode:
 				c.observed++
 				c.codes = append(c.codes, r.code[k])
 			case pqCellFloat:
-				f := r.f[k]
 				c.observed++
-				if !c.haveFirst {
-					c.first, c.haveFirst = f, true
-				} else if f != c.first {
-					c.varied = true
-				}
-				c.floats = append(c.floats, f)
+				c.addNumber(r.f[k])
 			default:
-				if err := b.add(c, r.text[k]); err != nil {
+				if err := c.add(&rd.typing, r.text[k], ps); err != nil {
 					return 0, err
 				}
 				if !c.float {
-					c.pq.put(ps, c.field, int32(c.codes[len(c.codes)-1]))
+					c.pq.put(ps, c.pos-1, int32(c.codes[len(c.codes)-1]))
 				}
 			}
 		}

@@ -28,6 +28,10 @@
 // discrete variable only grow from block to block, so codes are stable;
 // SortStates gives the order ReadCSV would give them. Memory is bounded by
 // the block size, and errors name the file, line (Parquet: row) and column.
+// ReadCSV and OpenBlocks build columns with one column builder (column.go:
+// type inference, interning, the switch to float storage, state order), so
+// a file read whole, its gzip, and either read in one block give the same
+// variables and cells.
 //
 // # Sources
 //

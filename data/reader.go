@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,10 @@ import (
 
 // ReadCSVFile reads a CSV file with ReadCSV, using path as the input's name
 // in error messages unless opt.Name is set. A gzip-compressed file (detected
-// by its magic bytes, whatever its name) is decompressed as it is read.
+// by its magic bytes, whatever its name) is decompressed as it is read; its
+// name without its last extension (x.tsv for x.tsv.gz) is the one whose
+// extension may select the tab delimiter, as in OpenBlocks, so that a file
+// and its gzip read alike.
 func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -35,7 +37,12 @@ func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 			return nil, nil, &ParseError{File: opt.Name, Err: fmt.Errorf("not a valid gzip file: %w", err)}
 		}
 		defer zr.Close()
-		return ReadCSV(zr, opt)
+		rd, err := newReader(opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		rd.delimName = strings.TrimSuffix(rd.name, filepath.Ext(rd.name))
+		return rd.read(zr)
 	}
 	return ReadCSV(br, opt)
 }
@@ -64,76 +71,10 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	return rd.read(r)
 }
 
-// linearLookup is the number of distinct values up to which a column finds
-// a value's code by scanning its labels instead of using a map.
-const linearLookup = 8
-
-// minSwitch is the smallest number of distinct numeric values after which a
-// column stores float64 values instead of codes.
-const minSwitch = 1024
-
-// valueClass classifies a non-missing cell value.
-type valueClass uint8
-
-const (
-	classFinite valueClass = iota
-	classInfinite
-	classNaN
-	classText
-)
-
-func classify(s string) (float64, valueClass) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
-			return f, classInfinite
-		}
-		return math.NaN(), classText
-	}
-	switch {
-	case math.IsInf(f, 0):
-		return f, classInfinite
-	case math.IsNaN(f):
-		return f, classNaN
-	}
-	return f, classFinite
-}
-
-// column accumulates one column while reading.
-type column struct {
-	name   string
-	pos    int // 1-based header position
-	forced bool
-	kind   Kind // forced kind, if forced
-
-	// Interning mode: labels[c] is the label of code c and values[c] its
-	// numeric value (NaN if not a number).
-	labels []string
-	values []float64
-	index  map[string]uint16
-	codes  []uint16
-	text   bool // some label is not a number
-
-	// First infinite or NaN value of a column that is numeric so far.
-	badLine  int
-	badValue string
-	badClass valueClass
-
-	// Float mode (floats != nil): values stored directly.
-	floats     []float64
-	first      float64
-	haveFirst  bool
-	varied     bool
-	floatStart int // number of distinct values when float mode began
-
-	missing int
-}
-
 type reader struct {
-	name       string
+	typing
 	opt        ReadOptions
-	maxDisc    int
-	switchAt   int
+	delimName  string // the name whose extension may select the tab delimiter
 	tokens     []string
 	tokenStart [256]bool // first bytes of the tokens
 	cr         *csv.Reader
@@ -143,22 +84,14 @@ type reader struct {
 }
 
 func newReader(opt ReadOptions) (*reader, error) {
-	rd := &reader{name: opt.Name, opt: opt}
-	if rd.name == "" {
-		rd.name = "<input>"
-	}
 	if c := opt.Delimiter; c != 0 && (c == '"' || c == '\r' || c == '\n' || c == utf8.RuneError || !utf8.ValidRune(c)) {
 		return nil, fmt.Errorf("data: invalid field delimiter %q", c)
 	}
-	if opt.MaxDiscreteStates < 0 {
-		return nil, fmt.Errorf("data: MaxDiscreteStates is negative (%d)", opt.MaxDiscreteStates)
+	t, err := newTyping(opt)
+	if err != nil {
+		return nil, err
 	}
-	rd.maxDisc = opt.MaxDiscreteStates
-	if rd.maxDisc == 0 {
-		rd.maxDisc = DefaultMaxDiscreteStates
-	}
-	rd.maxDisc = min(rd.maxDisc, MaxStates)
-	rd.switchAt = min(max(minSwitch, rd.maxDisc), MaxStates)
+	rd := &reader{typing: t, opt: opt, delimName: t.name}
 	if opt.Missing > MissingKeep {
 		return nil, fmt.Errorf("data: unknown missing-value policy %d", uint8(opt.Missing))
 	}
@@ -191,17 +124,8 @@ func (rd *reader) isMissing(s string) bool {
 	return false
 }
 
-func (rd *reader) errorf(line int, c *column, format string, args ...any) *ParseError {
-	e := &ParseError{File: rd.name, Line: line, Err: fmt.Errorf(format, args...)}
-	if c != nil {
-		e.Column = c.pos
-		e.ColumnName = c.name
-	}
-	return e
-}
-
-// fieldLine returns the line on which field j of the current record starts.
-func (rd *reader) fieldLine(j int) int {
+// line returns the line on which field j of the current record starts.
+func (rd *reader) line(j int) int {
 	line, _ := rd.cr.FieldPos(j)
 	return line
 }
@@ -252,22 +176,32 @@ func cleanField(f string) (string, bool) {
 	return strings.TrimSpace(f), true
 }
 
-func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
+// start begins reading CSV text from in: it skips a byte order mark,
+// detects the delimiter if the options leave it zero, and makes the CSV
+// reader.
+func (rd *reader) start(in io.Reader) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	if b, err := br.Peek(3); err == nil && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		if _, err := br.Discard(3); err != nil {
-			return nil, nil, rd.csvError(err)
+			return rd.csvError(err)
 		}
 	}
 	if rd.opt.Delimiter == 0 {
-		rd.opt.Delimiter = detectDelimiter(rd.name, br)
+		rd.opt.Delimiter = detectDelimiter(rd.delimName, br)
 	}
 	cr := csv.NewReader(br)
 	cr.Comma = rd.opt.Delimiter
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	rd.cr = cr
+	return nil
+}
 
+func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
+	if err := rd.start(in); err != nil {
+		return nil, nil, err
+	}
+	cr := rd.cr
 	if err := rd.readHeader(); err != nil {
 		return nil, nil, err
 	}
@@ -282,7 +216,7 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 		if err != nil {
 			return nil, nil, rd.csvError(err)
 		}
-		line := rd.fieldLine(0)
+		line := rd.line(0)
 		if len(rec) != nfield {
 			return nil, nil, rd.errorf(line, nil, "row has %d fields, but the header has %d", len(rec), nfield)
 		}
@@ -292,19 +226,14 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 			j := c.pos - 1
 			s, ok := cleanField(rec[j])
 			if !ok {
-				return nil, nil, rd.errorf(rd.fieldLine(j), c, "invalid UTF-8")
+				return nil, nil, rd.errorf(rd.line(j), c, "invalid UTF-8")
 			}
 			rec[j] = s
 			m := rd.isMissing(s)
 			isMiss[k] = m
 			if m {
 				if rd.opt.Missing == MissingError {
-					what := "empty cell"
-					if s != "" {
-						what = QuoteCell(s)
-					}
-					return nil, nil, rd.errorf(rd.fieldLine(j), c,
-						"missing value (%s); use --missing drop-rows to drop rows with missing cells or --missing keep to keep them", what)
+					return nil, nil, rd.missingError(rd.line(j), c, s)
 				}
 				c.missing++
 				anyMissing = true
@@ -318,17 +247,11 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 			continue
 		}
 		for k, c := range rd.cols {
-			j := c.pos - 1
-			s := rec[j]
 			if isMiss[k] {
-				if c.floats != nil {
-					c.floats = append(c.floats, math.NaN())
-				} else {
-					c.codes = append(c.codes, Missing)
-				}
+				c.addMissing()
 				continue
 			}
-			if err := rd.add(c, j, s); err != nil {
+			if err := c.add(&rd.typing, rec[c.pos-1], rd); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -336,6 +259,7 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 	return rd.finish(rep)
 }
 
+// readHeader reads the header line and selects the columns to read.
 func (rd *reader) readHeader() error {
 	header, err := rd.cr.Read()
 	if err == io.EOF {
@@ -344,8 +268,18 @@ func (rd *reader) readHeader() error {
 	if err != nil {
 		return rd.csvError(err)
 	}
+	return rd.selectColumns(header, rd)
+}
+
+// selectColumns checks the names of a header, uncleaned, and makes the
+// columns to read (rd.cols) as the options select and force them; at gives
+// the line of each name.
+func (rd *reader) selectColumns(header []string, at liner) error {
+	if len(header) == 0 { // a Parquet file without columns
+		return rd.errorf(0, nil, "empty input: no header line")
+	}
 	rd.fields = len(header)
-	hline := rd.fieldLine(0)
+	hline := at.line(0)
 	// Clean every name; a bad name is an error only if its column is read.
 	names := make([]string, len(header))
 	bad := make([]error, len(header))
@@ -437,7 +371,7 @@ func (rd *reader) readHeader() error {
 	seen := make(map[string]int, len(read)) // name -> 1-based field
 	rd.cols = make([]*column, 0, len(read))
 	for _, j := range read {
-		line := rd.fieldLine(j)
+		line := at.line(j)
 		if bad[j] != nil {
 			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: bad[j]}
 		}
@@ -536,162 +470,6 @@ func scanHeaderLine(b []byte) (tabs, commas int, complete bool) {
 	return tabs, commas, false
 }
 
-// lookup returns the code of label s in interning mode.
-func (c *column) lookup(s string) (uint16, bool) {
-	if c.index == nil {
-		if len(s) == 1 {
-			for k, l := range c.labels {
-				if len(l) == 1 && l[0] == s[0] {
-					return uint16(k), true
-				}
-			}
-			return 0, false
-		}
-		for k, l := range c.labels {
-			if l == s {
-				return uint16(k), true
-			}
-		}
-		return 0, false
-	}
-	k, ok := c.index[s]
-	return k, ok
-}
-
-// add appends the non-missing value s (field j of the current record) to c.
-func (rd *reader) add(c *column, j int, s string) error {
-	if c.floats != nil {
-		return rd.addFloat(c, j, s)
-	}
-	if code, ok := c.lookup(s); ok {
-		c.codes = append(c.codes, code)
-		return nil
-	}
-	f, class := classify(s)
-	if class != classFinite {
-		line := rd.fieldLine(j)
-		if c.forced && c.kind == Continuous {
-			return rd.numberError(c, line, s, class)
-		}
-		if class == classText {
-			c.text = true
-		} else if c.badLine == 0 {
-			c.badLine, c.badValue, c.badClass = line, strings.Clone(s), class
-		}
-	}
-	n := len(c.labels)
-	if n >= rd.switchAt && !c.text && c.badLine == 0 && !(c.forced && c.kind == Discrete) {
-		c.toFloat(rd.switchAt)
-		return rd.addFloat(c, j, s)
-	}
-	if n >= MaxStates {
-		return rd.errorf(rd.fieldLine(j), c, "more than %d distinct values, the most a discrete column can have", MaxStates)
-	}
-	s = strings.Clone(s)
-	c.labels = append(c.labels, s)
-	c.values = append(c.values, f)
-	code := uint16(n)
-	if c.index != nil {
-		c.index[s] = code
-	} else if len(c.labels) > linearLookup {
-		c.index = make(map[string]uint16, 2*len(c.labels))
-		for k, l := range c.labels {
-			c.index[l] = uint16(k)
-		}
-	}
-	c.codes = append(c.codes, code)
-	return nil
-}
-
-// numberError returns the error for value s of class other than
-// classFinite, found on the given line, in a column that must be numeric.
-func (rd *reader) numberError(c *column, line int, s string, class valueClass) *ParseError {
-	switch class {
-	case classText:
-		why := "in a column forced continuous"
-		if !c.forced {
-			why = fmt.Sprintf("in a numeric column with more than %d distinct values (force the column discrete, or list the value as a missing token)", c.floatStart)
-		}
-		return rd.errorf(line, c, "non-numeric value %s %s", QuoteCell(s), why)
-	case classInfinite:
-		return rd.errorf(line, c, "infinite value %s in a numeric column", QuoteCell(s))
-	}
-	return rd.errorf(line, c, "not-a-number value %s in a numeric column (list it as a missing token to treat it as missing)", QuoteCell(s))
-}
-
-// toFloat switches c from interning to float mode.
-func (c *column) toFloat(distinct int) {
-	fl := make([]float64, len(c.codes), max(cap(c.codes), 16))
-	for i, code := range c.codes {
-		if code == Missing {
-			fl[i] = math.NaN()
-		} else {
-			fl[i] = c.values[code]
-		}
-	}
-	c.varied = false
-	for _, v := range c.values {
-		if !c.haveFirst {
-			c.first, c.haveFirst = v, true
-		} else if v != c.first {
-			c.varied = true
-		}
-	}
-	c.floats, c.codes, c.labels, c.values, c.index = fl, nil, nil, nil, nil
-	c.floatStart = distinct
-}
-
-func (rd *reader) addFloat(c *column, j int, s string) error {
-	f, class := classify(s)
-	if class != classFinite {
-		return rd.numberError(c, rd.fieldLine(j), s, class)
-	}
-	if !c.haveFirst {
-		c.first, c.haveFirst = f, true
-	} else if f != c.first {
-		c.varied = true
-	}
-	c.floats = append(c.floats, f)
-	return nil
-}
-
-// decide returns the kind of c at the end of the input.
-func (rd *reader) decide(c *column) (Kind, error) {
-	switch {
-	case c.floats != nil:
-		return Continuous, nil
-	case c.forced:
-		return c.kind, nil
-	case c.text:
-		return Discrete, nil
-	case c.badLine != 0:
-		return 0, rd.numberError(c, c.badLine, c.badValue, c.badClass)
-	case len(c.labels) > rd.maxDisc:
-		return Continuous, nil
-	}
-	return Discrete, nil
-}
-
-// constant reports whether c has a single distinct observed value, and
-// that value.
-func (c *column) constant(kind Kind) (bool, string) {
-	if c.floats != nil {
-		return !c.varied, strconv.FormatFloat(c.first, 'g', -1, 64)
-	}
-	if len(c.labels) == 0 {
-		return false, ""
-	}
-	if kind == Discrete {
-		return len(c.labels) == 1, c.labels[0]
-	}
-	for _, v := range c.values[1:] {
-		if v != c.values[0] {
-			return false, ""
-		}
-	}
-	return true, c.labels[0]
-}
-
 func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 	if rep.Rows == 0 {
 		return nil, nil, rd.errorf(0, nil, "no data rows after the header")
@@ -709,7 +487,7 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 			}
 			continue
 		}
-		k, err := rd.decide(c)
+		k, err := c.decide(&rd.typing)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -752,19 +530,17 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		var dc []uint16
 		var fc []float64
 		switch {
-		case c.floats != nil:
+		case c.float:
 			fc = c.floats
 		case kinds[j] == Continuous:
-			fc = make([]float64, len(c.codes))
-			for i, code := range c.codes {
-				if code == Missing {
-					fc[i] = math.NaN()
-				} else {
-					fc[i] = c.values[code]
-				}
-			}
+			c.toFloat(make([]float64, 0, len(c.codes)), 0)
+			fc = c.floats
 		default:
-			v.States, dc = c.sortedStates()
+			c.index = nil
+			recode := c.sortStates()
+			// Recode into an exactly sized slice so the column does not
+			// keep the spare capacity left by appending.
+			v.States, dc = c.labels, recodeCells(make([]uint16, len(c.codes)), c.codes, recode)
 		}
 		c.codes, c.floats, c.index = nil, nil, nil
 		vars = append(vars, v)
@@ -783,46 +559,4 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		d.disc[j], d.cont[j] = disc[j], cont[j]
 	}
 	return d, rep, nil
-}
-
-// sortedStates orders c's labels (numerically if all are numbers, else
-// lexicographically) and returns them with the recoded cells.
-func (c *column) sortedStates() ([]string, []uint16) {
-	n := len(c.labels)
-	order := make([]int, n)
-	numeric := true
-	for k := range order {
-		order[k] = k
-		if math.IsNaN(c.values[k]) {
-			numeric = false
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if numeric {
-			if x, y := c.values[a], c.values[b]; x != y {
-				if x < y {
-					return -1
-				}
-				return 1
-			}
-		}
-		return strings.Compare(c.labels[a], c.labels[b])
-	})
-	states := make([]string, n)
-	recode := make([]uint16, n)
-	for rank, k := range order {
-		states[rank] = c.labels[k]
-		recode[k] = uint16(rank)
-	}
-	// Recode into an exactly sized slice so the column does not keep the
-	// spare capacity left by appending.
-	codes := make([]uint16, len(c.codes))
-	for i, code := range c.codes {
-		if code != Missing {
-			code = recode[code]
-		}
-		codes[i] = code
-	}
-	c.codes = nil
-	return states, codes
 }
