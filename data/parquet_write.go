@@ -14,8 +14,8 @@ import (
 )
 
 // parquetGroupCells is about the number of cells of a row group written by
-// a ParquetWriter (a variable for tests).
-var parquetGroupCells = 1 << 24
+// a ParquetWriter.
+const parquetGroupCells = 1 << 24
 
 // parquetWriteBatch is the number of values handed to a column writer at
 // once.
@@ -45,7 +45,7 @@ type ParquetWriter struct {
 	vars      []Variable
 	ints      []bool // discrete column written as INT32
 	pw        *parquet.GenericWriter[any]
-	groupRows int // rows per row group
+	groupRows int // rows per row group (tests set it before the first Write)
 	inGroup   int // rows in the current row group
 	// The value of each state code of a discrete column, for the states of
 	// the last block written.

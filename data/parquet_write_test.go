@@ -28,13 +28,17 @@ func readParquetFile(t *testing.T, path string, opt ReadOptions) (*Dataset, erro
 }
 
 // writeParquetBlocks writes the blocks with one ParquetWriter to a file of
-// dir and returns its path.
-func writeParquetBlocks(t *testing.T, dir string, blocks ...*Dataset) string {
+// dir and returns its path; groupRows, if not zero, is the number of rows
+// per row group.
+func writeParquetBlocks(t *testing.T, dir string, groupRows int, blocks ...*Dataset) string {
 	t.Helper()
 	var b bytes.Buffer
 	p, err := NewParquetWriter(&b, blocks[0].Vars())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if groupRows > 0 {
+		p.groupRows = groupRows
 	}
 	for _, d := range blocks {
 		if err := p.Write(d); err != nil {
@@ -178,8 +182,8 @@ func TestWriteParquetRoundTrip(t *testing.T) {
 // and within them, give the file of the whole dataset; the states of later
 // blocks may extend those of the first.
 func TestWriteParquetBlocks(t *testing.T) {
-	defer func(c int) { parquetGroupCells = c }(parquetGroupCells)
-	parquetGroupCells = 7 * 40 // 40 rows per row group
+	t.Parallel()
+	const groupRows = 40
 	dir := t.TempDir()
 	d := pqTestData(t, 250)
 	var blocks []*Dataset
@@ -194,7 +198,7 @@ func TestWriteParquetBlocks(t *testing.T) {
 		}
 		blocks = append(blocks, b)
 	}
-	path := writeParquetBlocks(t, dir, blocks...)
+	path := writeParquetBlocks(t, dir, groupRows, blocks...)
 	b, _ := os.ReadFile(path)
 	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
@@ -222,7 +226,7 @@ func TestWriteParquetBlocks(t *testing.T) {
 	}
 	again := filepath.Join(dir, "again")
 	os.Mkdir(again, 0o755)
-	got, err = readParquetFile(t, writeParquetBlocks(t, again, rb...), forcedOptions(d))
+	got, err = readParquetFile(t, writeParquetBlocks(t, again, groupRows, rb...), forcedOptions(d))
 	if err != nil {
 		t.Fatal(err)
 	}
