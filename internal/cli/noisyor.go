@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -68,3 +69,19 @@ func (e *env) readDataAllDiscrete(path string, df *dataFlags) (*data.Dataset, *d
 }
 
 func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 1<<20) }
+
+// strongestFirst returns a copy of a source's children in increasing order
+// of failure (the strongest edges first), ties in effect order.
+func strongestFirst(children []noisyor.Child) []noisyor.Child {
+	ch := slices.Clone(children)
+	slices.SortStableFunc(ch, func(x, y noisyor.Child) int {
+		switch {
+		case x.Failure < y.Failure:
+			return -1
+		case x.Failure > y.Failure:
+			return 1
+		}
+		return 0
+	})
+	return ch
+}

@@ -240,16 +240,7 @@ func printNoisyorFit(w io.Writer, res *vem.Result, b *noisyor.Binary, maxFailure
 	fmt.Fprintln(w)
 	const show = 8
 	for _, s := range net.Sources {
-		ch := slices.Clone(s.Children)
-		slices.SortStableFunc(ch, func(x, y noisyor.Child) int {
-			switch {
-			case x.Failure < y.Failure:
-				return -1
-			case x.Failure > y.Failure:
-				return 1
-			}
-			return 0
-		})
+		ch := strongestFirst(s.Children)
 		parts := make([]string, 0, show+1)
 		for i, c := range ch {
 			if i == show {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -288,16 +287,7 @@ func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string) {
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "source\tdepth\tprior\tchildren\tstrongest children (failure)")
 	for _, s := range net.Sources {
-		ch := slices.Clone(s.Children)
-		slices.SortStableFunc(ch, func(x, y noisyor.Child) int {
-			switch {
-			case x.Failure < y.Failure:
-				return -1
-			case x.Failure > y.Failure:
-				return 1
-			}
-			return 0
-		})
+		ch := strongestFirst(s.Children)
 		var parts []string
 		for i, c := range ch {
 			if i == 6 {
