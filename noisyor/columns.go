@@ -2,7 +2,6 @@ package noisyor
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -64,36 +63,4 @@ func listNames(q []string) string {
 		return strings.Join(q, ", ")
 	}
 	return strings.Join(q[:5], ", ") + fmt.Sprintf(" and %d more", len(q)-5)
-}
-
-// unionFind is a union–find forest over sources: uf[s] is s's parent, s
-// itself at a root. Every root is the smallest member of its set.
-type unionFind []int32
-
-// find returns the root of s's set, halving the path on the way.
-func (uf unionFind) find(s int32) int32 {
-	for uf[s] != s {
-		uf[s] = uf[uf[s]]
-		s = uf[s]
-	}
-	return s
-}
-
-// union merges the sets of x and y under the smaller root.
-func (uf unionFind) union(x, y int32) {
-	x, y = uf.find(x), uf.find(y)
-	if x != y {
-		uf[max(x, y)] = min(x, y)
-	}
-}
-
-// logAddExp returns log(exp(a) + exp(b)), −∞ when both are −∞.
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(a, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/unionfind"
 )
 
 // Defaults and limits of EMOptions.
@@ -410,7 +411,7 @@ func int32Bytes(p []int32) []byte {
 // components.
 type compBuilder struct {
 	f        *emFit
-	uf       unionFind // −1 when the source is untouched
+	uf       unionfind.Forest[int32] // −1 when the source is untouched
 	local    []int32
 	comp     []int32
 	touch    []int32
@@ -430,7 +431,7 @@ type emEffMask struct {
 }
 
 func newCompBuilder(f *emFit) *compBuilder {
-	c := &compBuilder{f: f, uf: make(unionFind, f.ns), local: make([]int32, f.ns), comp: make([]int32, f.ns)}
+	c := &compBuilder{f: f, uf: make(unionfind.Forest[int32], f.ns), local: make([]int32, f.ns), comp: make([]int32, f.ns)}
 	for s := range c.uf {
 		c.uf[s] = -1
 	}
@@ -452,7 +453,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 			}
 		}
 		for _, p := range ps[1:] {
-			c.uf.union(ps[0].s, p.s)
+			c.uf.Union(ps[0].s, p.s)
 		}
 	}
 	if len(c.touch) == 0 {
@@ -464,7 +465,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 	var comps []emComp
 	// c.comp[r] is the component of root r, from 1 (0: not seen yet).
 	for _, s := range c.touch {
-		r := c.uf.find(s)
+		r := c.uf.Find(s)
 		i := int(c.comp[r]) - 1
 		if i < 0 {
 			i = len(comps)
@@ -494,7 +495,7 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 		for _, p := range ps {
 			mk |= 1 << c.local[p.s]
 		}
-		c.em = append(c.em, emEffMask{comp: c.comp[c.uf.find(ps[0].s)] - 1, a: a, mask: mk})
+		c.em = append(c.em, emEffMask{comp: c.comp[c.uf.Find(ps[0].s)] - 1, a: a, mask: mk})
 	}
 	slices.SortFunc(c.em, func(x, y emEffMask) int {
 		if x.comp != y.comp {

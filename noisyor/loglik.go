@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/unionfind"
 )
 
 // Defaults of LikOptions.
@@ -299,13 +300,13 @@ func (e *likEngine) run() *Likelihood {
 // likWorker is one goroutine's scratch space.
 type likWorker struct {
 	e       *likEngine
-	pos     [64][]int32 // positive effects of each row of a block
-	miss    [64][]int32 // missing effects of each row of a block
-	logG    []float64   // per source: Σ log f over the row's negatives
-	zeroF   []int       // per source: negatives with f = 0
-	pi1     []float64   // per source: P(on | negatives)
-	pi0     []float64   // per source: P(off | negatives)
-	uf      unionFind   // over sources
+	pos     [64][]int32             // positive effects of each row of a block
+	miss    [64][]int32             // missing effects of each row of a block
+	logG    []float64               // per source: Σ log f over the row's negatives
+	zeroF   []int                   // per source: negatives with f = 0
+	pi1     []float64               // per source: P(on | negatives)
+	pi0     []float64               // per source: P(off | negatives)
+	uf      unionfind.Forest[int32] // over sources
 	inR     []bool
 	tilt    []bool    // per source: has a single-parent positive in the row
 	tilted  []int32   // those sources
@@ -325,7 +326,7 @@ type likWorker struct {
 func newLikWorker(e *likEngine) *likWorker {
 	ns := len(e.n.Sources)
 	w := &likWorker{e: e, logG: make([]float64, ns), zeroF: make([]int, ns),
-		pi1: make([]float64, ns), pi0: make([]float64, ns), uf: make(unionFind, ns),
+		pi1: make([]float64, ns), pi0: make([]float64, ns), uf: make(unionfind.Forest[int32], ns),
 		inR: make([]bool, ns), tilt: make([]bool, ns), lon: make([]float64, ns), loff: make([]float64, ns), local: make([]int32, ns), compOf: make([]int32, ns)}
 	w.pcg = rand.NewPCG(0, 0)
 	w.rng = rand.New(w.pcg)
@@ -417,7 +418,7 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 			}
 		}
 		for _, p := range ps[1:] {
-			w.uf.union(int32(ps[0].Source), int32(p.Source))
+			w.uf.Union(int32(ps[0].Source), int32(p.Source))
 		}
 	}
 	// Each source's posterior given the negative findings and its
@@ -472,7 +473,7 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 	// Components in order of their smallest source.
 	nc := 0
 	for _, s := range w.srcs {
-		root := w.uf.find(s)
+		root := w.uf.Find(s)
 		if root == s {
 			w.compOf[s] = int32(nc)
 			nc++
@@ -487,13 +488,13 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 		w.compPos[c] = w.compPos[c][:0]
 	}
 	for _, s := range w.srcs {
-		c := w.compOf[w.uf.find(s)]
+		c := w.compOf[w.uf.Find(s)]
 		w.local[s] = int32(len(w.comps[c].srcs))
 		w.comps[c].srcs = append(w.comps[c].srcs, s)
 	}
 	for _, a := range pos {
 		if ps := e.parents[a]; len(ps) > 1 {
-			c := w.compOf[w.uf.find(int32(ps[0].Source))]
+			c := w.compOf[w.uf.Find(int32(ps[0].Source))]
 			w.compPos[c] = append(w.compPos[c], a)
 		}
 	}

@@ -777,6 +777,17 @@ func (bs *bernoulliSet) draw(rng *rand.Rand, out []int32) []int32 {
 	return out
 }
 
+// logAddExp returns log(exp(a) + exp(b)), −∞ when both are −∞.
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(a, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
 func resize(x []float64, n int) []float64 {
 	if cap(x) < n {
 		return make([]float64, n)

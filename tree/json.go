@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/latentree/latentree/internal/unionfind"
 )
 
 // JSONFormat and JSONVersion identify the JSON document written by
@@ -163,17 +165,7 @@ func (doc *jsonTree) tree() (*Tree, error) {
 		}
 		ids[*n.ID] = id
 	}
-	parent := make([]int, len(doc.Nodes)) // union–find for cycles
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	joined := unionfind.New[int](len(doc.Nodes)) // for cycles
 	for k, e := range doc.Edges {
 		if e.U == nil || e.V == nil {
 			return nil, fmt.Errorf("tree: JSON: edge %d (from 0) lacks \"u\" or \"v\"", k)
@@ -199,11 +191,9 @@ func (doc *jsonTree) tree() (*Tree, error) {
 		if t.find(u, v) >= 0 {
 			return nil, fmt.Errorf("tree: JSON: edge %d (from 0) repeats the edge %s–%s", k, t.Name(u), t.Name(v))
 		}
-		a, b := find(u), find(v)
-		if a == b {
+		if !joined.Union(u, v) {
 			return nil, fmt.Errorf("tree: JSON: edge %d (from 0), %s–%s, closes a cycle", k, t.Name(u), t.Name(v))
 		}
-		parent[a] = b
 		if err := t.AddEdge(u, v, l); err != nil { // checked above
 			return nil, internalError("reading JSON", err)
 		}
