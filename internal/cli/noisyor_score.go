@@ -158,21 +158,32 @@ func printNoisyorScore(w io.Writer, modelPath, dataPath string, sc *noisyor.Scor
 	return err
 }
 
+// noisyorLikelihood reads the data at path for n and computes their
+// likelihood with the flags' options, as set adjusts them; it returns the
+// options used too.
+func (e *env) noisyorLikelihood(cmd *cobra.Command, n *noisyor.Network, path string, df *dataFlags, nf *noisyorFlags, set func(*noisyor.LikOptions)) (*noisyor.Likelihood, *noisyor.Binary, noisyor.LikOptions, error) {
+	opt, err := nf.options(cmd)
+	if err != nil {
+		return nil, nil, opt, err
+	}
+	b, err := e.readNoisyorData(n, path, df)
+	if err != nil {
+		return nil, nil, opt, err
+	}
+	set(&opt)
+	l, err := n.LogLikelihood(b, opt)
+	if err != nil {
+		return nil, nil, opt, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, b, opt, nil
+}
+
 // scoreNoisyor is score for a noisy-or network: the summary, or with
 // --rows every row's probability and log-likelihood, as for other models.
 func (e *env) scoreNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string, df *dataFlags, nf *noisyorFlags, rows, asJSON bool, dest string, outs []pathFlag) error {
-	opt, err := nf.options(cmd)
+	l, b, _, err := e.noisyorLikelihood(cmd, n, args[1], df, nf, func(o *noisyor.LikOptions) { o.Rows = rows })
 	if err != nil {
 		return err
-	}
-	b, err := e.readNoisyorData(n, args[1], df)
-	if err != nil {
-		return err
-	}
-	opt.Rows = rows
-	l, err := n.LogLikelihood(b, opt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", args[1], err)
 	}
 	sc := n.Score(l, b.Rows)
 	doc := map[string]any{"model": args[0], "data": args[1], "score": sc}
@@ -223,18 +234,9 @@ func (e *env) inferNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string
 	if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"DATA", args[1]}}, outs); err != nil {
 		return err
 	}
-	opt, err := nf.options(cmd)
+	l, b, opt, err := e.noisyorLikelihood(cmd, n, args[1], df, nf, func(o *noisyor.LikOptions) { o.Posteriors = true })
 	if err != nil {
 		return err
-	}
-	b, err := e.readNoisyorData(n, args[1], df)
-	if err != nil {
-		return err
-	}
-	opt.Posteriors = true
-	l, err := n.LogLikelihood(b, opt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", args[1], err)
 	}
 	write := func(w io.Writer) error { return writeNoisyorPosteriors(w, n, l.Posteriors, f.mapState) }
 	if f.asJSON {
