@@ -126,10 +126,11 @@ type Options struct {
 	NoPrune bool
 	// Polish chooses how the parameters are finished on data (exact
 	// moments need no polish): PolishEM (the default) runs
-	// maximum-likelihood EM with the learned structure fixed (FitEM) from
-	// the moment estimates, when its exact E-step is feasible, and keeps
-	// the moment estimates otherwise (Result.PolishSkipped says
-	// why); PolishNone keeps the paper's moment estimates.
+	// maximum-likelihood EM with the learned structure fixed
+	// (noisyor.Network.FitEM) from the moment estimates, when its exact
+	// E-step is feasible, and keeps the moment estimates otherwise
+	// (Result.PolishSkipped says why); PolishNone keeps the paper's
+	// moment estimates.
 	Polish Polish
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.

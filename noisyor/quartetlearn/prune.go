@@ -108,8 +108,9 @@ func refitLeaks(n *noisyor.Network, src noisyor.Source, b *noisyor.Binary) {
 }
 
 // patternCounts counts the rows of b by their values on set (index bit
-// len(set)−1−k is set[k], as in Network.Joint), over the rows that observe
-// every effect of set, and returns the counts and that number of rows.
+// len(set)−1−k is set[k], as in noisyor.Network.Joint), over the rows
+// that observe every effect of set, and returns the counts and that
+// number of rows.
 func patternCounts(b *noisyor.Binary, set []int) ([]float64, int) {
 	k := len(set)
 	counts := make([]float64, 1<<k)
@@ -153,8 +154,9 @@ func marginalLogLik(n *noisyor.Network, set []int, counts []float64) (float64, b
 	for i, a := range set {
 		pos[a] = i
 	}
-	// neg[mask]: P(every effect whose index bit is 0 is 0), as Joint's
-	// table before NegToJoint; zeroSet(mask) are the positions with bit 0.
+	// neg[mask]: P(every effect whose index bit is 0 is 0), as
+	// noisyor.Network.Joint's table before noisyor.NegToJoint;
+	// zeroSet(mask) are the positions with bit 0.
 	full := 1<<k - 1
 	neg := make([]float64, 1<<k)
 	leak := make([]float64, 1<<k) // ∏ (1 − ν) over the zero set
