@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/draw"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
@@ -275,7 +275,7 @@ func TestEdgeStrengthsGaussian(t *testing.T) {
 
 func TestEdgeStrengthsDiscrete(t *testing.T) {
 	tr := namedTree(t, "a", "b", "c", "d")
-	m, err := model.NewDiscrete(tr, 0, uniformStates(tr, 2))
+	m, err := discrete.New(tr, 0, uniformStates(tr, 2))
 	if err != nil {
 		t.Skip(err)
 	}

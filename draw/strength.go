@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 )
 
@@ -40,7 +41,7 @@ func EdgeStrengths(m model.Model) (map[[2]int]float64, error) {
 			}
 			out[[2]int{e.U, e.V}] = math.Min(1, math.Abs(m.Rho[child]))
 		}
-	case *model.Discrete:
+	case *discrete.Model:
 		if err := m.Validate(); err != nil {
 			return nil, err
 		}

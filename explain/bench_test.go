@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkModel2000(b *testing.B) {
 	for i := range states {
 		states[i] = 2
 	}
-	m, err := model.NewDiscrete(t, model.DefaultRoot(t), states)
+	m, err := discrete.New(t, model.DefaultRoot(t), states)
 	if err != nil {
 		b.Fatal(err)
 	}

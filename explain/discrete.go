@@ -5,11 +5,12 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
-// discrete explains a discrete model.
-func discrete(m *model.Discrete, opt Options) (*Explanation, error) {
+// explainDiscrete explains a discrete model.
+func explainDiscrete(m *discrete.Model, opt Options) (*Explanation, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -123,14 +124,14 @@ func nonNil[T any](s []T) []T {
 // reversal with the marginals (computed once per edge). Its buffers are
 // reused from one h to the next.
 type conditioner struct {
-	m     *model.Discrete
+	m     *discrete.Model
 	r     *tree.Rooted
 	up    [][]float64 // up[w] = P(parent(w) | w), States[w]×States[parent]
 	cond  [][]float64 // cond[z] = P(z | h), States[h]×States[z]
 	stack [][2]int    // node, the neighbour it was reached from
 }
 
-func newConditioner(m *model.Discrete, r *tree.Rooted, marg [][]float64) *conditioner {
+func newConditioner(m *discrete.Model, r *tree.Rooted, marg [][]float64) *conditioner {
 	n := m.Tree.MaxID()
 	c := &conditioner{m: m, r: r, up: make([][]float64, n), cond: make([][]float64, n)}
 	kmax := 0

@@ -4,7 +4,7 @@
 // names, and for a discrete model its states, how large they are and which
 // observed values become more likely in each.
 //
-//   - Discrete models (Model with a *model.Discrete): the observed
+//   - Discrete models (Model with a *discrete.Model): the observed
 //     variables are ranked by their mutual information (nats) with the
 //     hidden variable, computed exactly from the model's pair marginals
 //     (one pass over the tree per hidden variable). Each state s of the

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/latentree/latentree/explain"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -13,7 +13,7 @@ import (
 func Example() {
 	t, _ := tree.ParseNewick("(god,bible,car)h;", tree.NewickOptions{HiddenInternalLabels: true})
 	h, _ := t.Lookup("h")
-	m, _ := model.NewDiscrete(t, h, []int{2, 2, 2, 2})
+	m, _ := discrete.New(t, h, []int{2, 2, 2, 2})
 	m.Prior = []float64{0.9, 0.1}
 	for name, cpt := range map[string][]float64{
 		"god":   {0.98, 0.02, 0.4, 0.6}, // P(god | h=0), P(god | h=1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/spectral"
 )
@@ -153,11 +154,11 @@ func Model(m model.Model, opt Options) (*Explanation, error) {
 		return nil, err
 	}
 	switch x := m.(type) {
-	case *model.Discrete:
+	case *discrete.Model:
 		if x == nil {
 			return nil, errors.New("explain: nil model")
 		}
-		return discrete(x, opt)
+		return explainDiscrete(x, opt)
 	case *gaussian.Model:
 		if x == nil {
 			return nil, errors.New("explain: nil model")

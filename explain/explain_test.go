@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/noisyor"
@@ -45,10 +45,10 @@ func star(t *testing.T) (*tree.Tree, int, [3]int) {
 // tinyDiscrete is h with P(h) = (0.6, 0.4) and, given h = 0 / 1,
 // x1 ~ (0.9, 0.1) / (0.2, 0.8), x2 ~ (0.5, 0.5) / (0.5, 0.5) (independent
 // of h), x3 ~ (0.7, 0.3) / (0.4, 0.6).
-func tinyDiscrete(t *testing.T) *model.Discrete {
+func tinyDiscrete(t *testing.T) *discrete.Model {
 	t.Helper()
 	tr, h, xs := star(t)
-	m, err := model.NewDiscrete(tr, h, []int{2, 2, 2, 2})
+	m, err := discrete.New(tr, h, []int{2, 2, 2, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestDiscreteDeepAgainstPairMarginal(t *testing.T) {
 		states[v] = 2
 	}
 	states[id("a")] = 3
-	m, err := model.NewDiscrete(tr, id("b"), states)
+	m, err := discrete.New(tr, id("b"), states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestErrors(t *testing.T) {
 	if _, err := Model(nil, Options{}); err == nil {
 		t.Error("nil model: no error")
 	}
-	if _, err := Model((*model.Discrete)(nil), Options{}); err == nil {
+	if _, err := Model((*discrete.Model)(nil), Options{}); err == nil {
 		t.Error("nil *Discrete: no error")
 	}
 	if _, err := Model(&spectral.Model{}, Options{}); err == nil || !strings.Contains(err.Error(), "spectral") {

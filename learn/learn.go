@@ -10,7 +10,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
-	_ "github.com/latentree/latentree/model/spectral" // Options.Fit may ask for spectral parameters or start
+	_ "github.com/latentree/latentree/model/spectral" // registers the spectral family (Options.Fit may ask for it)
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/regcl"
 	"github.com/latentree/latentree/stats"

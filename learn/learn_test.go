@@ -10,6 +10,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/simulate"
@@ -200,7 +201,7 @@ func TestLearnSpectral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := res2.Model.(*model.Discrete); !ok || res2.EM == nil {
+	if _, ok := res2.Model.(*discrete.Model); !ok || res2.EM == nil {
 		t.Errorf("spectral start: model %T, EM %v", res2.Model, res2.EM)
 	}
 	if _, err := learn.Learn(d, learn.Options{Method: learn.RegCLNJ, Fit: model.FitOptions{Params: model.ParamsSpectral}}); err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
@@ -128,8 +129,8 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 			// Edge lengths are −log|ρ| of the warm model, summed by the
 			// contraction: gaussian.Fit starts from the same correlations.
 			m, res, err = gaussian.Fit(ct, d, gaussian.Options{MaxIter: iters, Tol: tol, Cache: cache})
-		case *model.Discrete:
-			var dm *model.Discrete
+		case *discrete.Model:
+			var dm *discrete.Model
 			if dm, err = warmDiscrete(w, ct); err == nil {
 				em := fit.EM
 				em.MaxIter, em.Tol, em.Restarts, em.KeepInit, em.Src, em.Progress = iters, tol, -1, true, nil, nil
@@ -155,7 +156,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	if err != nil {
 		return nil, err
 	}
-	if dm, ok := cr.State.m.(*model.Discrete); ok && cr.Contracted > 0 {
+	if dm, ok := cr.State.m.(*discrete.Model); ok && cr.Contracted > 0 {
 		// Finish the chosen model with fit's stopping rule (EM from its
 		// parameters only raises the likelihood, so the BIC only falls).
 		em := fit.EM
@@ -206,7 +207,7 @@ func setFittedLengths(t *tree.Tree, m model.Model) error {
 				}
 			}
 		}
-	case *model.Discrete:
+	case *discrete.Model:
 		lengths := m.EdgeDistances()
 		for i, e := range m.Tree.Edges() {
 			l := lengths[i]
@@ -228,10 +229,10 @@ func setFittedLengths(t *tree.Tree, m model.Model) error {
 // marginal under old and whose CPT on every edge p → v is P(v | p) under
 // old: the contracted model agrees with old on the pairwise marginals of
 // its edges.
-func warmDiscrete(old *model.Discrete, ct *tree.Tree) (*model.Discrete, error) {
+func warmDiscrete(old *discrete.Model, ct *tree.Tree) (*discrete.Model, error) {
 	states := make([]int, ct.MaxID())
 	copy(states, old.States)
-	m, err := model.NewDiscrete(ct, model.DefaultRoot(ct), states)
+	m, err := discrete.New(ct, model.DefaultRoot(ct), states)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/stats"
 )
 
@@ -23,9 +24,9 @@ type Materializer interface {
 // columns at one bit per cell) or data.Files (files re-read on every pass,
 // for data larger than memory). The statistics are computed in one pass
 // (stats.ComputeSource), the structure is learned from them, and the
-// parameters are fitted by EM over the source (model.FitSource: each
+// parameters are fitted by EM over the source (discrete.FitSource: each
 // E-step is one pass, after a warm-up on samples when the source is a
-// model.RowSampler); the score comes from EM's final pass.
+// discrete.RowSampler); the score comes from EM's final pass.
 //
 // A *data.Dataset goes to Learn. So does a Materializer when Learn would
 // search contractions by BIC (ContractAuto on data within AutoBICBudget,
@@ -103,7 +104,7 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	}
 	if !opt.StructureOnly {
 		t1 := time.Now()
-		dm, em, err := model.FitSource(res.Tree, src, st, opt.Fit)
+		dm, em, err := discrete.FitSource(res.Tree, src, st, opt.Fit)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -66,7 +67,7 @@ func TestLearnSourcePacked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Score.LogLik != b.Score.LogLik || !reflect.DeepEqual(a.Model.(*model.Discrete).CPT, b.Model.(*model.Discrete).CPT) {
+	if a.Score.LogLik != b.Score.LogLik || !reflect.DeepEqual(a.Model.(*discrete.Model).CPT, b.Model.(*discrete.Model).CPT) {
 		t.Errorf("1 worker: %v, 3 workers: %v", a.Score.LogLik, b.Score.LogLik)
 	}
 }

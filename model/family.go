@@ -45,12 +45,20 @@ func Register(f Family) {
 func family(name string) (Family, error) {
 	f, ok := families[name]
 	if !ok {
-		known := make([]string, 0, len(families))
-		for n := range families {
-			known = append(known, n)
-		}
-		sort.Strings(known)
-		return Family{}, fmt.Errorf("model: model type %q is not registered (import its package, as github.com/latentree/latentree/model/%s; registered: %s)", name, name, strings.Join(known, ", "))
+		return Family{}, fmt.Errorf("model: the %s family is not registered (import github.com/latentree/latentree/model/%s)", name, name)
 	}
 	return f, nil
+}
+
+// registered lists the names of the registered families: "a, b or c".
+func registered() string {
+	known := make([]string, 0, len(families))
+	for n := range families {
+		known = append(known, n)
+	}
+	sort.Strings(known)
+	if len(known) < 2 {
+		return strings.Join(known, "")
+	}
+	return strings.Join(known[:len(known)-1], ", ") + " or " + known[len(known)-1]
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/latentree/latentree/data"
@@ -71,7 +70,7 @@ type FitOptions struct {
 	// Init is the start of discrete EM.
 	Init Init
 	// Params is how a discrete model's parameters are estimated: by EM
-	// (the default; Fit returns a *Discrete) or spectrally (Fit returns a
+	// (the default; Fit returns a *discrete.Model) or spectrally (Fit returns a
 	// *spectral.Model and no EMResult; Init, AutoStates and EM must be zero).
 	Params Params
 	// Linker and SpectralTol configure the spectral estimate (Params
@@ -164,13 +163,13 @@ func (o FitOptions) Validate(gaussian bool) error {
 	return nil
 }
 
-// Fit fits a latent tree model with structure t to d: a Gaussian model
-// (gaussian.Fit) when every column is continuous, a discrete model
-// (ForData, InitSurrogate or random starts, FitEM, and ChooseHiddenStates
-// when AutoStates) when every column is discrete, a spectral model
-// (spectral.Fit) for Params ParamsSpectral. Mixed data are an error. The
-// Gaussian and spectral families must be registered (see Register).
-// The EMResult describes the EM run that produced the returned model, and
+// Fit fits a latent tree model with structure t to d, choosing the family:
+// a Gaussian model (gaussian.Fit) when every column is continuous; a
+// discrete model (discrete.ForData, the start of Init,
+// discrete.Model.FitEM, and discrete.ChooseHiddenStates when AutoStates)
+// when every column is discrete; a spectral model (spectral.Fit) for
+// Params ParamsSpectral. Mixed data are an error. The chosen family must
+// be registered (see Register). The EMResult describes the EM run that produced the returned model, and
 // its LogLik is that model's log-likelihood of d.
 func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error) {
 	if t == nil {
@@ -202,103 +201,23 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	if em.MaxIter == 0 {
 		em.MaxIter = DefaultMaxIter
 	}
-	if gaussian {
-		if opt.Params == ParamsSpectral {
-			return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
+	// Choose the family: a new family adds its case here.
+	name := "discrete"
+	switch {
+	case gaussian && opt.Params == ParamsSpectral:
+		return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
+	case gaussian:
+		name = "gaussian"
+	case opt.Params == ParamsSpectral:
+		name = "spectral"
+		if opt.HiddenStates == 0 {
+			opt.HiddenStates = 2
 		}
-		f, err := family("gaussian")
-		if err != nil {
-			return nil, nil, err
-		}
-		opt.EM = em
-		return f.Fit(t, d, opt)
 	}
-	k := opt.HiddenStates
-	if k == 0 {
-		k = 2
-	}
-	if opt.Params == ParamsSpectral {
-		f, err := family("spectral")
-		if err != nil {
-			return nil, nil, err
-		}
-		opt.HiddenStates, opt.EM = k, em
-		return f.Fit(t, d, opt)
-	}
-	m, err := ForData(t, d, k)
+	f, err := family(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if em.Src == nil {
-		em.Src = rand.NewPCG(1, 2)
-	}
-	switch opt.Init {
-	case InitSpectral:
-		if err := m.InitSurrogate(d, 0); err != nil {
-			return nil, nil, err
-		}
-		if t.NumHidden() > 0 { // (without hidden nodes EM needs no start)
-			if err := startSpectral(m, t, d, opt, k, em.Workers); err != nil {
-				return nil, nil, err
-			}
-		}
-		em.KeepInit = true
-		if em.Restarts <= 0 {
-			em.Restarts = -1
-		}
-	case InitRandom:
-		em.KeepInit = false
-		if em.Restarts <= 0 {
-			em.Restarts = 5
-		}
-	default:
-		if err := m.InitSurrogate(d, 0); err != nil {
-			return nil, nil, err
-		}
-		em.KeepInit = true
-		if em.Restarts <= 0 {
-			em.Restarts = -1
-		}
-	}
-	res, err := m.FitEM(d, em)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !opt.AutoStates {
-		return m, res, nil
-	}
-	em.Progress = nil
-	chosen, _, final, err := chooseHiddenStates(m, d, StatesOptions{EM: em, Src: em.Src})
-	if err != nil {
-		return nil, nil, err
-	}
-	return chosen, final, nil
-}
-
-// startSpectral projects the spectral estimate of the registered spectral
-// family onto m (InitSpectral).
-func startSpectral(m *Discrete, t *tree.Tree, d *data.Dataset, opt FitOptions, k, workers int) error {
-	f, err := family("spectral")
-	if err != nil {
-		return err
-	}
-	s, _, err := f.Fit(t, d, FitOptions{HiddenStates: k, Params: ParamsSpectral, Linker: opt.Linker, SpectralTol: opt.SpectralTol, EM: EMOptions{Workers: workers}})
-	if err != nil {
-		return err
-	}
-	p, ok := s.(interface{ Project(*Discrete) (int, error) })
-	if !ok {
-		return fmt.Errorf("model: a %T cannot start EM (it has no Project method)", s)
-	}
-	_, err = p.Project(m)
-	return err
-}
-
-// newRand wraps a passed source, or returns nil for none (the caller then
-// uses its fixed seed).
-func newRand(src rand.Source) *rand.Rand {
-	if src == nil {
-		return nil
-	}
-	return rand.New(src)
+	opt.EM = em
+	return f.Fit(t, d, opt)
 }

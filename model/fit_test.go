@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
@@ -52,7 +53,7 @@ func TestFitChoosesModelType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dm, ok := m.(*model.Discrete)
+	dm, ok := m.(*discrete.Model)
 	if !ok {
 		t.Fatalf("discrete data gave %T", m)
 	}
@@ -123,7 +124,7 @@ func TestFitAutoStatesReportsChosenRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dm := m.(*model.Discrete)
+	dm := m.(*discrete.Model)
 	grew := false
 	for _, h := range tr.Hidden() {
 		grew = grew || dm.States[h] > 2

@@ -95,14 +95,6 @@ func MissingColumns(names func(string) (int, bool), d *data.Dataset) (cols, node
 	return cols, nodes, nil
 }
 
-// Impute fills every missing cell of d with its most likely state given
-// the observed cells of its row, and records each filled cell's posterior
-// distribution. On sparse data the most likely state is nearly always the
-// common one: the probabilities say how sure each filled value is.
-func (m *Discrete) Impute(d *data.Dataset, opt ImputeOptions) (*Imputation, error) {
-	return ImputeDiscrete(m.Tree, m.StateLabels, m.Conditionals, d, opt)
-}
-
 // ImputeDiscrete is the Impute of a model of discrete variables on tree t
 // (a discrete or a spectral one), given its state labels and its
 // Conditionals.

@@ -11,9 +11,10 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// Model is a latent tree model of any family: a *Discrete, a
-// *gaussian.Model (package model/gaussian) or a *spectral.Model (package
-// model/spectral), which offer the same operations. Data given to a model
+// Model is a latent tree model of any family: a *discrete.Model (package
+// model/discrete), a *gaussian.Model (package model/gaussian) or a
+// *spectral.Model (package model/spectral), which offer the same
+// operations. Data given to a model
 // must have exactly the model's observed variables as columns (in any
 // order, matched by name), discrete for a discrete or spectral model and
 // continuous for a Gaussian one; missing cells are marginalised
@@ -53,27 +54,6 @@ type Model interface {
 	// WriteJSON writes the model as a latentree-model JSON document,
 	// which Read reads back.
 	WriteJSON(w io.Writer, prov *Provenance) error
-}
-
-var (
-	_ Model = (*Discrete)(nil)
-)
-
-// Structure returns the model's tree.
-func (m *Discrete) Structure() *tree.Tree { return m.Tree }
-
-// RootNode returns the node at which the model is rooted.
-func (m *Discrete) RootNode() int { return m.Root }
-
-// Kind returns data.Discrete.
-func (m *Discrete) Kind() data.Kind { return data.Discrete }
-
-// InformationDistances is Distances (the Model method).
-func (m *Discrete) InformationDistances(nodes []int) ([]float64, error) {
-	if err := CheckNodes(m.Tree, nodes); err != nil {
-		return nil, err
-	}
-	return m.Distances(nodes)
 }
 
 // CheckNodes returns an error for a node that is not in t.
@@ -120,20 +100,6 @@ func (c *Conditional) Mode(r int) (int, float64) {
 		}
 	}
 	return best, p[best]
-}
-
-// Conditionals returns the posterior distribution of each given node in
-// every row of d (Posterior, with the states' labels).
-func (m *Discrete) Conditionals(d *data.Dataset, nodes []int, opt InferOptions) ([]Conditional, error) {
-	post, err := m.Posterior(d, nodes, opt)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Conditional, len(nodes))
-	for x, v := range nodes {
-		out[x] = Conditional{Node: v, Name: m.Tree.Name(v), Labels: m.StateLabels(v), Prob: post[x]}
-	}
-	return out, nil
 }
 
 // matchColumns checks that the columns of d are exactly the observed

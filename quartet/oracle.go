@@ -12,7 +12,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/stats"
 )
 
@@ -270,7 +270,7 @@ func (o *DataOracle) ClosenessMatrix() ([]float64, error) {
 // ModelOracle resolves quartets of a model's observed nodes from their
 // exact 4-way tables.
 type ModelOracle struct {
-	Model *model.Discrete
+	Model *discrete.Model
 	// Nodes maps variable indices to the model's observed nodes.
 	Nodes     []int
 	Test      Test

@@ -10,6 +10,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
@@ -49,7 +50,7 @@ type Step struct {
 // Result is the outcome of Learn.
 type Result struct {
 	Tree  *tree.Tree
-	Model *model.Discrete
+	Model *discrete.Model
 	Steps []Step
 	// Evaluated counts the candidate subtrees fitted.
 	Evaluated int
@@ -81,7 +82,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	// Final model: all hidden variables hidden again, parameters refined
 	// by EM on the whole tree.
-	m, err := model.ForData(l.t, d, l.k)
+	m, err := discrete.ForData(l.t, d, l.k)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ type learner struct {
 type cand struct {
 	valid bool // false once the neighbourhood has changed
 	sub   *tree.Tree
-	fit   *model.Discrete
+	fit   *discrete.Model
 	delta float64
 	nbd   []int
 }
@@ -259,7 +260,7 @@ func (l *learner) evaluate(i int) (*cand, error) {
 			return nil, err
 		}
 	}
-	sm, err := model.ForData(star, dsN, l.k)
+	sm, err := discrete.ForData(star, dsN, l.k)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (l *learner) evaluate(i int) (*cand, error) {
 	if sub.NumHidden() == 0 {
 		return c, nil
 	}
-	fm, err := model.ForData(sub, dsN, l.k)
+	fm, err := discrete.ForData(sub, dsN, l.k)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
@@ -46,7 +47,7 @@ func TestRegCLFindsHiddenVariables(t *testing.T) {
 		// Its BIC beats the Chow–Liu tree's (no hidden variables).
 		sc, _ := res.Model.Score(d, model.InferOptions{})
 		cl, _, _ := structure.Learn(mst(t, d), structure.Options{Method: structure.MethodMST})
-		clm, _ := model.ForData(cl, d, 2)
+		clm, _ := discrete.ForData(cl, d, 2)
 		if _, err := clm.FitEM(d, model.EMOptions{Restarts: -1, MaxIter: 2}); err != nil {
 			t.Fatal(err)
 		}

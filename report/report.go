@@ -18,6 +18,7 @@ import (
 	"github.com/latentree/latentree/draw"
 	"github.com/latentree/latentree/explain"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/noisyor"
 )
@@ -235,7 +236,7 @@ func buildPayload(in Input) (*payload, error) {
 	}
 	p.Hidden = string(hid)
 	switch mm := m.(type) {
-	case *model.Discrete:
+	case *discrete.Model:
 		p.Kind = "discrete"
 		p.CPT = make([][][]num, n)
 		p.Labels = make([][]string, n)

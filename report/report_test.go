@@ -12,6 +12,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/explain"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/noisyor"
 	"github.com/latentree/latentree/simulate"
 )
@@ -23,7 +24,7 @@ var nasty = []string{`</script><script>alert(1)</script>`, `a"b'c`, `<!--x`, `x&
 // testModel returns a symmetric binary model on a random binary tree with
 // the given number of observed variables (2·leaves−2 nodes); with rename,
 // the first observed variables get the nasty names.
-func testModel(t testing.TB, leaves int, seed uint64, rename bool) *model.Discrete {
+func testModel(t testing.TB, leaves int, seed uint64, rename bool) *discrete.Model {
 	t.Helper()
 	src := rand.NewPCG(seed, 7)
 	tr, err := simulate.RandomBinary(src, leaves, 0.5)

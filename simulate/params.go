@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
@@ -82,7 +83,7 @@ type SymmetricOptions struct {
 // probability 1−(K−1)θ and moves to each other state with probability θ
 // (Choi et al. 2011, §3.1). Edge lengths of t are set to the exact
 // information distances −(K−1) log(1−Kθ).
-func Symmetric(src rand.Source, t *tree.Tree, opt SymmetricOptions) (*model.Discrete, error) {
+func Symmetric(src rand.Source, t *tree.Tree, opt SymmetricOptions) (*discrete.Model, error) {
 	if src == nil {
 		return nil, errNoSource
 	}
@@ -113,7 +114,7 @@ func Symmetric(src rand.Source, t *tree.Tree, opt SymmetricOptions) (*model.Disc
 	for i := range states {
 		states[i] = k
 	}
-	m, err := model.NewDiscrete(t, root, states)
+	m, err := discrete.New(t, root, states)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ type GeneralOptions struct {
 // hidden variables whose numbers of states may differ from node to node.
 // When every node has the same number of states, edge lengths of t are set
 // to the exact information distances.
-func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*model.Discrete, error) {
+func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*discrete.Model, error) {
 	if src == nil {
 		return nil, errNoSource
 	}
@@ -248,7 +249,7 @@ func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*model.Discrete
 		}
 		same = same && states[v] == n
 	}
-	m, err := model.NewDiscrete(t, root, states)
+	m, err := discrete.New(t, root, states)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +364,7 @@ func gamma(rng *rand.Rand, a float64) float64 {
 // information distance between its endpoints. A distance that is undefined
 // (a state of probability 0) leaves the length unknown (NaN), which is
 // what NaN lengths mean, rather than failing the simulation.
-func setDistances(m *model.Discrete) error {
+func setDistances(m *discrete.Model) error {
 	lengths := m.EdgeDistances() // NaN where undefined
 	for i, e := range m.Tree.Edges() {
 		if err := m.Tree.SetEdgeLength(e.U, e.V, lengths[i]); err != nil {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -393,7 +393,7 @@ func TestSymmetricIndependent(t *testing.T) {
 	if _, err := Symmetric(rng, tr, SymmetricOptions{States: 2, ThetaMin: 0.1, ThetaMax: 0.5}); err == nil {
 		t.Error("θ = 1/K accepted")
 	}
-	var _ *model.Discrete
+	var _ *discrete.Model
 }
 
 // TestScatterMatrix checks the Wishart draw against its moments: E[S] =

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 )
 
 // Map-reduce EM (fit --estep and fit --mstep): one plain EM iteration as
@@ -86,12 +87,12 @@ func onlyFlags(cmd *cobra.Command, mode string, allowed ...string) error {
 }
 
 // readDiscreteModel reads a model file and requires a discrete model.
-func (e *env) readDiscreteModel(path, mode string) (*model.Discrete, error) {
+func (e *env) readDiscreteModel(path, mode string) (*discrete.Model, error) {
 	m, _, err := e.readModel(path)
 	if err != nil {
 		return nil, err
 	}
-	d, ok := m.(*model.Discrete)
+	d, ok := m.(*discrete.Model)
 	if !ok {
 		return nil, fmt.Errorf("%s: fit %s needs a discrete model; distributed EM is left out for %T models", path, mode, m)
 	}
@@ -159,13 +160,13 @@ func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out st
 	if err != nil {
 		return err
 	}
-	var sum *model.Counts
+	var sum *discrete.Counts
 	for _, path := range args[1:] {
 		r, name, err := e.openInput(path)
 		if err != nil {
 			return err
 		}
-		c, err := model.ReadCounts(r)
+		c, err := discrete.ReadCounts(r)
 		r.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
@@ -41,7 +42,7 @@ func writeStarModel(t *testing.T, dir string, isGaussian bool) string {
 		g.Mean[ball], g.Var[ball] = 10, 4
 		m = g
 	} else {
-		d, err := model.NewDiscrete(tr, h, []int{2, 2, 2, 2})
+		d, err := discrete.New(tr, h, []int{2, 2, 2, 2})
 		if err != nil {
 			t.Fatal(err)
 		}

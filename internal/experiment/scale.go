@@ -26,7 +26,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/learn"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
 )
@@ -205,7 +205,7 @@ func Scale(ctx context.Context, cfg ScaleConfig) ([]ScaleRow, error) {
 func scaleChunk(m int) int { return max(1024, (1<<22)/m) }
 
 // scaleModel is the point's model and the seed of its rows.
-func scaleModel(seed uint64, p scalePoint) (*model.Discrete, uint64, error) {
+func scaleModel(seed uint64, p scalePoint) (*discrete.Model, uint64, error) {
 	rng := rand.New(rand.NewPCG(seed, uint64(p.m)<<40^uint64(p.n)))
 	t, err := simulate.RandomBinary(rng, p.m, 0.5)
 	if err != nil {
@@ -220,7 +220,7 @@ func scaleModel(seed uint64, p scalePoint) (*model.Discrete, uint64, error) {
 
 // sampleChunks samples n rows of md in chunks of scaleChunk rows, chunk i
 // from a generator seeded by rowSeed and i, and calls fn with each.
-func sampleChunks(ctx context.Context, md *model.Discrete, rowSeed uint64, n, m int, fn func(d *data.Dataset, lo int) error) error {
+func sampleChunks(ctx context.Context, md *discrete.Model, rowSeed uint64, n, m int, fn func(d *data.Dataset, lo int) error) error {
 	c := scaleChunk(m)
 	for i, lo := 0, 0; lo < n; i, lo = i+1, lo+c {
 		if err := ctx.Err(); err != nil {
@@ -336,7 +336,7 @@ func scalePointRun(ctx context.Context, cfg *ScaleConfig, p scalePoint, step fun
 
 // sampleAll samples the point's rows in memory, the same as the files
 // hold.
-func sampleAll(ctx context.Context, md *model.Discrete, rowSeed uint64, p scalePoint) (*data.Dataset, error) {
+func sampleAll(ctx context.Context, md *discrete.Model, rowSeed uint64, p scalePoint) (*data.Dataset, error) {
 	var all *data.Dataset
 	err := sampleChunks(ctx, md, rowSeed, p.n, p.m, func(d *data.Dataset, lo int) error {
 		if all == nil {
@@ -356,7 +356,7 @@ func sampleAll(ctx context.Context, md *model.Discrete, rowSeed uint64, p scaleP
 // writeScaleFiles writes the point's rows as CSV and as Parquet
 // Snappy-compressed int32 columns (numeric state labels as their values,
 // others as their codes), chunk by chunk, with a Parquet row group per about 2²⁴ cells.
-func writeScaleFiles(ctx context.Context, md *model.Discrete, rowSeed uint64, p scalePoint, csvPath, pqPath string) (err error) {
+func writeScaleFiles(ctx context.Context, md *discrete.Model, rowSeed uint64, p scalePoint, csvPath, pqPath string) (err error) {
 	cf, err := os.Create(csvPath)
 	if err != nil {
 		return err

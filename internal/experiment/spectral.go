@@ -19,6 +19,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
@@ -578,7 +579,7 @@ func prefix(n int) []int {
 // model is well identifiable: every CPT from a hidden parent has
 // σ_min/σ_max ≥ 0.1 and every hidden state has marginal probability at
 // least 0.2/k.
-func SpectralModel(src rand.Source, topology string, observed, n, k int, mu float64) (*model.Discrete, error) {
+func SpectralModel(src rand.Source, topology string, observed, n, k int, mu float64) (*discrete.Model, error) {
 	if src == nil {
 		return nil, errors.New("experiment: no source of randomness")
 	}
@@ -617,7 +618,7 @@ func SpectralModel(src rand.Source, topology string, observed, n, k int, mu floa
 
 // identifiable reports whether every CPT from a hidden parent has
 // σ_min/σ_max ≥ 0.1 and every hidden state marginal probability ≥ 0.2/k.
-func identifiable(m *model.Discrete) bool {
+func identifiable(m *discrete.Model) bool {
 	t := m.Tree
 	r := m.Rooted()
 	marg := m.Marginals()
@@ -822,7 +823,7 @@ func fmtSec(x float64) string {
 // (1 + μ·u)/Σ and whose CPT rows are P(v = · | parent = a) =
 // (e_(a mod s) + μ·u)/Σ for a child of s states, u uniform on [0, 1]^s
 // drawn anew for every row.
-func perturbedIdentity(rng *rand.Rand, t *tree.Tree, n, k int, mu float64) (*model.Discrete, error) {
+func perturbedIdentity(rng *rand.Rand, t *tree.Tree, n, k int, mu float64) (*discrete.Model, error) {
 	states := make([]int, t.MaxID())
 	for _, v := range t.Nodes() {
 		states[v] = n
@@ -830,7 +831,7 @@ func perturbedIdentity(rng *rand.Rand, t *tree.Tree, n, k int, mu float64) (*mod
 			states[v] = k
 		}
 	}
-	m, err := model.NewDiscrete(t, model.DefaultRoot(t), states)
+	m, err := discrete.New(t, model.DefaultRoot(t), states)
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,7 @@ func (g *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 	return out, total, nil
 }
 
-// Score is as model.Discrete.Score for a Gaussian model.
+// Score is as discrete.Model.Score for a Gaussian model.
 func (g *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, error) {
 	_, ll, err := g.LogLikelihood(d, opt)
 	if err != nil {

@@ -6,13 +6,14 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/simulate"
 )
 
 // specBench returns a random binary latent tree with m leaves, 4-state
 // observed and 2-state hidden variables, and n sampled rows.
-func specBench(b *testing.B, m, states, n int) (*model.Discrete, *data.Dataset) {
+func specBench(b *testing.B, m, states, n int) (*discrete.Model, *data.Dataset) {
 	b.Helper()
 	t, err := simulate.RandomBinary(rand.NewPCG(1, uint64(m)), m, 0.5)
 	if err != nil {

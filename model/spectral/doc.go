@@ -15,7 +15,7 @@
 // # Choosing
 //
 // Fit a spectral model for a fast estimate of the observed joint, or to
-// start EM; fit a discrete model by EM (package model) for a proper
+// start EM; fit a discrete model by EM (package model/discrete) for a proper
 // distribution with hidden-variable posteriors. Importing this package
 // registers the family with package model, whose Fit then fits it for
 // FitOptions.Params model.ParamsSpectral and whose Read reads its files

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 )
 
 // projectFloor is the smallest probability a projected CPT entry gets, so
@@ -32,7 +32,7 @@ const projectFloor = 1e-3
 // representative b on v's side known to both; negative entries are
 // clipped at a floor and rows renormalised. A hidden node of degree 2, or
 // one whose eigenproblem is degenerate, keeps dst's values.
-func (s *Model) Project(dst *model.Discrete) (int, error) {
+func (s *Model) Project(dst *discrete.Model) (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
 	}

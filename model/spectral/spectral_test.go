@@ -11,13 +11,14 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
 // specTestModel returns a discrete model on the Newick tree nw with n
 // states per observed and k per hidden node and random CPTs bounded away
 // from 0 (full rank with probability one).
-func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *model.Discrete {
+func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *discrete.Model {
 	t.Helper()
 	tr, err := tree.ParseNewick(nw, tree.NewickOptions{})
 	if err != nil {
@@ -30,7 +31,7 @@ func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *model.Discre
 			states[v] = k
 		}
 	}
-	m, err := model.NewDiscrete(tr, model.DefaultRoot(tr), states)
+	m, err := discrete.New(tr, model.DefaultRoot(tr), states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func specTestModel(t *testing.T, nw string, n, k int, seed uint64) *model.Discre
 
 // population returns every configuration of m's observed variables as a
 // dataset, and their exact probabilities.
-func population(t *testing.T, m *model.Discrete) (*data.Dataset, []float64) {
+func population(t *testing.T, m *discrete.Model) (*data.Dataset, []float64) {
 	t.Helper()
 	obs := m.Tree.Observed()
 	total := 1
@@ -181,7 +182,7 @@ func TestSpectralProjectPopulation(t *testing.T) {
 
 // exactSpectral fits a spectral model to the population tables of a test
 // model with k′ = k.
-func exactSpectral(t *testing.T, nw string, n, k int, linker model.Linker) (*model.Discrete, *Model) {
+func exactSpectral(t *testing.T, nw string, n, k int, linker model.Linker) (*discrete.Model, *Model) {
 	t.Helper()
 	m := specTestModel(t, nw, n, k, 3)
 	d, p := population(t, m)

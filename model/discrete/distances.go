@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"fmt"
@@ -16,12 +16,12 @@ import (
 // number of states. It is +Inf when P(u,v) is singular (for example when u
 // and v are independent) and an error when u and v have different numbers of
 // states or a state of zero probability.
-func (m *Discrete) InformationDistance(u, v int) (float64, error) {
+func (m *Model) InformationDistance(u, v int) (float64, error) {
 	marg := m.Marginals()
 	return m.distance(u, v, marg, m.transitions(u, marg))
 }
 
-func (m *Discrete) distance(u, v int, marg, tr [][]float64) (float64, error) {
+func (m *Model) distance(u, v int, marg, tr [][]float64) (float64, error) {
 	k := m.States[u]
 	if m.States[v] != k {
 		return 0, fmt.Errorf("model: information distance between %s (%d states) and %s (%d states) is undefined", m.Tree.Name(u), k, m.Tree.Name(v), m.States[v])
@@ -63,7 +63,7 @@ func (m *Discrete) distance(u, v int, marg, tr [][]float64) (float64, error) {
 // of the model's tree, in the order of Tree.Edges(), computing the
 // marginals once; NaN where the distance is undefined (different numbers
 // of states, a state of probability 0).
-func (m *Discrete) EdgeDistances() []float64 {
+func (m *Model) EdgeDistances() []float64 {
 	marg := m.Marginals()
 	r := m.Rooted()
 	edges := m.Tree.Edges()
@@ -83,7 +83,7 @@ func (m *Discrete) EdgeDistances() []float64 {
 
 // Distances returns the exact information distances between all pairs of
 // the given nodes, row-major len(nodes)×len(nodes).
-func (m *Discrete) Distances(nodes []int) ([]float64, error) {
+func (m *Model) Distances(nodes []int) ([]float64, error) {
 	marg := m.Marginals()
 	n := len(nodes)
 	out := make([]float64, n*n)

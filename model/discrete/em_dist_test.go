@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 )
 
 // shards splits d into n shards of consecutive rows.
@@ -30,7 +31,7 @@ func shards(t testing.TB, d *data.Dataset, n int) []*data.Dataset {
 }
 
 // relDiff is the largest |a−b|/max(1,|a|) over two models' parameters.
-func relDiff(a, b *model.Discrete) float64 {
+func relDiff(a, b *discrete.Model) float64 {
 	worst := 0.0
 	cmp := func(x, y []float64) {
 		for i := range x {
@@ -46,9 +47,9 @@ func relDiff(a, b *model.Discrete) float64 {
 
 // mergedEStep runs EStep on every shard, writes and reads back each
 // counts file, and merges them.
-func mergedEStep(t testing.TB, m *model.Discrete, parts []*data.Dataset) *model.Counts {
+func mergedEStep(t testing.TB, m *discrete.Model, parts []*data.Dataset) *discrete.Counts {
 	t.Helper()
-	var sum *model.Counts
+	var sum *discrete.Counts
 	for _, p := range parts {
 		c, err := m.EStep(p, model.InferOptions{})
 		if err != nil {
@@ -58,7 +59,7 @@ func mergedEStep(t testing.TB, m *model.Discrete, parts []*data.Dataset) *model.
 		if err := c.WriteCounts(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back, err := model.ReadCounts(&buf)
+		back, err := discrete.ReadCounts(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,18 +239,18 @@ func TestReadCountsErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "", "not a latentree EM counts file"},
 		{"model file", `{"format":"latentree-model","version":1,"type":"discrete"}`, `format "latentree-model"`},
-		{"format", strings.Replace(good, model.CountsFormat, "other", 1), "format"},
+		{"format", strings.Replace(good, discrete.CountsFormat, "other", 1), "format"},
 		{"version", strings.Replace(good, `"version":1`, `"version":9`, 1), "version 9"},
 		{"fingerprint", strings.Replace(good, c.Structure, "abc", 1), "fingerprint"},
 		{"negative", strings.Replace(good, `"rows":200`, `"rows":-1`, 1), "-1 rows"},
 		{"truncated", good[:len(good)/2], "not a latentree EM counts file"},
 	} {
-		_, err := model.ReadCounts(strings.NewReader(tc.in))
+		_, err := discrete.ReadCounts(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, err, tc.want)
 		}
 	}
-	back, err := model.ReadCounts(strings.NewReader(good))
+	back, err := discrete.ReadCounts(strings.NewReader(good))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func FuzzReadCounts(f *testing.F) {
 	f.Add([]byte(`{"format":"latentree-em-counts","version":1,"nodes":[{"name":"a","table":[[1]]}]}`))
 	f.Add([]byte(`{"format":"latentree-em-counts","version":1,"rows":1,"loglik":0,"structure":"` + c.Structure + `","params":"` + c.Params + `","nodes":[{"name":"a","table":[[1,2]]},{"name":"b","parent":"a","table":[[1],[2]]}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c, err := model.ReadCounts(bytes.NewReader(in))
+		c, err := discrete.ReadCounts(bytes.NewReader(in))
 		if err != nil {
 			return
 		}
@@ -280,7 +281,7 @@ func FuzzReadCounts(f *testing.F) {
 		if err := c.WriteCounts(&out); err != nil {
 			t.Fatalf("counts read but not written: %v", err)
 		}
-		again, err := model.ReadCounts(&out)
+		again, err := discrete.ReadCounts(&out)
 		if err != nil {
 			t.Fatalf("written counts not read back: %v", err)
 		}

@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"fmt"
@@ -6,20 +6,21 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
 
 // A hidden binary cause h of three binary words: each word is present with
 // probability 0.1 when h = 0 and 0.8 when h = 1. A document that has two
 // of the words most likely has the third, and Impute says how likely.
-func ExampleDiscrete_Impute() {
+func ExampleModel_Impute() {
 	t := tree.New()
 	h := t.AddHidden()
 	for _, w := range []string{"ball", "goal", "team"} {
 		x, _ := t.AddObserved(w)
 		_ = t.AddEdge(h, x, math.NaN())
 	}
-	m, _ := model.NewDiscrete(t, h, []int{2, 2, 2, 2})
+	m, _ := discrete.New(t, h, []int{2, 2, 2, 2})
 	for _, x := range t.Observed() {
 		m.CPT[x] = []float64{0.9, 0.1, 0.2, 0.8}
 	}

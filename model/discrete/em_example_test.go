@@ -1,17 +1,18 @@
-package model_test
+package discrete_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 )
 
 // The default EM (SQUAREM, StopAuto) against the protocol of Song et al.
 // (2013): plain EM stopped at relative change 1e-4. Iterations count
 // E-steps.
-func ExampleEMOptions() {
+func ExampleModel_FitEM() {
 	rng := rand.New(rand.NewPCG(4, 2))
 	t, _ := simulate.RandomBinary(rng, 8, 0.5)
 	truth, _ := simulate.General(rng, t, simulate.GeneralOptions{ObservedStates: 4, HiddenStates: 2, Alpha: 2})
@@ -20,7 +21,7 @@ func ExampleEMOptions() {
 		{Accel: model.AccelNone, Stop: model.StopRelative, Tol: 1e-4},
 		{},
 	} {
-		m, _ := model.ForData(t, d, 2)
+		m, _ := discrete.ForData(t, d, 2)
 		res, err := m.FitEM(d, opt)
 		if err != nil {
 			fmt.Println(err)

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"errors"
@@ -8,14 +8,15 @@ import (
 	"strconv"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
-// Discrete is a latent tree model over categorical variables.
+// Model is a latent tree model over categorical variables.
 //
 // Slices indexed by node are indexed by the tree's node identifiers (length
 // Tree.MaxID()); entries of removed identifiers are ignored.
-type Discrete struct {
+type Model struct {
 	// Tree is the structure. Observed nodes are the model's variables.
 	Tree *tree.Tree
 	// Root is the node at which the model is rooted.
@@ -35,10 +36,10 @@ type Discrete struct {
 	rooted *tree.Rooted
 }
 
-// NewDiscrete returns a model on t rooted at root whose nodes have the given
+// New returns a model on t rooted at root whose nodes have the given
 // numbers of states, with uniform prior and uniform CPTs. The tree is
 // shared, not copied: do not change it while the model is in use.
-func NewDiscrete(t *tree.Tree, root int, states []int) (*Discrete, error) {
+func New(t *tree.Tree, root int, states []int) (*Model, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func NewDiscrete(t *tree.Tree, root int, states []int) (*Discrete, error) {
 	if len(states) != t.MaxID() {
 		return nil, fmt.Errorf("model: %d state counts for %d node identifiers", len(states), t.MaxID())
 	}
-	m := &Discrete{Tree: t, Root: root, States: append([]int(nil), states...)}
+	m := &Model{Tree: t, Root: root, States: append([]int(nil), states...)}
 	m.Labels = make([][]string, t.MaxID())
 	m.CPT = make([][]float64, t.MaxID())
 	r := m.Rooted()
@@ -82,7 +83,7 @@ func uniform(k int) []float64 {
 // Rooted returns the tree oriented away from the root (computed once and
 // cached; call Reroot or set the cache anew with Refresh after changing the
 // tree).
-func (m *Discrete) Rooted() *tree.Rooted {
+func (m *Model) Rooted() *tree.Rooted {
 	if m.rooted == nil || m.rooted.Root != m.Root {
 		m.rooted = m.Tree.Root(m.Root)
 	}
@@ -90,10 +91,10 @@ func (m *Discrete) Rooted() *tree.Rooted {
 }
 
 // Refresh discards cached derived data; call it after changing the tree.
-func (m *Discrete) Refresh() { m.rooted = nil }
+func (m *Model) Refresh() { m.rooted = nil }
 
 // StateLabels returns the labels of node v's states.
-func (m *Discrete) StateLabels(v int) []string {
+func (m *Model) StateLabels(v int) []string {
 	if v < len(m.Labels) && m.Labels[v] != nil {
 		return m.Labels[v]
 	}
@@ -109,7 +110,7 @@ const probTol = 1e-9
 // Validate checks the model: a valid tree, positive state counts, a prior
 // and CPT for every node of the right sizes whose rows are probability
 // distributions (non-negative, summing to 1 within 1e-9).
-func (m *Discrete) Validate() error {
+func (m *Model) Validate() error {
 	if m.Tree == nil {
 		return errors.New("model: no tree")
 	}
@@ -167,7 +168,7 @@ func checkDist(p []float64, rows, k int) error {
 
 // Marginals returns the exact marginal distribution of every node, indexed
 // by node identifier.
-func (m *Discrete) Marginals() [][]float64 {
+func (m *Model) Marginals() [][]float64 {
 	r := m.Rooted()
 	out := make([][]float64, m.Tree.MaxID())
 	for _, v := range r.Order {
@@ -216,7 +217,7 @@ func matMul(a, b []float64, r, s, c int) []float64 {
 
 // transitions computes, for a source node u, the conditional tables
 // P(x_v | x_u) for every node v (row-major States[u]×States[v]).
-func (m *Discrete) transitions(u int, marg [][]float64) [][]float64 {
+func (m *Model) transitions(u int, marg [][]float64) [][]float64 {
 	r := m.Rooted()
 	t := m.Tree
 	out := make([][]float64, t.MaxID())
@@ -247,13 +248,13 @@ func (m *Discrete) transitions(u int, marg [][]float64) [][]float64 {
 // P(w | z) P(z) / P(w) when z is w's parent. r is the model's rooting
 // (Rooted) and marg its node marginals (Marginals). Down an edge the CPT
 // itself is returned, not a copy.
-func (m *Discrete) Transition(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
+func (m *Model) Transition(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
 	return m.step(r, w, z, marg)
 }
 
 // step returns P(z | w) for adjacent nodes w and z, row-major
 // States[w]×States[z].
-func (m *Discrete) step(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
+func (m *Model) step(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
 	if r.Parent[z] == w {
 		return m.CPT[z]
 	}
@@ -274,7 +275,7 @@ func (m *Discrete) step(r *tree.Rooted, w, z int, marg [][]float64) []float64 {
 
 // nearTransition returns P(v | u) for nodes u ≠ v at most two edges apart,
 // exactly as transitions computes it, or nil when they are further apart.
-func (m *Discrete) nearTransition(r *tree.Rooted, u, v int, marg [][]float64) []float64 {
+func (m *Model) nearTransition(r *tree.Rooted, u, v int, marg [][]float64) []float64 {
 	t := m.Tree
 	ku := m.States[u]
 	id := make([]float64, ku*ku)
@@ -298,7 +299,7 @@ func (m *Discrete) nearTransition(r *tree.Rooted, u, v int, marg [][]float64) []
 // most two edges apart (nil for a pair further apart), computing the
 // marginals once: in time linear in the tree's size plus the number of
 // pairs, where calling PairMarginal per pair is quadratic.
-func (m *Discrete) PairMarginalsNear(pairs [][2]int) [][]float64 {
+func (m *Model) PairMarginalsNear(pairs [][2]int) [][]float64 {
 	marg := m.Marginals()
 	r := m.Rooted()
 	out := make([][]float64, len(pairs))
@@ -326,7 +327,7 @@ func diagIdentity(k int) []float64 {
 // PairMarginal returns the exact joint distribution of nodes u and v,
 // row-major States[u]×States[v] (row = state of u). For u == v it is the
 // diagonal matrix of u's marginal.
-func (m *Discrete) PairMarginal(u, v int) []float64 {
+func (m *Model) PairMarginal(u, v int) []float64 {
 	marg := m.Marginals()
 	tr := m.transitions(u, marg)
 	return joint(marg[u], tr[v], m.States[v])
@@ -345,7 +346,7 @@ func joint(pu, t []float64, kv int) []float64 {
 // PairMarginals returns the exact joint distribution of every pair of the
 // given nodes: out[i][j] is the table of nodes[i] and nodes[j] as in
 // PairMarginal (out[i][i] the diagonal of the marginal).
-func (m *Discrete) PairMarginals(nodes []int) [][][]float64 {
+func (m *Model) PairMarginals(nodes []int) [][][]float64 {
 	marg := m.Marginals()
 	out := make([][][]float64, len(nodes))
 	for i, u := range nodes {
@@ -361,9 +362,9 @@ func (m *Discrete) PairMarginals(nodes []int) [][][]float64 {
 // Sample draws n independent rows of the observed variables, in the order
 // of the tree's observed nodes (increasing identifier). Hidden variables are
 // sampled but not returned; SampleAll returns them too.
-func (m *Discrete) Sample(src rand.Source, n int) (*data.Dataset, error) {
+func (m *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if src == nil {
-		return nil, ErrNoSource
+		return nil, model.ErrNoSource
 	}
 	d, _, err := m.sample(rand.New(src), n, false)
 	return d, err
@@ -371,17 +372,14 @@ func (m *Discrete) Sample(src rand.Source, n int) (*data.Dataset, error) {
 
 // SampleAll is Sample that also returns the states of every node, indexed
 // by node identifier (nil for removed identifiers).
-func (m *Discrete) SampleAll(src rand.Source, n int) (*data.Dataset, [][]uint16, error) {
+func (m *Model) SampleAll(src rand.Source, n int) (*data.Dataset, [][]uint16, error) {
 	if src == nil {
-		return nil, nil, ErrNoSource
+		return nil, nil, model.ErrNoSource
 	}
 	return m.sample(rand.New(src), n, true)
 }
 
-// ErrNoSource reports a nil source of randomness given to Sample.
-var ErrNoSource = errors.New("model: no source of randomness (nil rand.Source)")
-
-func (m *Discrete) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
+func (m *Model) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -465,21 +463,4 @@ func draw(cum []float64, u float64) uint16 {
 		}
 	}
 	return uint16(lo)
-}
-
-// DefaultRoot returns the node at which latentree roots a model: a hidden
-// node of largest degree, or, in a tree without hidden nodes, an observed
-// node of largest degree (−1 for an empty tree).
-func DefaultRoot(t *tree.Tree) int {
-	root, best := -1, -1
-	for _, v := range t.Nodes() {
-		deg := t.Degree(v)
-		if t.IsHidden(v) {
-			deg += 1 << 20
-		}
-		if deg > best {
-			root, best = v, deg
-		}
-	}
-	return root
 }

@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 )
 
@@ -18,7 +19,7 @@ import (
 // a mod k plus Uniform[0, mu] noise on every entry, renormalised:
 // identifiable, far from uniform, and slow for plain EM), n rows sampled
 // from the model, and a fresh model on the same tree for EM.
-func emSetting(t testing.TB, seed uint64, mu float64, n int) (truth, fresh *model.Discrete, d *data.Dataset) {
+func emSetting(t testing.TB, seed uint64, mu float64, n int) (truth, fresh *discrete.Model, d *data.Dataset) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
 	leaves := 8 + rng.IntN(9)
@@ -56,7 +57,7 @@ func emSetting(t testing.TB, seed uint64, mu float64, n int) (truth, fresh *mode
 	if d, err = truth.Sample(rng, n); err != nil {
 		t.Fatal(err)
 	}
-	if fresh, err = model.ForData(tr, d, 2); err != nil {
+	if fresh, err = discrete.ForData(tr, d, 2); err != nil {
 		t.Fatal(err)
 	}
 	return truth, fresh, d
@@ -80,7 +81,7 @@ type emOutcome struct {
 	dur time.Duration
 }
 
-func runEMs(t testing.TB, fresh *model.Discrete, d *data.Dataset) []emOutcome {
+func runEMs(t testing.TB, fresh *discrete.Model, d *data.Dataset) []emOutcome {
 	t.Helper()
 	var out []emOutcome
 	for _, r := range emRuns {

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"math/rand/v2"
@@ -19,7 +19,7 @@ func TestBinCodes(t *testing.T) {
 			m0.States[v] = 2
 		}
 	}
-	m, err := NewDiscrete(m0.Tree, m0.Root, m0.States)
+	m, err := New(m0.Tree, m0.Root, m0.States)
 	if err != nil {
 		t.Fatal(err)
 	}

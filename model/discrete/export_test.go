@@ -1,4 +1,4 @@
-package model
+package discrete
 
 // StarModel exports starModel to the external tests.
 var StarModel = starModel

@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 )
 
 // rowSet is what EM passes over: the bound rows of a dataset held in
@@ -184,11 +185,11 @@ func (s scanSampler) Sample(n int, r *rand.Rand) (*data.Dataset, error) {
 //
 // On the same rows and start, the result equals FitEM's up to rounding:
 // both sum the same expected counts, in a different order.
-func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error) {
+func (m *Model) FitEMSource(src data.Source, opt model.EMOptions) (*model.EMResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	if err := opt.validate(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	if src == nil {
@@ -202,13 +203,13 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 		return nil, err
 	}
 	if cb != nil {
-		res := &EMResult{Rows: rows, DistinctRows: cb.rows}
+		res := &model.EMResult{Rows: rows, DistinctRows: cb.rows}
 		if err := m.runEM(cb, res, opt, rng); err != nil {
 			return nil, err
 		}
 		return res, nil
 	}
-	var stages []EMStage
+	var stages []model.EMStage
 	if rs, ok := src.(RowSampler); ok {
 		sample := func(n int) (data.Source, error) { return rs.Sample(n, rng) }
 		if ps, ok := src.(packedSampler); ok {
@@ -219,7 +220,7 @@ func (m *Discrete) FitEMSource(src data.Source, opt EMOptions) (*EMResult, error
 		}
 	}
 	sr := &sourceRows{src: src}
-	res := &EMResult{Stages: stages}
+	res := &model.EMResult{Stages: stages}
 	if err := m.runEM(sr, res, opt, rng); err != nil {
 		return nil, err
 	}
@@ -247,7 +248,7 @@ var errNotFew = errors.New("model: many distinct rows")
 // are, and at the end if the distinct rows are more than half of all. A
 // pass over rows that are nearly all distinct stops after compressProbe
 // rows.
-func (m *Discrete) compressSource(src data.Source) (*binding, int, error) {
+func (m *Model) compressSource(src data.Source) (*binding, int, error) {
 	t := m.Tree
 	var nodes []int
 	for _, v := range t.Observed() {
@@ -322,14 +323,14 @@ func (m *Discrete) compressSource(src data.Source) (*binding, int, error) {
 // sample from rows rows, updating the model, and returns their reports
 // and the options of the final run (no restarts: it starts where the
 // warm-up ended).
-func (m *Discrete) warmUp(rows int, sample func(n int) (data.Source, error), opt EMOptions, rng *rand.Rand) ([]EMStage, EMOptions, error) {
+func (m *Model) warmUp(rows int, sample func(n int) (data.Source, error), opt model.EMOptions, rng *rand.Rand) ([]model.EMStage, model.EMOptions, error) {
 	if opt.Sample == 0 {
 		opt.Sample = AutoSample(rows)
 	}
 	if opt.Sample <= 0 || rows < 4*opt.Sample {
 		return nil, opt, nil
 	}
-	var stages []EMStage
+	var stages []model.EMStage
 	so := opt
 	so.Sample, so.Progress = -1, nil
 	for n := opt.Sample; 4*n <= rows; n *= SampleGrowth {
@@ -341,7 +342,7 @@ func (m *Discrete) warmUp(rows int, sample func(n int) (data.Source, error), opt
 		if err != nil {
 			return nil, opt, fmt.Errorf("model: EM on a sample of %d rows: %w", n, err)
 		}
-		stages = append(stages, EMStage{Rows: r.Rows, Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
+		stages = append(stages, model.EMStage{Rows: r.Rows, Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
 		// Later stages and the final run continue from here.
 		so.Restarts, so.KeepInit = -1, false
 	}
@@ -352,7 +353,7 @@ func (m *Discrete) warmUp(rows int, sample func(n int) (data.Source, error), opt
 // fitStage runs a warm-up stage's EM on a sample. A large sample is held
 // packed (one bit per binary cell) instead of as a Dataset and a byte per
 // cell for the binary E-step.
-func (m *Discrete) fitStage(src data.Source, opt EMOptions) (*EMResult, error) {
+func (m *Model) fitStage(src data.Source, opt model.EMOptions) (*model.EMResult, error) {
 	d, ok := src.(*data.Dataset)
 	if !ok {
 		return m.FitEMSource(src, opt)

@@ -1,16 +1,17 @@
-package model
+package discrete
 
 import (
 	"os"
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // newsgroupsModel returns a binary-hidden model on a fixed tree learned
 // from the newsgroups training split (testdata), or skips.
-func newsgroupsModel(b *testing.B) (*Discrete, *data.Dataset, *data.Dataset) {
+func newsgroupsModel(b *testing.B) (*Model, *data.Dataset, *data.Dataset) {
 	b.Helper()
 	train, _, err := data.ReadCSVFile("../examples/newsgroups/newsgroups100-train.csv", data.ReadOptions{})
 	if err != nil {
@@ -46,7 +47,7 @@ func BenchmarkEMNewsgroups(b *testing.B) {
 		if err := m.InitSurrogate(train, 0); err != nil {
 			b.Fatal(err)
 		}
-		res, err := m.FitEM(train, EMOptions{KeepInit: true, Restarts: -1, Tol: 1e-5})
+		res, err := m.FitEM(train, model.EMOptions{KeepInit: true, Restarts: -1, Tol: 1e-5})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func BenchmarkScoreNewsgroups(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, _, err := m.LogLikelihood(test, InferOptions{}); err != nil {
+		if _, _, err := m.LogLikelihood(test, model.InferOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

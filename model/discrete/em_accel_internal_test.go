@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"math"
@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/internal/testenv"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // binaryModel returns a random model on a caterpillar tree with m observed
 // leaves of obs states and m−2 hidden nodes of hid states, with CPTs
 // mixing a permutation-free diagonal and noise (well separated).
-func binaryModel(t *testing.T, rng *rand.Rand, m, obs, hid int) *Discrete {
+func binaryModel(t *testing.T, rng *rand.Rand, m, obs, hid int) *Model {
 	t.Helper()
 	tr := tree.New()
 	var hidden []int
@@ -41,7 +42,7 @@ func binaryModel(t *testing.T, rng *rand.Rand, m, obs, hid int) *Discrete {
 			states[v] = hid
 		}
 	}
-	md, err := NewDiscrete(tr, hidden[0], states)
+	md, err := New(tr, hidden[0], states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestEMTraceNeverDecreases(t *testing.T) {
 	rows := testenv.Pick(1000, 3000)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for rep := 0; rep < 8; rep++ {
-		var m *Discrete
+		var m *Model
 		if rep%2 == 0 {
 			m = smallModel(t, rng)
 		} else {
@@ -91,10 +92,10 @@ func TestEMTraceNeverDecreases(t *testing.T) {
 		d := randomData(t, m, rng, rows, missing)
 		start := m.Clone()
 		start.Randomize(rng)
-		for _, accel := range []Accel{AccelSQUAREM, AccelNone} {
+		for _, accel := range []model.Accel{model.AccelSQUAREM, model.AccelNone} {
 			for _, pseudo := range []float64{0, 0.5} {
 				fit := start.Clone()
-				res, err := fit.FitEM(d, EMOptions{Restarts: -1, Accel: accel, Pseudo: pseudo, Tol: 1e-12, MaxIter: 150, Workers: 2})
+				res, err := fit.FitEM(d, model.EMOptions{Restarts: -1, Accel: accel, Pseudo: pseudo, Tol: 1e-12, MaxIter: 150, Workers: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -106,11 +107,11 @@ func TestEMTraceNeverDecreases(t *testing.T) {
 						t.Fatalf("rep %d %v pseudo %g: objective decreased at E-step %d: %.10g → %.10g", rep, accel, pseudo, i+1, res.Trace[i-1], res.Trace[i])
 					}
 				}
-				_, ll0, _ := start.LogLikelihood(d, InferOptions{})
+				_, ll0, _ := start.LogLikelihood(d, model.InferOptions{})
 				if want := ll0 + pseudo*start.logParams(); math.Abs(res.Trace[0]-want) > 1e-9*math.Abs(want) {
 					t.Errorf("first trace entry %g, the start's objective %g", res.Trace[0], want)
 				}
-				_, ll, _ := fit.LogLikelihood(d, InferOptions{})
+				_, ll, _ := fit.LogLikelihood(d, model.InferOptions{})
 				if math.Abs(ll-res.LogLik) > 1e-9*math.Abs(ll) {
 					t.Errorf("reported log-likelihood %g, recomputed %g", res.LogLik, ll)
 				}
@@ -137,11 +138,11 @@ func TestSQUAREMShortRunsArePlainEM(t *testing.T) {
 		a, b := m.Clone(), m.Clone()
 		a.Randomize(rand.NewPCG(1, 1))
 		b.Randomize(rand.NewPCG(1, 1))
-		ra, err := a.FitEM(d, EMOptions{Restarts: -1, MaxIter: n})
+		ra, err := a.FitEM(d, model.EMOptions{Restarts: -1, MaxIter: n})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rb, err := b.FitEM(d, EMOptions{Restarts: -1, MaxIter: n, Accel: AccelNone})
+		rb, err := b.FitEM(d, model.EMOptions{Restarts: -1, MaxIter: n, Accel: model.AccelNone})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,21 +178,21 @@ func TestStopperHandChecked(t *testing.T) {
 		return -1
 	}
 	// The relative rule stops at the first gain ≤ 1, the fourth.
-	if got := at(stopper{rule: StopRelative, tol: 1e-3}, seq); got != 4 {
+	if got := at(stopper{rule: model.StopRelative, tol: 1e-3}, seq); got != 4 {
 		t.Errorf("StopRelative stopped at value %d, want 4", got)
 	}
 	// StopAuto needs 1000·g ≤ Tol·|L| ≈ 1: the gain 8/8192, the
 	// fourteenth.
-	if got := at(stopper{rule: StopAuto, tol: 1e-3}, seq); got != 14 {
+	if got := at(stopper{rule: model.StopAuto, tol: 1e-3}, seq); got != 14 {
 		t.Errorf("StopAuto stopped at value %d, want 14", got)
 	}
 	// No gain at all is convergence.
-	if got := at(stopper{rule: StopAuto, tol: 1e-12}, []float64{-5, -4, -4}); got != 2 {
+	if got := at(stopper{rule: model.StopAuto, tol: 1e-12}, []float64{-5, -4, -4}); got != 2 {
 		t.Errorf("no gain: stopped at %d, want 2", got)
 	}
 	// SQUAREM: a small cycle gain is not enough while a plain EM step from
 	// the cycle's start still gains more than Tol·|L|/1000 = 1e-3.
-	s := stopper{rule: StopAuto, tol: 1e-3}
+	s := stopper{rule: model.StopAuto, tol: 1e-3}
 	s.done(-1000.5, math.Inf(1))
 	if s.done(-1000, 0.002) {
 		t.Error("StopAuto stopped with a plain EM gain of 0.002")
@@ -202,26 +203,26 @@ func TestStopperHandChecked(t *testing.T) {
 }
 
 func TestParseAccelStop(t *testing.T) {
-	for _, a := range []Accel{AccelSQUAREM, AccelNone} {
-		if got, err := ParseAccel(a.String()); err != nil || got != a {
+	for _, a := range []model.Accel{model.AccelSQUAREM, model.AccelNone} {
+		if got, err := model.ParseAccel(a.String()); err != nil || got != a {
 			t.Errorf("ParseAccel(%q) = %v, %v", a.String(), got, err)
 		}
 	}
-	for _, s := range []Stop{StopAuto, StopRelative} {
-		if got, err := ParseStop(s.String()); err != nil || got != s {
+	for _, s := range []model.Stop{model.StopAuto, model.StopRelative} {
+		if got, err := model.ParseStop(s.String()); err != nil || got != s {
 			t.Errorf("ParseStop(%q) = %v, %v", s.String(), got, err)
 		}
 	}
-	if _, err := ParseAccel("fast"); err == nil {
+	if _, err := model.ParseAccel("fast"); err == nil {
 		t.Error("ParseAccel accepted fast")
 	}
-	if _, err := ParseStop("never"); err == nil {
+	if _, err := model.ParseStop("never"); err == nil {
 		t.Error("ParseStop accepted never")
 	}
 	rng := rand.New(rand.NewPCG(1, 5))
 	m := smallModel(t, rng)
 	d := randomData(t, m, rng, 50, 0)
-	for _, opt := range []EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}} {
+	for _, opt := range []model.EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}} {
 		if _, err := m.FitEM(d, opt); err == nil {
 			t.Errorf("FitEM accepted %+v", opt)
 		}
@@ -235,11 +236,11 @@ func TestEMSameForAnyWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	m := binaryModel(t, rng, 9, 4, 2)
 	d := randomData(t, m, rng, 3000, 0.05)
-	var ref *EMResult
-	var refM *Discrete
+	var ref *model.EMResult
+	var refM *Model
 	for _, w := range []int{1, 2, 3} {
 		fit := m.Clone()
-		res, err := fit.FitEM(d, EMOptions{Workers: w})
+		res, err := fit.FitEM(d, model.EMOptions{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -15,7 +16,7 @@ import (
 // the joint distribution of the given observed nodes, row-major (first node slowest), by marginalising every other
 // variable: one inference pass per configuration, so keep the product of
 // their numbers of states small.
-func jointMarginalByLikelihood(m *Discrete, nodes []int) ([]float64, error) {
+func jointMarginalByLikelihood(m *Model, nodes []int) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func jointMarginalByLikelihood(m *Discrete, nodes []int) ([]float64, error) {
 			x /= m.States[v]
 		}
 	}
-	ll, _, err := m.LogLikelihood(d, InferOptions{})
+	ll, _, err := m.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func TestJointMarginal(t *testing.T) {
 // randomTestModel returns a model on h1–h2 with observed a, b on h1, c, d
 // on h2, observed e inside the tree (between h2 and f), random CPTs,
 // hidden nodes with 2 and 3 states and observed ones with 2–4.
-func randomTestModel(t *testing.T, rng *rand.Rand) *Discrete {
+func randomTestModel(t *testing.T, rng *rand.Rand) *Model {
 	t.Helper()
 	tr := tree.New()
 	h1, h2 := tr.AddHidden(), tr.AddHidden()
@@ -128,7 +129,7 @@ func randomTestModel(t *testing.T, rng *rand.Rand) *Discrete {
 	for _, v := range obs {
 		states[v] = 2 + rng.IntN(3)
 	}
-	m, err := NewDiscrete(tr, h2, states)
+	m, err := New(tr, h2, states)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package model_test
+package discrete_test
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkFitEMWarmUp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fresh, err := model.ForData(tr, d, 2)
+	fresh, err := discrete.ForData(tr, d, 2)
 	if err != nil {
 		b.Fatal(err)
 	}

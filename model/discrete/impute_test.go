@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"bytes"
@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // starModel is h (binary, uniform) with observed children x1, x2, x3, each
 // with P(x | h) = [[0.9, 0.1], [0.2, 0.8]], and state labels "no", "yes".
-func starModel(t testing.TB) *Discrete {
+func starModel(t testing.TB) *Model {
 	t.Helper()
 	tr := tree.New()
 	h := tr.AddHidden()
@@ -25,7 +26,7 @@ func starModel(t testing.TB) *Discrete {
 			t.Fatal(err)
 		}
 	}
-	m, err := NewDiscrete(tr, h, []int{2, 2, 2, 2})
+	m, err := New(tr, h, []int{2, 2, 2, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestDiscreteImputeHandChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp, err := m.Impute(d, ImputeOptions{})
+	imp, err := m.Impute(d, model.ImputeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestDiscreteImputeHandChecked(t *testing.T) {
 	want := (0.1*0.005 + 0.8*0.32) / 0.325
 	// Row 2: P(h | x1=no) ∝ (0.45, 0.1); P(x = no) = (0.45·0.9 + 0.1·0.2)/0.55.
 	wantNo := (0.45*0.9 + 0.1*0.2) / 0.55
-	cells := map[string]ImputedCell{}
+	cells := map[string]model.ImputedCell{}
 	for _, c := range imp.Cells {
 		cells[c.Name+"/"+string(rune('0'+c.Row))] = c
 	}

@@ -1,10 +1,10 @@
-package model_test
+package discrete_test
 
 import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
-	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/internal/modeltest"
 )
 
@@ -17,11 +17,11 @@ func TestMismatchNamesBothSides(t *testing.T) {
 		{Name: "id", Kind: data.Discrete, States: []string{"a", "b"}},
 	}
 	d, _ := data.New(vars, 2)
-	modeltest.Mismatch(t, model.StarModel(t), d, `"x2", "x3"`, `"id"`)
+	modeltest.Mismatch(t, discrete.StarModel(t), d, `"x2", "x3"`, `"id"`)
 }
 
 // TestModelInterface runs every Model method through the interface, after
 // a JSON round trip through Read.
 func TestModelInterface(t *testing.T) {
-	modeltest.Interface(t, model.StarModel(t))
+	modeltest.Interface(t, discrete.StarModel(t))
 }

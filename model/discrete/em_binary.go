@@ -1,10 +1,12 @@
-package model
+package discrete
 
 import (
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/latentree/latentree/model"
 )
 
 // The E-step for models whose every variable is binary, the common case of
@@ -169,8 +171,8 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	thr := e.binRescale(leaf)
 	miss := b.binMiss
 	parts := make([]*counts, nblocks)
-	pool := make([]*binWork, Workers(nw))
-	e.forBlockRange(b.rows, binBlock, Workers(nw), func(wk int, r0, nb int) {
+	pool := make([]*binWork, model.Workers(nw))
+	e.forBlockRange(b.rows, binBlock, model.Workers(nw), func(wk int, r0, nb int) {
 		if pool[wk] == nil {
 			pool[wk] = e.newBinWork(leaf)
 		}

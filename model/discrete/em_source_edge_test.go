@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/stats"
 )
 
@@ -27,7 +28,7 @@ func TestFitEMSourceDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fit := func(workers int, src data.Source) (*model.Discrete, *model.EMResult) {
+	fit := func(workers int, src data.Source) (*discrete.Model, *model.EMResult) {
 		m := fresh.Clone()
 		opt := model.EMOptions{Restarts: 3, Sample: sample, Workers: workers, Src: rand.NewPCG(5, 6)}
 		var r *model.EMResult
@@ -154,7 +155,7 @@ func TestFitEMSourceFirstSeenStates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, fr, err := model.FitSource(fresh.Tree, files, st, model.FitOptions{EM: model.EMOptions{Sample: c.rows / 20}})
+		_, fr, err := discrete.FitSource(fresh.Tree, files, st, model.FitOptions{EM: model.EMOptions{Sample: c.rows / 20}})
 		if err != nil {
 			t.Fatalf("%d leaves: FitSource with warm-up by scan: %v", c.leaves, err)
 		}
@@ -174,7 +175,7 @@ func TestScanSamplerRowCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Statistics of the first 14,000 rows, source of all 70,000.
-	_, _, err = model.FitSource(fresh.Tree, &blocks{parts: parts}, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}})
+	_, _, err = discrete.FitSource(fresh.Tree, &blocks{parts: parts}, st, model.FitOptions{EM: model.EMOptions{Sample: 2000}})
 	if err == nil {
 		t.Error("a source longer than its statistics was accepted")
 	}
@@ -235,11 +236,11 @@ func TestScanSamplerStateOrder(t *testing.T) {
 		t.Fatal("statistics differ")
 	}
 	opt := model.FitOptions{EM: model.EMOptions{Sample: sample}}
-	_, r1, err := model.FitSource(fresh.Tree, same, st1, opt)
+	_, r1, err := discrete.FitSource(fresh.Tree, same, st1, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r2, err := model.FitSource(fresh.Tree, mixed, st2, opt)
+	_, r2, err := discrete.FitSource(fresh.Tree, mixed, st2, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 )
 
 // Map-reduce EM. One iteration of plain EM (AccelNone) is an E-step, a sum
@@ -63,7 +64,7 @@ type NodeCounts struct {
 
 // fingerprints returns the structure and parameter fingerprints of m.
 // Unnamed hidden nodes are first named h1, h2, ..., as WriteJSON does.
-func (m *Discrete) fingerprints() (structure, params string) {
+func (m *Model) fingerprints() (structure, params string) {
 	m.Tree.AutoNameHidden("h")
 	r := m.Rooted()
 	hs, hp := sha256.New(), sha256.New()
@@ -110,7 +111,7 @@ func (m *Discrete) fingerprints() (structure, params string) {
 // EStep on the whole data followed by MStep is exactly one iteration of
 // FitEM with Accel AccelNone (with Pseudo > 0, FitEM first raises zero
 // parameters to 1e-10; EStep does not).
-func (m *Discrete) EStep(d *data.Dataset, opt InferOptions) (*Counts, error) {
+func (m *Model) EStep(d *data.Dataset, opt model.InferOptions) (*Counts, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func (c *Counts) Merge(o *Counts) error {
 // error and the model is unchanged), plus pseudo every count (0: maximum
 // likelihood), as FitEM's M-step does. A table row without mass keeps its
 // parameters.
-func (m *Discrete) MStep(c *Counts, pseudo float64) error {
+func (m *Model) MStep(c *Counts, pseudo float64) error {
 	if c == nil {
 		return errors.New("model: no counts")
 	}

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/latentree/latentree/model"
 )
 
 func TestModelJSONRoundTrip(t *testing.T) {
@@ -13,7 +15,7 @@ func TestModelJSONRoundTrip(t *testing.T) {
 	m := smallModel(t, rng)
 	d := randomData(t, m, rng, 200, 0.1)
 	var buf bytes.Buffer
-	prov := &Provenance{Method: "test", Data: &DataInfo{Rows: 200}}
+	prov := &model.Provenance{Method: "test", Data: &model.DataInfo{Rows: 200}}
 	if err := m.WriteJSON(&buf, prov); err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +26,8 @@ func TestModelJSONRoundTrip(t *testing.T) {
 	if p2 == nil || p2.Method != "test" || p2.Data.Rows != 200 {
 		t.Errorf("provenance %+v", p2)
 	}
-	a, _, _ := m.LogLikelihood(d, InferOptions{})
-	b, _, err := m2.LogLikelihood(d, InferOptions{})
+	a, _, _ := m.LogLikelihood(d, model.InferOptions{})
+	b, _, err := m2.LogLikelihood(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestScoreAndKL(t *testing.T) {
 		t.Errorf("κ = %d, want %d", m.NumParams(), want)
 	}
 	d := randomData(t, m, rng, 100, 0)
-	s, err := m.Score(d, InferOptions{})
+	s, err := m.Score(d, model.InferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestEMRecoversDistribution(t *testing.T) {
 		d, _ := truth.Sample(rng, n)
 		fit := truth.Clone()
 		fit.Randomize(rng)
-		if _, err := fit.FitEM(d, EMOptions{Tol: 1e-7, MaxIter: 2000, Src: rng}); err != nil {
+		if _, err := fit.FitEM(d, model.EMOptions{Tol: 1e-7, MaxIter: 2000, Src: rng}); err != nil {
 			t.Fatal(err)
 		}
 		kl, _, err := KL(truth, fit, KLOptions{})

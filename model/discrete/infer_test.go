@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"math"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
 // smallModel builds a random discrete model on a small tree with hidden
 // nodes of 2–3 states and observed nodes of 2–3 states.
-func smallModel(t *testing.T, rng *rand.Rand) *Discrete {
+func smallModel(t *testing.T, rng *rand.Rand) *Model {
 	t.Helper()
 	tr := tree.New()
 	h1, h2 := tr.AddHidden(), tr.AddHidden()
@@ -29,7 +30,7 @@ func smallModel(t *testing.T, rng *rand.Rand) *Discrete {
 	for _, v := range tr.Nodes() {
 		states[v] = 2 + rng.IntN(2)
 	}
-	m, err := NewDiscrete(tr, h2, states)
+	m, err := New(tr, h2, states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func smallModel(t *testing.T, rng *rand.Rand) *Discrete {
 
 // bruteJoint enumerates every assignment of all nodes and calls f with its
 // probability.
-func bruteJoint(m *Discrete, f func(x []int, p float64)) {
+func bruteJoint(m *Model, f func(x []int, p float64)) {
 	r := m.Rooted()
 	x := make([]int, m.Tree.MaxID())
 	var rec func(k int, p float64)
@@ -64,7 +65,7 @@ func bruteJoint(m *Discrete, f func(x []int, p float64)) {
 }
 
 // randomData samples rows from m and blanks some cells.
-func randomData(t *testing.T, m *Discrete, rng *rand.Rand, n int, missing float64) *data.Dataset {
+func randomData(t *testing.T, m *Model, rng *rand.Rand, n int, missing float64) *data.Dataset {
 	t.Helper()
 	d, err := m.Sample(rng, n)
 	if err != nil {
@@ -86,12 +87,12 @@ func TestInferenceMatchesEnumeration(t *testing.T) {
 	for it := 0; it < 20; it++ {
 		m := smallModel(t, rng)
 		d := randomData(t, m, rng, 300, 0.2)
-		ll, total, err := m.LogLikelihood(d, InferOptions{Workers: 1 + it%3})
+		ll, total, err := m.LogLikelihood(d, model.InferOptions{Workers: 1 + it%3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		nodes := m.Tree.Nodes()
-		post, err := m.Posterior(d, nodes, InferOptions{})
+		post, err := m.Posterior(d, nodes, model.InferOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestEMMonotoneAndMissing(t *testing.T) {
 		d := randomData(t, m, rng, 500, 0.15*float64(it%2))
 		fit := m.Clone()
 		fit.Randomize(rng)
-		res, err := fit.FitEM(d, EMOptions{Restarts: -1, Tol: 1e-12, MaxIter: 60, Workers: 2})
+		res, err := fit.FitEM(d, model.EMOptions{Restarts: -1, Tol: 1e-12, MaxIter: 60, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func TestEMMonotoneAndMissing(t *testing.T) {
 				t.Fatalf("EM decreased the log-likelihood at iteration %d: %g → %g", i, res.Trace[i-1], res.Trace[i])
 			}
 		}
-		_, total, _ := fit.LogLikelihood(d, InferOptions{})
+		_, total, _ := fit.LogLikelihood(d, model.InferOptions{})
 		if math.Abs(total-res.LogLik) > 1e-8*math.Abs(total) {
 			t.Fatalf("reported loglik %g, recomputed %g", res.LogLik, total)
 		}
@@ -221,7 +222,7 @@ func TestEMExpectedCounts(t *testing.T) {
 		}
 	}
 	fit := m.Clone()
-	if _, err := fit.FitEM(d, EMOptions{Restarts: -1, MaxIter: 1}); err != nil {
+	if _, err := fit.FitEM(d, model.EMOptions{Restarts: -1, MaxIter: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for v, w := range want {
@@ -248,17 +249,17 @@ func TestBindErrors(t *testing.T) {
 	m := smallModel(t, rng)
 	d := randomData(t, m, rng, 10, 0)
 	less, _ := d.SelectNames([]string{"a", "b", "c", "d"})
-	if _, _, err := m.LogLikelihood(less, InferOptions{}); err == nil {
+	if _, _, err := m.LogLikelihood(less, model.InferOptions{}); err == nil {
 		t.Error("missing variable accepted")
 	}
 	extra, _ := data.New(append(d.Vars(), data.Variable{Name: "zz", Kind: data.Discrete, States: []string{"0", "1"}}), 10)
-	if _, _, err := m.LogLikelihood(extra, InferOptions{}); err == nil {
+	if _, _, err := m.LogLikelihood(extra, model.InferOptions{}); err == nil {
 		t.Error("extra variable accepted")
 	}
 	vars := d.Vars()
 	vars[0].States = append(vars[0].States, "purple")
 	odd, _ := data.New(vars, 3)
-	if _, _, err := m.LogLikelihood(odd, InferOptions{}); err == nil {
+	if _, _, err := m.LogLikelihood(odd, model.InferOptions{}); err == nil {
 		t.Error("unknown state label accepted")
 	}
 }
@@ -277,7 +278,7 @@ func TestChooseHiddenStates(t *testing.T) {
 	for _, v := range tr.Nodes() {
 		states[v] = 3
 	}
-	truth, _ := NewDiscrete(tr, h, states)
+	truth, _ := New(tr, h, states)
 	truth.Prior = []float64{0.3, 0.3, 0.4}
 	for _, v := range tr.Observed() {
 		truth.CPT[v] = []float64{0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8}
@@ -290,7 +291,7 @@ func TestChooseHiddenStates(t *testing.T) {
 	if err := m.InitSurrogate(d, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.FitEM(d, EMOptions{KeepInit: true, Restarts: -1}); err != nil {
+	if _, err := m.FitEM(d, model.EMOptions{KeepInit: true, Restarts: -1}); err != nil {
 		t.Fatal(err)
 	}
 	got, n, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})

@@ -1,133 +1,14 @@
-package model
+package discrete
 
 import (
-	"fmt"
 	"math"
-	"strings"
+
+	"github.com/latentree/latentree/model"
 )
-
-// Accel selects how discrete EM's steps are accelerated.
-type Accel int
-
-const (
-	// AccelSQUAREM (the default) is SQUAREM (Varadhan & Roland 2008,
-	// scheme SqS3). From θ0 a cycle takes two EM steps, θ1 = M(θ0) and
-	// θ2 = M(θ1), and jumps to θ′ = θ0 − 2αr + α²v with r = θ1 − θ0,
-	// v = θ2 − 2θ1 + θ0 and α = −‖r‖/‖v‖, clamped to [−s, −1] (α = −1
-	// gives θ′ = θ2). The cap s starts at 1 and is multiplied by 4 after
-	// an accepted jump that used it and divided by 4 after a rejected one
-	// (the step-length control of Varadhan's SQUAREM package): SqS3's
-	// α alone reaches −1000 on slow fits and overshoots. θ′ is projected
-	// back onto valid distributions: every entry is raised to at least
-	// 0.3 times its value at θ2 (and 1e-10), and rows are renormalised. (A
-	// fixed small floor instead left entries that overshot below zero
-	// near 1e-10, from which EM recovers only slowly, multiplying the
-	// E-steps to convergence by up to four on test fits.) θ′ is accepted
-	// if its objective is at least that of θ1, the last plain EM point
-	// evaluated, and then followed by one stabilising EM step M(θ′);
-	// otherwise the cycle falls back to θ2, the plain EM point. Either way
-	// the objective never decreases, since an EM step does not decrease
-	// it from any valid point. A cycle costs three E-steps (θ1, θ′, and
-	// the point the next cycle starts from).
-	AccelSQUAREM Accel = iota
-	// AccelNone is plain EM: one E-step and one M-step per iteration.
-	AccelNone
-)
-
-// String returns the name of the acceleration ("squarem" or "none").
-func (a Accel) String() string {
-	switch a {
-	case AccelSQUAREM:
-		return "squarem"
-	case AccelNone:
-		return "none"
-	}
-	return fmt.Sprintf("Accel(%d)", int(a))
-}
-
-// ParseAccel parses "squarem" or "none".
-func ParseAccel(s string) (Accel, error) {
-	for _, a := range []Accel{AccelSQUAREM, AccelNone} {
-		if strings.EqualFold(s, a.String()) {
-			return a, nil
-		}
-	}
-	return 0, fmt.Errorf("model: unknown EM acceleration %q (want squarem or none)", s)
-}
-
-// Stop selects discrete EM's stopping rule.
-type Stop int
-
-const (
-	// StopAuto (the default) stops when the objective gained at most
-	// Tol·|L| over the last cycle (iteration, for plain EM) and a plain EM
-	// step from the start of that cycle gained at most Tol·|L|/1000.
-	//
-	// Why: after a plain EM step that gains g, EM's remaining gain is
-	// about g/(1−ρ), where ρ is the rate at which its gains shrink. On
-	// latent tree fits ρ is often 0.999 or closer (weakly separated hidden
-	// states, plateaus near saddle points), so the relative-change rule
-	// mistakes slow progress for convergence: at 1e-4 it stops hundreds
-	// of nats short on 50,000 rows. Local estimates of ρ are unreliable
-	// here: Aitken's Δ² on SQUAREM's cycle gains (which jump tenfold
-	// between accepted and rejected extrapolations), a log-linear fit of
-	// the gains over the last 4 to 16 cycles, or the rate SQUAREM's
-	// ‖r‖/‖v‖ implies, each stopped more than 1 nat short (up to 180) on
-	// at least six of seven test fits. StopAuto therefore bounds the remaining gain
-	// by 1000·g, treating any rate up to 1 − 1/1000 as possible, and so
-	// stops when that bound is at most Tol·|L|: about 0.7 nats at
-	// DefaultTol on those fits. Plain EM pays for such a strict rule with
-	// thousands of iterations; SQUAREM, whose last phase converges fast,
-	// with few (see AccelSQUAREM). A cycle that gains nothing at all (a
-	// fixed point up to rounding) also stops EM. For plain EM, StopAuto is
-	// in effect the relative-change rule with tolerance Tol/1000.
-	StopAuto Stop = iota
-	// StopRelative is the classic rule (the protocol of Song et al. 2013
-	// with Tol 1e-4): stop when |L_j − L_{j−1}| / ((|L_j| + |L_{j−1}|)/2)
-	// is at most Tol, comparing successive iterations (plain EM) or cycles
-	// (SQUAREM).
-	StopRelative
-)
-
-// String returns the name of the stopping rule ("auto" or "relative").
-func (s Stop) String() string {
-	switch s {
-	case StopAuto:
-		return "auto"
-	case StopRelative:
-		return "relative"
-	}
-	return fmt.Sprintf("Stop(%d)", int(s))
-}
-
-// ParseStop parses "auto" or "relative".
-func ParseStop(s string) (Stop, error) {
-	for _, r := range []Stop{StopAuto, StopRelative} {
-		if strings.EqualFold(s, r.String()) {
-			return r, nil
-		}
-	}
-	return 0, fmt.Errorf("model: unknown EM stopping rule %q (want auto or relative)", s)
-}
-
-// validate reports options out of range.
-func (o EMOptions) validate() error {
-	switch {
-	case o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0):
-		return fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", o.Tol, DefaultTol)
-	case o.Pseudo < 0 || math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0):
-		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", o.Pseudo)
-	case o.Accel != AccelSQUAREM && o.Accel != AccelNone:
-		return fmt.Errorf("model: unknown EM acceleration %d", int(o.Accel))
-	case o.Stop != StopAuto && o.Stop != StopRelative:
-		return fmt.Errorf("model: unknown EM stopping rule %d", int(o.Stop))
-	}
-	return nil
-}
 
 // stopper applies a stopping rule to the objectives at cycle boundaries.
 type stopper struct {
-	rule Stop
+	rule model.Stop
 	tol  float64
 	prev float64 // the previous boundary's objective
 	n    int     // boundaries seen
@@ -146,7 +27,7 @@ func (s *stopper) done(obj, gEM float64) bool {
 	if s.n < 2 {
 		return false
 	}
-	if s.rule == StopRelative {
+	if s.rule == model.StopRelative {
 		return math.Abs(obj-prev) <= s.tol*(math.Abs(obj)+math.Abs(prev))/2
 	}
 	g := obj - prev
@@ -352,7 +233,7 @@ type layout struct {
 	n    int
 }
 
-func newLayout(m *Discrete) *layout {
+func newLayout(m *Model) *layout {
 	l := &layout{}
 	add := func(s []float64, k int) {
 		l.segs = append(l.segs, s)
@@ -408,7 +289,7 @@ func (l *layout) project(p, ref []float64) {
 
 // logParams returns Σ log θ over the prior and every CPT entry (−Inf if
 // any is 0), the log-prior of the pseudo-count objective.
-func (m *Discrete) logParams() float64 {
+func (m *Model) logParams() float64 {
 	s := 0.0
 	for _, x := range m.Prior {
 		s += math.Log(x)

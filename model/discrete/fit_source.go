@@ -1,10 +1,11 @@
-package model
+package discrete
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/tree"
 )
@@ -15,7 +16,7 @@ import (
 // surrogates, so it gives the same parameters as InitSurrogate on the rows
 // the statistics were computed from. The statistics need their pairwise
 // tables (not stats.Options.NoPairs).
-func (m *Discrete) InitSurrogateStats(st *stats.Stats, mix float64) error {
+func (m *Model) InitSurrogateStats(st *stats.Stats, mix float64) error {
 	if mix == 0 {
 		mix = 0.1
 	}
@@ -37,7 +38,7 @@ func (m *Discrete) InitSurrogateStats(st *stats.Stats, mix float64) error {
 		if dv.Kind != data.Discrete {
 			return fmt.Errorf("model: variable %q is continuous in the statistics but discrete in the model", dv.Name)
 		}
-		r, err := StateRemap(dv, m.StateLabels(v))
+		r, err := model.StateRemap(dv, m.StateLabels(v))
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,7 @@ func (m *Discrete) InitSurrogateStats(st *stats.Stats, mix float64) error {
 // surrogate start, or from random starts (InitRandom); the spectral
 // estimate and AutoStates need the rows in memory (use Fit), and so does
 // continuous data.
-func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt FitOptions) (*Discrete, *EMResult, error) {
+func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt model.FitOptions) (*Model, *model.EMResult, error) {
 	if t == nil {
 		return nil, nil, errors.New("model: no tree")
 	}
@@ -107,7 +108,7 @@ func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt FitOptions) (
 		return nil, nil, err
 	}
 	switch {
-	case opt.Params == ParamsSpectral, opt.Init == InitSpectral:
+	case opt.Params == model.ParamsSpectral, opt.Init == model.InitSpectral:
 		return nil, nil, errors.New("model: spectral estimates need the rows in memory (use Fit)")
 	case opt.AutoStates:
 		return nil, nil, errors.New("model: choosing the hidden states needs the rows in memory (use Fit)")
@@ -121,7 +122,7 @@ func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt FitOptions) (
 		return nil, nil, err
 	}
 	em := opt.EM
-	if opt.Init == InitRandom {
+	if opt.Init == model.InitRandom {
 		em.KeepInit = false
 		if em.Restarts <= 0 {
 			em.Restarts = 5
@@ -147,7 +148,7 @@ func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt FitOptions) (
 }
 
 // ScoreSource is Score on the rows of a data.Source, in one pass.
-func (m *Discrete) ScoreSource(src data.Source, opt InferOptions) (*Score, error) {
+func (m *Model) ScoreSource(src data.Source, opt model.InferOptions) (*model.Score, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -165,6 +166,6 @@ func (m *Discrete) ScoreSource(src data.Source, opt InferOptions) (*Score, error
 // ScoreOf returns the scores of the model for a log-likelihood ll of rows
 // rows computed elsewhere (EMResult.LogLik is that of its final
 // parameters), saving a pass over the rows.
-func (m *Discrete) ScoreOf(ll float64, rows int) *Score {
-	return NewScore(ll, rows, m.NumParams(), m.Tree.NumHidden())
+func (m *Model) ScoreOf(ll float64, rows int) *model.Score {
+	return model.NewScore(ll, rows, m.NumParams(), m.Tree.NumHidden())
 }

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"math"
@@ -23,7 +23,7 @@ func TestBinaryEStepMatchesGeneric(t *testing.T) {
 		if it%3 == 2 {
 			root = m0.Tree.Observed()[it%len(m0.Tree.Observed())]
 		}
-		m, err := NewDiscrete(m0.Tree, root, m0.States)
+		m, err := New(m0.Tree, root, m0.States)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 )
 
 // AddState gives hidden node h one more state by splitting its most
@@ -15,9 +16,9 @@ import (
 // given the new state copy those of the split state, perturbed by rng so
 // that EM can tell the two apart. The distribution of the observed
 // variables is unchanged up to the perturbation.
-func (m *Discrete) AddState(h int, src rand.Source) error {
+func (m *Model) AddState(h int, src rand.Source) error {
 	if src == nil {
-		return ErrNoSource
+		return model.ErrNoSource
 	}
 	rng := rand.New(src)
 	t := m.Tree
@@ -78,7 +79,7 @@ type StatesOptions struct {
 	// TrialIter bounds the EM iterations of each trial (default 30).
 	TrialIter int
 	// EM configures the final EM run.
-	EM EMOptions
+	EM model.EMOptions
 	// Rand perturbs split states (nil: fixed seed).
 	Src rand.Source
 }
@@ -89,14 +90,14 @@ type StatesOptions struct {
 // short EM); a node keeps the extra state while the BIC on d improves, up
 // to Max. All parameters are then refined by EM. It returns the new model
 // (m is not changed) and the number of accepted splits.
-func ChooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discrete, int, error) {
+func ChooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, int, error) {
 	chosen, splits, _, err := chooseHiddenStates(m, d, opt)
 	return chosen, splits, err
 }
 
 // chooseHiddenStates is ChooseHiddenStates that also returns the final EM
 // run of the chosen model.
-func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discrete, int, *EMResult, error) {
+func chooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, int, *model.EMResult, error) {
 	if d == nil || d.NumRows() == 0 {
 		return nil, 0, nil, errors.New("model: no data")
 	}
@@ -113,10 +114,10 @@ func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 		rng = rand.New(rand.NewPCG(5, 8))
 	}
 	logn := math.Log(float64(d.NumRows()))
-	bic := func(mm *Discrete, ll float64) float64 { return -2*ll + float64(mm.NumParams())*logn }
+	bic := func(mm *Model, ll float64) float64 { return -2*ll + float64(mm.NumParams())*logn }
 	cur := m.Clone()
 	cur.rooted = m.rooted
-	_, ll, err := cur.LogLikelihood(d, InferOptions{Workers: opt.EM.Workers})
+	_, ll, err := cur.LogLikelihood(d, model.InferOptions{Workers: opt.EM.Workers})
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -136,7 +137,7 @@ func chooseHiddenStates(m *Discrete, d *data.Dataset, opt StatesOptions) (*Discr
 			if err := cand.AddState(h, rng); err != nil {
 				return nil, 0, nil, err
 			}
-			res, err := cand.FitEM(d, EMOptions{Restarts: -1, MaxIter: trial, Tol: trialTol, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo, Accel: opt.EM.Accel, Stop: opt.EM.Stop})
+			res, err := cand.FitEM(d, model.EMOptions{Restarts: -1, MaxIter: trial, Tol: trialTol, Workers: opt.EM.Workers, Pseudo: opt.EM.Pseudo, Accel: opt.EM.Accel, Stop: opt.EM.Stop})
 			if err != nil {
 				return nil, 0, nil, err
 			}

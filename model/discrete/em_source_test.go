@@ -1,4 +1,4 @@
-package model_test
+package discrete_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
 )
@@ -18,7 +19,7 @@ import (
 // binSetting samples n rows of a random binary latent tree model with the
 // given number of leaves, and returns it with a fresh model on its tree
 // started at the surrogate start.
-func binSetting(t testing.TB, seed uint64, leaves, n int) (truth, fresh *model.Discrete, d *data.Dataset) {
+func binSetting(t testing.TB, seed uint64, leaves, n int) (truth, fresh *discrete.Model, d *data.Dataset) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 5))
 	tr, err := simulate.RandomBinary(rng, leaves, 0.5)
@@ -31,7 +32,7 @@ func binSetting(t testing.TB, seed uint64, leaves, n int) (truth, fresh *model.D
 	if d, err = truth.Sample(rng, n); err != nil {
 		t.Fatal(err)
 	}
-	if fresh, err = model.ForData(tr, d, 2); err != nil {
+	if fresh, err = discrete.ForData(tr, d, 2); err != nil {
 		t.Fatal(err)
 	}
 	if err := fresh.InitSurrogate(d, 0); err != nil {
@@ -83,7 +84,7 @@ func punch(d *data.Dataset, frac float64, seed uint64) {
 // models, with missing cells.
 func TestFitEMSourceEqualsFitEM(t *testing.T) {
 	opt := model.EMOptions{Accel: model.AccelNone, MaxIter: 25, Tol: 1e-300, Restarts: -1, Sample: -1}
-	check := func(t *testing.T, fresh *model.Discrete, d *data.Dataset) {
+	check := func(t *testing.T, fresh *discrete.Model, d *data.Dataset) {
 		want := fresh.Clone()
 		wr, err := want.FitEM(d, opt)
 		if err != nil {
@@ -238,11 +239,11 @@ func TestFitSourceMatchesFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, res, err := model.FitSource(fresh.Tree, &blocks{parts: shards(t, d, 3)}, st, fit)
+	got, res, err := discrete.FitSource(fresh.Tree, &blocks{parts: shards(t, d, 3)}, st, fit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := relDiff(want.(*model.Discrete), got); diff > 1e-9 {
+	if diff := relDiff(want.(*discrete.Model), got); diff > 1e-9 {
 		t.Errorf("FitSource differs from Fit by %g", diff)
 	}
 	ws, err := want.Score(d, model.InferOptions{})
@@ -256,7 +257,7 @@ func TestFitSourceMatchesFit(t *testing.T) {
 	if math.Abs(ws.BIC-gs.BIC) > 1e-6 || gs.Rows != ws.Rows || math.Abs(got.ScoreOf(res.LogLik, res.Rows).BIC-gs.BIC) > 1e-6 {
 		t.Errorf("scores differ: Score %+v, ScoreSource %+v", ws, gs)
 	}
-	if _, _, err := model.FitSource(fresh.Tree, d, st, model.FitOptions{AutoStates: true}); err == nil {
+	if _, _, err := discrete.FitSource(fresh.Tree, d, st, model.FitOptions{AutoStates: true}); err == nil {
 		t.Error("AutoStates from a source was accepted")
 	}
 }
@@ -279,7 +280,7 @@ func TestFitSourceWarmUpByScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &blocks{parts: shards(t, d, 5)}
-	got, gr, err := model.FitSource(fresh.Tree, src, st, model.FitOptions{EM: model.EMOptions{Sample: sample}})
+	got, gr, err := discrete.FitSource(fresh.Tree, src, st, model.FitOptions{EM: model.EMOptions{Sample: sample}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestFitSourceWarmUpByScan(t *testing.T) {
 	}
 	// A source with fewer rows than its statistics say is an error.
 	short := &blocks{parts: shards(t, d, 5)[:4]}
-	if _, _, err := model.FitSource(fresh.Tree, short, st, model.FitOptions{EM: model.EMOptions{Sample: sample}}); err == nil {
+	if _, _, err := discrete.FitSource(fresh.Tree, short, st, model.FitOptions{EM: model.EMOptions{Sample: sample}}); err == nil {
 		t.Error("a source shorter than its statistics was accepted")
 	}
 }

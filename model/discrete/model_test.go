@@ -1,4 +1,4 @@
-package model
+package discrete
 
 import (
 	"math"
@@ -27,7 +27,7 @@ func chain(t *testing.T) (*tree.Tree, int, int, int) {
 
 func TestDiscreteHandChecked(t *testing.T) {
 	tr, a, h, b := chain(t)
-	m, err := NewDiscrete(tr, h, []int{2, 2, 2})
+	m, err := New(tr, h, []int{2, 2, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDiscreteHandChecked(t *testing.T) {
 
 func TestDiscreteValidateErrors(t *testing.T) {
 	tr, a, h, _ := chain(t)
-	m, _ := NewDiscrete(tr, h, []int{2, 2, 2})
+	m, _ := New(tr, h, []int{2, 2, 2})
 	m.CPT[a] = []float64{0.5, 0.6, 0.5, 0.5}
 	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "sums to") {
 		t.Errorf("bad row accepted: %v", err)
@@ -71,7 +71,7 @@ func TestDiscreteValidateErrors(t *testing.T) {
 	if err := m.Validate(); err == nil {
 		t.Error("short CPT accepted")
 	}
-	if _, err := NewDiscrete(tr, h, []int{2, 0, 2}); err == nil {
+	if _, err := New(tr, h, []int{2, 0, 2}); err == nil {
 		t.Error("zero states accepted")
 	}
 	if _, err := m.Sample(rand.New(rand.NewPCG(1, 1)), 10); err == nil {

@@ -1,0 +1,188 @@
+package discrete
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
+)
+
+type jsonNodeParams struct {
+	Name   string   `json:"name"`
+	Hidden bool     `json:"hidden"`
+	States int      `json:"states"`
+	Labels []string `json:"labels,omitempty"`
+	// Parent is the parent's name (empty for the root); CPT[a][b] is
+	// P(this = b | parent = a). The root has Prior instead.
+	Parent string      `json:"parent,omitempty"`
+	CPT    [][]float64 `json:"cpt,omitempty"`
+	Prior  []float64   `json:"prior,omitempty"`
+}
+
+type jsonModel struct {
+	Format     string            `json:"format"`
+	Version    int               `json:"version"`
+	Type       string            `json:"type"`
+	Root       string            `json:"root"`
+	Tree       json.RawMessage   `json:"tree"`
+	Nodes      []jsonNodeParams  `json:"nodes"`
+	Provenance *model.Provenance `json:"provenance,omitempty"`
+}
+
+// WriteJSON writes the model as a JSON document:
+//
+//	{"format":"latentree-model","version":1,"type":"discrete",
+//	 "root":"h1", "tree":{latentree-tree document},
+//	 "nodes":[{"name":"h1","hidden":true,"states":2,"prior":[0.4,0.6]},
+//	          {"name":"x1","hidden":false,"states":2,"labels":["0","1"],
+//	           "parent":"h1","cpt":[[0.9,0.1],[0.2,0.8]]}, ...],
+//	 "provenance":{...}}
+//
+// Nodes are referred to by name; unnamed hidden nodes are named h1, h2, ...
+// (in the model's tree) first. Probabilities are written exactly.
+func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	t := m.Tree
+	t.AutoNameHidden("h")
+	tj, err := t.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	r := m.Rooted()
+	doc := jsonModel{Format: model.ModelFormat, Version: model.ModelVersion, Type: "discrete", Root: t.Name(m.Root), Tree: tj, Provenance: prov}
+	for _, v := range r.Order {
+		k := m.States[v]
+		n := jsonNodeParams{Name: t.Name(v), Hidden: t.IsHidden(v), States: k}
+		if !t.IsHidden(v) {
+			n.Labels = m.StateLabels(v)
+		}
+		if v == m.Root {
+			n.Prior = m.Prior
+		} else {
+			p := r.Parent[v]
+			n.Parent = t.Name(p)
+			for a := 0; a < m.States[p]; a++ {
+				n.CPT = append(n.CPT, m.CPT[v][a*k:(a+1)*k])
+			}
+		}
+		doc.Nodes = append(doc.Nodes, n)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(doc)
+}
+
+// ReadJSON reads a model written by WriteJSON, checking every part: the
+// format and version, the tree, that every node of the tree has exactly
+// one entry with the right parent, and that the prior and CPT rows are
+// probability distributions of the declared sizes.
+func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
+	var doc jsonModel
+	dec := json.NewDecoder(in)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
+	}
+	if doc.Format != model.ModelFormat {
+		return nil, nil, fmt.Errorf("model: format %q, want %q", doc.Format, model.ModelFormat)
+	}
+	if doc.Version != model.ModelVersion {
+		return nil, nil, fmt.Errorf("model: version %d not supported (this latentree reads version %d)", doc.Version, model.ModelVersion)
+	}
+	if doc.Type != "discrete" {
+		return nil, nil, fmt.Errorf("model: type %q not supported (want discrete)", doc.Type)
+	}
+	if len(doc.Tree) == 0 {
+		return nil, nil, errors.New("model: no tree")
+	}
+	t := tree.New()
+	if err := t.UnmarshalJSON(doc.Tree); err != nil {
+		return nil, nil, fmt.Errorf("model: tree: %w", err)
+	}
+	if err := t.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("model: tree: %w", err)
+	}
+	for _, v := range t.Nodes() {
+		if t.Node(v).Name == "" {
+			return nil, nil, errors.New("model: every node of the tree must be named")
+		}
+	}
+	root, ok := t.Lookup(doc.Root)
+	if !ok {
+		return nil, nil, fmt.Errorf("model: root %q is not a node of the tree", doc.Root)
+	}
+	states := make([]int, t.MaxID())
+	entry := make([]*jsonNodeParams, t.MaxID())
+	for i := range doc.Nodes {
+		n := &doc.Nodes[i]
+		v, ok := t.Lookup(n.Name)
+		if !ok {
+			return nil, nil, fmt.Errorf("model: node %q is not in the tree", n.Name)
+		}
+		if entry[v] != nil {
+			return nil, nil, fmt.Errorf("model: node %q appears twice", n.Name)
+		}
+		if n.Hidden != t.IsHidden(v) {
+			return nil, nil, fmt.Errorf("model: node %q is hidden in one place and observed in another", n.Name)
+		}
+		if n.States < 1 {
+			return nil, nil, fmt.Errorf("model: node %q has %d states", n.Name, n.States)
+		}
+		entry[v], states[v] = n, n.States
+	}
+	for _, v := range t.Nodes() {
+		if entry[v] == nil {
+			return nil, nil, fmt.Errorf("model: node %q has no parameters", t.Name(v))
+		}
+	}
+	m, err := New(t, root, states)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := m.Rooted()
+	for _, v := range t.Nodes() {
+		n := entry[v]
+		if n.Labels != nil {
+			if len(n.Labels) != n.States {
+				return nil, nil, fmt.Errorf("model: node %q has %d states but %d labels", n.Name, n.States, len(n.Labels))
+			}
+			m.Labels[v] = n.Labels
+		}
+		if v == root {
+			if len(n.Prior) != n.States {
+				return nil, nil, fmt.Errorf("model: root %q needs a prior of %d probabilities", n.Name, n.States)
+			}
+			m.Prior = n.Prior
+			continue
+		}
+		p := r.Parent[v]
+		if n.Parent != t.Name(p) {
+			return nil, nil, fmt.Errorf("model: node %q has parent %q in the file but %q when rooted at %q", n.Name, n.Parent, t.Name(p), doc.Root)
+		}
+		if len(n.CPT) != states[p] {
+			return nil, nil, fmt.Errorf("model: CPT of %q has %d rows, want %d (states of %q)", n.Name, len(n.CPT), states[p], n.Parent)
+		}
+		flat := make([]float64, 0, states[p]*n.States)
+		for a, row := range n.CPT {
+			if len(row) != n.States {
+				return nil, nil, fmt.Errorf("model: CPT of %q, row %d has %d entries, want %d", n.Name, a, len(row), n.States)
+			}
+			flat = append(flat, row...)
+		}
+		m.CPT[v] = flat
+	}
+	for _, x := range m.Prior {
+		if math.IsNaN(x) {
+			return nil, nil, errors.New("model: NaN in the prior")
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return m, doc.Provenance, nil
+}
