@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -164,5 +165,22 @@ func TestFilesKinds(t *testing.T) {
 	}
 	if s, err := f.Sample(10, nil); err != nil || s.NumRows() != 200 {
 		t.Errorf("sample after a Gaussian fit: %v, %v; want the 200 rows it unpacked", s, err)
+	}
+}
+
+func TestLearnMixedKinds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,c,d,x\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d,%g\n", i%2, i/2%2, i/3%2, i/5%2, float64(i)/7)
+	}
+	d, _, err := data.ReadCSV(strings.NewReader(b.String()), data.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []learn.Method{learn.CLNJ, learn.RegCLNJ, learn.Quartet} {
+		if _, err := learn.Learn(d, learn.Options{Method: m}); !errors.Is(err, learn.ErrMixedKinds) {
+			t.Errorf("%s on mixed data: %v, want ErrMixedKinds", m, err)
+		}
 	}
 }

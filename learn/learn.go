@@ -353,9 +353,17 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, errors.New("learn: no data rows")
 	}
 	m := opt.method()
-	if !opt.StructureOnly && !m.Regularized() {
-		if err := checkFittable(d, opt.Fit); err != nil {
-			return nil, err
+	if !opt.StructureOnly {
+		// Report, before any work, data that parameters cannot be fitted
+		// to and fit options that do not apply to them.
+		gaussian := d.AllContinuous()
+		if !gaussian && !d.AllDiscrete() {
+			return nil, ErrMixedKinds
+		}
+		if !m.Regularized() {
+			if err := opt.Fit.Validate(gaussian); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if m.Regularized() {
@@ -476,16 +484,6 @@ func (o *Options) method() Method {
 		return CLNJ
 	}
 	return o.Method
-}
-
-// checkFittable reports, before any work, data that parameters cannot be
-// fitted to and fit options that do not apply to them.
-func checkFittable(d *data.Dataset, f model.FitOptions) error {
-	gaussian := d.AllContinuous()
-	if !gaussian && !d.AllDiscrete() {
-		return ErrMixedKinds
-	}
-	return f.Validate(gaussian)
 }
 
 // renameHidden names the hidden nodes h1, h2, ... afresh (contraction

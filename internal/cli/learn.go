@@ -502,12 +502,12 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !opt.StructureOnly && !d.AllContinuous() && !d.AllDiscrete() {
-			return mixedKindsError(source)
-		}
 		finish := e.learnProgress(&opt)
 		res, err = learn.Learn(d, opt)
 		finish()
+		if errors.Is(err, learn.ErrMixedKinds) {
+			return mixedKindsError(source)
+		}
 		if err != nil {
 			return err
 		}
