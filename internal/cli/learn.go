@@ -14,7 +14,6 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/learn"
-	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/structure"
@@ -349,7 +348,6 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 			if fo.AutoStates {
 				return opt, usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", m)
 			}
-			fo.Init, fo.EM.Restarts, fo.EM.KeepInit = model.InitSurrogate, 0, false
 		}
 		opt.Fit = fo
 	}
