@@ -247,3 +247,17 @@ func BenchmarkOpenBlocks(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadersTypeAlike checks TestReadersTypeAlike's property on arbitrary
+// text: ReadCSV, ReadCSVFile and OpenBlocks, on the file and its gzip, give
+// the same dataset or the same error.
+func FuzzReadersTypeAlike(f *testing.F) {
+	f.Add("a,b\n01,x\n1,y\n1.0,x\n-0,y\n", uint8(0), uint8(0))
+	f.Add("\ufeffa\tb\r\n1\t \r\n2\tNA\r\n", uint8(2), uint8(3))
+	f.Add("a,b\n1,x\nInf,y\nz,x\n", uint8(1), uint8(1))
+	f.Add("\n\na,b,a\n1,x,2\n", uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, in string, policy, maxStates uint8) {
+		opt := ReadOptions{Missing: MissingPolicy(policy % 3), MaxDiscreteStates: int(maxStates % 8), KeepConstant: policy&4 != 0}
+		sameAllWays(t, t.TempDir(), "f.csv", in, opt)
+	})
+}
