@@ -401,20 +401,19 @@ func (b *blockReader) build(n int) (*Dataset, error) {
 		}
 	}
 	vars := make([]Variable, len(b.cols))
+	disc := make([][]uint16, len(b.cols))
+	cont := make([][]float64, len(b.cols))
 	for j, c := range b.cols {
 		vars[j] = Variable{Name: c.name, Kind: c.kind, States: c.labels}
+		if c.kind == Discrete {
+			disc[j] = slices.Clone(c.codes)
+		} else {
+			cont[j] = slices.Clone(c.floats)
+		}
 	}
-	d, err := New(vars, 0)
+	d, err := withColumns(vars, n, disc, cont)
 	if err != nil {
 		return nil, &ParseError{File: b.base.name, Err: err}
-	}
-	d.rows = n
-	for j, c := range b.cols {
-		if c.kind == Discrete {
-			d.disc[j] = slices.Clone(c.codes)
-		} else {
-			d.cont[j] = slices.Clone(c.floats)
-		}
 	}
 	return d, nil
 }

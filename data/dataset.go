@@ -281,20 +281,14 @@ func FromDiscrete(vars []Variable, cols [][]uint16) (*Dataset, error) {
 	if len(vars) != len(cols) {
 		return nil, fmt.Errorf("data: %d variables but %d columns", len(vars), len(cols))
 	}
-	rows := 0
-	if len(cols) > 0 {
-		rows = len(cols[0])
-	}
-	d, err := New(vars, 0)
+	d, err := withColumns(vars, colRows(cols), cols, nil)
 	if err != nil {
 		return nil, err
 	}
-	d.rows = rows
-	for j, v := range d.vars {
+	for _, v := range d.vars {
 		if v.Kind != Discrete {
 			return nil, fmt.Errorf("data: variable %q is not discrete", v.Name)
 		}
-		d.disc[j] = cols[j]
 	}
 	return d, d.Validate()
 }
@@ -309,15 +303,38 @@ func FromContinuous(names []string, cols [][]float64) (*Dataset, error) {
 	for j, n := range names {
 		vars[j] = Variable{Name: n, Kind: Continuous}
 	}
-	rows := 0
-	if len(cols) > 0 {
-		rows = len(cols[0])
+	d, err := withColumns(vars, colRows(cols), nil, cols)
+	if err != nil {
+		return nil, err
 	}
+	return d, d.Validate()
+}
+
+// colRows returns the length of the first column, 0 if there is none.
+func colRows[T any](cols [][]T) int {
+	if len(cols) == 0 {
+		return 0
+	}
+	return len(cols[0])
+}
+
+// withColumns returns a dataset of the variables vars and rows rows whose
+// column j is disc[j] for a discrete variable and cont[j] for a continuous
+// one (used, not copied; nil disc or cont leaves those columns nil). It
+// checks the variables as New does, not the columns.
+func withColumns(vars []Variable, rows int, disc [][]uint16, cont [][]float64) (*Dataset, error) {
 	d, err := New(vars, 0)
 	if err != nil {
 		return nil, err
 	}
 	d.rows = rows
-	copy(d.cont, cols)
-	return d, d.Validate()
+	for j, v := range d.vars {
+		switch {
+		case v.Kind == Discrete && disc != nil:
+			d.disc[j] = disc[j]
+		case v.Kind == Continuous && cont != nil:
+			d.cont[j] = cont[j]
+		}
+	}
+	return d, nil
 }

@@ -550,13 +550,9 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 	if len(vars) == 0 {
 		return nil, nil, rd.errorf(0, nil, "no columns left after dropping constant columns")
 	}
-	d, err := New(vars, 0)
+	d, err := withColumns(vars, kept, disc, cont)
 	if err != nil {
 		return nil, nil, &ParseError{File: rd.name, Err: err}
-	}
-	d.rows = kept
-	for j := range vars {
-		d.disc[j], d.cont[j] = disc[j], cont[j]
 	}
 	return d, rep, nil
 }
