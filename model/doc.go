@@ -24,7 +24,7 @@
 // model files), the types those operations share (Score, Conditional,
 // Imputation, InferOptions, EMOptions and EMResult, Provenance), the
 // JSON envelope with Read, and helpers for family packages (CheckColumns,
-// StateRemap, Surrogates, ImputeDiscrete, ReadModelTree, Workers). Missing
+// StateRemap, Surrogates, ImputeDiscrete, Header, Workers). Missing
 // cells are marginalised everywhere.
 //
 // # Choosing and fitting

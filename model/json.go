@@ -32,6 +32,29 @@ type DataInfo struct {
 	SHA256 string `json:"sha256,omitempty"`
 }
 
+// Header is the envelope every model file opens with: the format, its
+// version, the family's type, the root's name and the tree (a
+// latentree-tree document). A family's document embeds it first and adds
+// its parameters, then the Provenance.
+type Header struct {
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Type    string          `json:"type"`
+	Root    string          `json:"root"`
+	Tree    json.RawMessage `json:"tree"`
+}
+
+// NewHeader returns the header of a model of the given type on t rooted at
+// root, naming t's unnamed hidden nodes h1, h2, ... first.
+func NewHeader(typ string, t *tree.Tree, root int) (Header, error) {
+	t.AutoNameHidden("h")
+	tj, err := t.MarshalJSON()
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{Format: ModelFormat, Version: ModelVersion, Type: typ, Root: t.Name(root), Tree: tj}, nil
+}
+
 // Read reads a model file written by the WriteJSON of a model of any
 // registered family and returns that model: a *discrete.Model, a
 // *gaussian.Model or a *spectral.Model (see Register).
@@ -60,9 +83,10 @@ func Read(in io.Reader) (Model, *Provenance, error) {
 	return nil, nil, fmt.Errorf("model: type %q not supported (want %s)", head.Type, registered())
 }
 
-// ReadModelTree checks a model document's format and version and reads its
-// tree and root (the part every model type after the discrete one shares).
-func ReadModelTree(format string, version int, raw json.RawMessage, rootName string) (*tree.Tree, int, error) {
+// ReadTree checks the header's format and version and reads its tree and
+// root (what every family's reader after the discrete one shares).
+func (h Header) ReadTree() (*tree.Tree, int, error) {
+	format, version, raw, rootName := h.Format, h.Version, h.Tree, h.Root
 	if format != ModelFormat || version != ModelVersion {
 		return nil, 0, fmt.Errorf("model: format %q version %d, want %q version %d", format, version, ModelFormat, ModelVersion)
 	}

@@ -24,11 +24,7 @@ type jsonNodeParams struct {
 }
 
 type jsonModel struct {
-	Format     string            `json:"format"`
-	Version    int               `json:"version"`
-	Type       string            `json:"type"`
-	Root       string            `json:"root"`
-	Tree       json.RawMessage   `json:"tree"`
+	model.Header
 	Nodes      []jsonNodeParams  `json:"nodes"`
 	Provenance *model.Provenance `json:"provenance,omitempty"`
 }
@@ -49,13 +45,12 @@ func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		return err
 	}
 	t := m.Tree
-	t.AutoNameHidden("h")
-	tj, err := t.MarshalJSON()
+	h, err := model.NewHeader("discrete", t, m.Root)
 	if err != nil {
 		return err
 	}
 	r := m.Rooted()
-	doc := jsonModel{Format: model.ModelFormat, Version: model.ModelVersion, Type: "discrete", Root: t.Name(m.Root), Tree: tj, Provenance: prov}
+	doc := jsonModel{Header: h, Provenance: prov}
 	for _, v := range r.Order {
 		k := m.States[v]
 		n := jsonNodeParams{Name: t.Name(v), Hidden: t.IsHidden(v), States: k}

@@ -18,11 +18,7 @@ type jsonGaussNode struct {
 }
 
 type jsonGaussModel struct {
-	Format     string            `json:"format"`
-	Version    int               `json:"version"`
-	Type       string            `json:"type"`
-	Root       string            `json:"root"`
-	Tree       json.RawMessage   `json:"tree"`
+	model.Header
 	Nodes      []jsonGaussNode   `json:"nodes"`
 	Provenance *model.Provenance `json:"provenance,omitempty"`
 }
@@ -35,13 +31,12 @@ func (g *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		return err
 	}
 	t := g.Tree
-	t.AutoNameHidden("h")
-	tj, err := t.MarshalJSON()
+	h, err := model.NewHeader("gaussian", t, g.Root)
 	if err != nil {
 		return err
 	}
 	r := g.Rooted()
-	doc := jsonGaussModel{Format: model.ModelFormat, Version: model.ModelVersion, Type: "gaussian", Root: t.Name(g.Root), Tree: tj, Provenance: prov}
+	doc := jsonGaussModel{Header: h, Provenance: prov}
 	for _, v := range r.Order {
 		n := jsonGaussNode{Name: t.Name(v), Hidden: t.IsHidden(v), Mean: g.Mean[v], Var: g.Var[v]}
 		if v != g.Root {
@@ -60,7 +55,7 @@ func read(raw []byte) (*Model, *model.Provenance, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	t, root, err := model.ReadModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	t, root, err := doc.Header.ReadTree()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -45,11 +45,7 @@ type jsonSpecFactor struct {
 }
 
 type jsonSpecModel struct {
-	Format       string            `json:"format"`
-	Version      int               `json:"version"`
-	Type         string            `json:"type"`
-	Root         string            `json:"root"`
-	Tree         json.RawMessage   `json:"tree"`
+	model.Header
 	HiddenStates int               `json:"hidden_states"`
 	Linker       string            `json:"linker"`
 	Tol          float64           `json:"tol"`
@@ -68,12 +64,11 @@ func (s *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		return err
 	}
 	t := s.Tree
-	t.AutoNameHidden("h")
-	tj, err := t.MarshalJSON()
+	h, err := model.NewHeader("spectral", t, s.root)
 	if err != nil {
 		return err
 	}
-	doc := jsonSpecModel{Format: model.ModelFormat, Version: model.ModelVersion, Type: "spectral", Root: t.Name(s.root), Tree: tj,
+	doc := jsonSpecModel{Header: h,
 		HiddenStates: s.HiddenStates, Linker: s.Linker.String(), Tol: s.Tol, Provenance: prov}
 	for _, v := range t.Observed() {
 		doc.Observed = append(doc.Observed, jsonSpecVar{Name: t.Name(v), Labels: s.StateLabels(v)})
@@ -117,7 +112,7 @@ func read(raw []byte) (*Model, *model.Provenance, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	t, root, err := model.ReadModelTree(doc.Format, doc.Version, doc.Tree, doc.Root)
+	t, root, err := doc.Header.ReadTree()
 	if err != nil {
 		return nil, nil, err
 	}
