@@ -109,11 +109,7 @@ standard output.`,
 			if err != nil {
 				return err
 			}
-			if err := e.writeResults(out, []output{
-				{"csv", func(w io.Writer) error { return experiment.WriteRecoveryCSV(w, rows) }},
-				{"svg", func(w io.Writer) error { return experiment.PlotRecovery(w, rows, "svg") }},
-				{"png", func(w io.Writer) error { return experiment.PlotRecovery(w, rows, "png") }},
-			}); err != nil {
+			if err := writeFigure(e, out, rows, experiment.WriteRecoveryCSV, experiment.PlotRecovery); err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
@@ -167,11 +163,7 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			if err := e.writeResults(out, []output{
-				{"csv", func(w io.Writer) error { return experiment.WriteQuartetCSV(w, rows) }},
-				{"svg", func(w io.Writer) error { return experiment.PlotQuartets(w, rows, "svg") }},
-				{"png", func(w io.Writer) error { return experiment.PlotQuartets(w, rows, "png") }},
-			}); err != nil {
+			if err := writeFigure(e, out, rows, experiment.WriteQuartetCSV, experiment.PlotQuartets); err != nil {
 				return err
 			}
 			experiment.QuartetTable(e.stdout, rows)
@@ -221,11 +213,7 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			if err := e.writeResults(out, []output{
-				{"csv", func(w io.Writer) error { return experiment.WriteQuartetTreesCSV(w, rows) }},
-				{"svg", func(w io.Writer) error { return experiment.PlotQuartetTrees(w, rows, "svg") }},
-				{"png", func(w io.Writer) error { return experiment.PlotQuartetTrees(w, rows, "png") }},
-			}); err != nil {
+			if err := writeFigure(e, out, rows, experiment.WriteQuartetTreesCSV, experiment.PlotQuartetTrees); err != nil {
 				return err
 			}
 			experiment.QuartetTreesTable(e.stdout, rows)
@@ -239,4 +227,14 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 	f.IntVar(&candidates, "candidates", 0, "leaves per branch among which the quartet builder picks its representative by mutual information (0: default 8; -1: nearest by hops, as the paper)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv, OUT.svg and OUT.png")
 	return c
+}
+
+// writeFigure writes an experiment's rows to OUT.csv and its figure to
+// OUT.svg and OUT.png (out is the path prefix).
+func writeFigure[R any](e *env, out string, rows []R, csv func(io.Writer, []R) error, plot func(io.Writer, []R, string) error) error {
+	return e.writeResults(out, []output{
+		{"csv", func(w io.Writer) error { return csv(w, rows) }},
+		{"svg", func(w io.Writer) error { return plot(w, rows, "svg") }},
+		{"png", func(w io.Writer) error { return plot(w, rows, "png") }},
+	})
 }
