@@ -41,7 +41,7 @@ type KLOptions struct {
 	MaxEnumerate int
 	// Samples for the Monte Carlo estimate (default 100,000).
 	Samples int
-	// Rand for the Monte Carlo estimate (nil: fixed seed).
+	// Src drives the Monte Carlo estimate (nil: fixed seed).
 	Src rand.Source
 }
 

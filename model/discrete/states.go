@@ -80,7 +80,7 @@ type StatesOptions struct {
 	TrialIter int
 	// EM configures the final EM run.
 	EM model.EMOptions
-	// Rand perturbs split states (nil: fixed seed).
+	// Src perturbs split states (nil: fixed seed).
 	Src rand.Source
 }
 

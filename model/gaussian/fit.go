@@ -12,6 +12,15 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
+// The two bounds on a correlation |ρ|: an EM start from edge lengths stays
+// further from 1 (an edge of length ≈ 0 must not start EM at a degenerate
+// model), while the M-step only keeps every conditional variance 1 − ρ²
+// positive.
+const (
+	startRhoMax = 0.999
+	rhoMax      = 0.999999
+)
+
 // gbinding maps a continuous dataset onto a Gaussian model's observed
 // nodes by name.
 type gbinding struct {
@@ -442,7 +451,7 @@ func (g *Model) startGaussian(b *gbinding) error {
 		l, _ := t.EdgeLength(u, v)
 		rho := 0.5
 		if !math.IsNaN(l) {
-			rho = math.Min(math.Exp(-l), 0.999)
+			rho = math.Min(math.Exp(-l), startRhoMax)
 		}
 		g.Rho[v] = rho * sign(pos[sur[u]], pos[sur[v]])
 	}
@@ -645,7 +654,7 @@ func (em *gaussEM) mstep(st *gaussStats) {
 		if p := r.Parent[v]; p >= 0 {
 			c := st.sp[v]/n - mean[v]*mean[p]
 			if den := math.Sqrt(vr[v] * vr[p]); den > 0 {
-				g.Rho[v] = math.Max(-0.999999, math.Min(0.999999, c/den))
+				g.Rho[v] = math.Max(-rhoMax, math.Min(rhoMax, c/den))
 			}
 		}
 		if !g.Tree.IsHidden(v) && vr[v] > 0 && !math.IsInf(vr[v], 0) {
