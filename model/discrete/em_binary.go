@@ -3,9 +3,8 @@ package discrete
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
 )
 
@@ -77,25 +76,11 @@ func (b *binding) binCodes() [][]uint8 {
 		}
 		bin[v], miss[v] = x, any&2 != 0
 	}
-	nw := min(runtime.GOMAXPROCS(0), len(nodes))
-	if b.rows*len(nodes) < 1<<16 || nw < 2 {
-		for _, v := range nodes {
-			convert(v)
-		}
-	} else {
-		var wg sync.WaitGroup
-		var next atomic.Int64
-		for range nw {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
-					convert(nodes[i])
-				}
-			}()
-		}
-		wg.Wait()
+	workers := runtime.GOMAXPROCS(0)
+	if b.rows*len(nodes) < 1<<16 {
+		workers = 1 // not worth the goroutines
 	}
+	parallel.For(workers, len(nodes), func(_, i int) { convert(nodes[i]) })
 	b.bin, b.binMiss = bin, miss
 	return bin
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
 )
 
@@ -357,26 +357,10 @@ func (e *engine) forBlocks(rows, nw int, fn func(worker int, w *work, r0, nb int
 // shorter), in parallel; fn receives the worker index (below nw).
 func (e *engine) forBlockRange(rows, size, nw int, fn func(worker int, r0, nb int)) {
 	nblocks := (rows + size - 1) / size
-	if nw > nblocks {
-		nw = max(1, nblocks)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, nblocks)
-	for bl := 0; bl < nblocks; bl++ {
-		next <- bl
-	}
-	close(next)
-	for wk := 0; wk < nw; wk++ {
-		wg.Add(1)
-		go func(wk int) {
-			defer wg.Done()
-			for bl := range next {
-				r0 := bl * size
-				fn(wk, r0, min(size, rows-r0))
-			}
-		}(wk)
-	}
-	wg.Wait()
+	parallel.For(nw, nblocks, func(wk, bl int) {
+		r0 := bl * size
+		fn(wk, r0, min(size, rows-r0))
+	})
 }
 
 // LogLikelihood returns the log-likelihood (natural log) of every row of d
