@@ -19,5 +19,8 @@
 //
 // is not run (the Slurm loop, which .ci/run runs as scripts/slurm-em.sh).
 //
+// TestArchitectureLevels keeps docs/architecture.md's table of packages
+// by level true to the import graph.
+//
 //	LATENTREE_README=1 go test ./internal/readmetest -timeout 30m -v
 package readmetest
