@@ -209,37 +209,15 @@ func WriteJSON(w io.Writer, t *Tree) error {
 		return err
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\n  \"format\": %q,\n  \"version\": %d,\n  \"nodes\": [", doc.Format, doc.Version)
-	for k, n := range doc.Nodes {
-		b, err := json.Marshal(n)
-		if err != nil {
-			return err
-		}
-		if k > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString("\n    ")
-		buf.Write(b)
+	fmt.Fprintf(&buf, "{\n  \"format\": %q,\n  \"version\": %d,\n  \"nodes\": ", doc.Format, doc.Version)
+	if err := writeJSONLines(&buf, doc.Nodes); err != nil {
+		return err
 	}
-	if len(doc.Nodes) > 0 {
-		buf.WriteString("\n  ")
+	buf.WriteString(",\n  \"edges\": ")
+	if err := writeJSONLines(&buf, doc.Edges); err != nil {
+		return err
 	}
-	buf.WriteString("],\n  \"edges\": [")
-	for k, e := range doc.Edges {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		if k > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString("\n    ")
-		buf.Write(b)
-	}
-	if len(doc.Edges) > 0 {
-		buf.WriteString("\n  ")
-	}
-	buf.WriteString("]\n}\n")
+	buf.WriteString("\n}\n")
 	_, err = w.Write(buf.Bytes())
 	return err
 }
@@ -252,4 +230,26 @@ func ReadJSON(r io.Reader) (*Tree, error) {
 		return nil, fmt.Errorf("tree: JSON: %w", err)
 	}
 	return decodeJSON(data)
+}
+
+// writeJSONLines writes items as a JSON array with one item per line,
+// indented for a member of the top-level object.
+func writeJSONLines[T any](buf *bytes.Buffer, items []T) error {
+	buf.WriteByte('[')
+	for k, it := range items {
+		b, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		if k > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		buf.Write(b)
+	}
+	if len(items) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteByte(']')
+	return nil
 }
