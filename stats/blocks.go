@@ -20,22 +20,15 @@ func ComputeBlocks(r data.BlockReader, opt Options) (*Stats, error) {
 	if r == nil {
 		return nil, errors.New("stats: nil block reader")
 	}
-	var acc Stats
 	// The next block is read while this one is computed.
-	err := data.ReadAhead(r, func(d *data.Dataset) error {
-		s, err := Compute(d, opt)
-		if err != nil {
-			return err
-		}
-		return acc.Merge(s)
-	})
+	acc, _, err := computeMerged(func(f func(*data.Dataset) error) error { return data.ReadAhead(r, f) }, opt)
 	if err != nil {
 		return nil, err
 	}
 	if acc.index == nil {
 		return nil, errors.New("stats: no blocks to compute statistics of")
 	}
-	return sortedStates(&acc)
+	return sortedStates(acc)
 }
 
 // ComputeSource computes the statistics of every block of one pass of
@@ -49,23 +42,14 @@ func ComputeSource(src data.Source, opt Options) (*Stats, error) {
 	if src == nil {
 		return nil, errors.New("stats: nil source")
 	}
-	var acc Stats
-	blocks := 0
-	err := src.Scan(func(d *data.Dataset) error {
-		blocks++
-		s, err := Compute(d, opt)
-		if err != nil {
-			return err
-		}
-		return acc.Merge(s)
-	})
+	acc, blocks, err := computeMerged(src.Scan, opt)
 	if err != nil {
 		return nil, err
 	}
 	if blocks == 0 {
 		return nil, errors.New("stats: no rows: the source gave no blocks")
 	}
-	return sortedStates(&acc)
+	return sortedStates(acc)
 }
 
 // sortedStates returns s with the states of every discrete variable in the
@@ -91,4 +75,21 @@ func sortedStates(s *Stats) (*Stats, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// computeMerged computes the statistics of every block that scan passes to
+// its function and merges them; it returns the merged statistics and the
+// number of blocks.
+func computeMerged(scan func(func(*data.Dataset) error) error, opt Options) (*Stats, int, error) {
+	var acc Stats
+	blocks := 0
+	err := scan(func(d *data.Dataset) error {
+		blocks++
+		s, err := Compute(d, opt)
+		if err != nil {
+			return err
+		}
+		return acc.Merge(s)
+	})
+	return &acc, blocks, err
 }
