@@ -13,15 +13,6 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// withFailingSVD makes the decompositions for which fail returns true
-// fail, as if LAPACK had not converged, until the test ends. (The tests
-// of this package do not run in parallel.)
-func withFailingSVD(t *testing.T, fail func(rows, cols int, dqds bool) bool) {
-	t.Helper()
-	failSVD = fail
-	t.Cleanup(func() { failSVD = nil })
-}
-
 // productWeights are the integer weights w(a,b)·w(c,d) of a 2×3×4×5 table
 // that is the product of a table of variables 0, 1 and one of 2, 3: its
 // P01 unfolding has rank one, so the nuclear test picks P01 by far.
@@ -113,18 +104,18 @@ func TestNuclearSVDFailure(t *testing.T) {
 	}
 
 	// dqds fails for P01 (6×20): the general SVD gives the same score.
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return dqds && m == 6 && n == 20 })
+	tb.failSVD = func(m, n int, dqds bool) bool { return dqds && m == 6 && n == 20 }
 	r := tb.Nuclear(0)
 	if r.Err != nil || r.Pairing != P01 || math.Abs(r.Scores[P01]-good.Scores[P01]) > 1e-12 {
 		t.Errorf("dqds failure: %+v, want %+v", r, good)
 	}
 
 	// Both fail for P02 (8×15), the losing pairing: still a failure.
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return m == 8 && n == 15 })
+	tb.failSVD = func(m, n int, dqds bool) bool { return m == 8 && n == 15 }
 	checkFailed(t, "P02 fails", tb.Nuclear(0), "8×15 unfolding of {0,2|1,3} did not converge", P02)
 
 	// Both fail for P01, the winner.
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return m == 6 && n == 20 })
+	tb.failSVD = func(m, n int, dqds bool) bool { return m == 6 && n == 20 }
 	for _, conc := range []bool{true, false} {
 		r := tb.nuclear(0, conc)
 		checkFailed(t, "P01 fails", r, "6×20 unfolding of {0,1|2,3} did not converge", P01)
@@ -134,14 +125,14 @@ func TestNuclearSVDFailure(t *testing.T) {
 	}
 
 	// The direct path (a table that needs scaling) fails the same way.
-	small := &Table{N: tb.N, P: make([]float64, len(tb.P))}
+	small := &Table{N: tb.N, P: make([]float64, len(tb.P)), failSVD: tb.failSVD}
 	for i, p := range tb.P {
 		small.P[i] = p * 1e-300
 	}
 	checkFailed(t, "scaled", small.Nuclear(0), "6×20 unfolding", P01)
 
 	// The pooled job does not carry the failure over.
-	failSVD = nil
+	tb.failSVD = nil
 	if r := tb.Nuclear(0); r != good {
 		t.Errorf("after a failure: %+v, want %+v", r, good)
 	}
@@ -151,7 +142,7 @@ func TestNuclearSVDFailure(t *testing.T) {
 // = 0 to its pairings' scores; it is now reported.
 func TestSpectralSVDFailure(t *testing.T) {
 	tb := productTable()
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return m == 2 && n == 3 }) // variables 0 and 1
+	tb.failSVD = func(m, n int, dqds bool) bool { return m == 2 && n == 3 } // variables 0 and 1
 	checkFailed(t, "spectral", tb.Spectral(1, 0), "2×3 table of variables 0 and 1", P01)
 }
 
@@ -204,7 +195,7 @@ func TestOraclesReportFailure(t *testing.T) {
 	if r, err := o.Resolve([4]int{0, 1, 2, 3}); err != nil || r.Pairing != P01 {
 		t.Fatalf("fixture: %+v, %v", r, err)
 	}
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return m == 6 && n == 20 })
+	o.failSVD = func(m, n int, dqds bool) bool { return m == 6 && n == 20 }
 	wantMsg := `quartet test of "v0", "v1", "v2", "v3": quartet: the singular value decomposition of the 6×20 unfolding of {0,1|2,3} did not converge: latentree: numerical failure`
 	if _, err := o.Resolve([4]int{0, 1, 2, 3}); !errors.Is(err, ErrNumerical) || err.Error() != wantMsg {
 		t.Errorf("DataOracle.Resolve: %v\nwant %s", err, wantMsg)
@@ -218,7 +209,8 @@ func TestOraclesReportFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withFailingSVD(t, func(m, n int, dqds bool) bool { return true })
+	always := func(m, n int, dqds bool) bool { return true }
+	so.failSVD, o.failSVD = always, always
 	if _, err := so.Resolve([4]int{0, 1, 2, 3}); !errors.Is(err, ErrNumerical) {
 		t.Errorf("spectral DataOracle.Resolve: %v", err)
 	}
@@ -236,7 +228,7 @@ func TestOraclesReportFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := mod.Tree.Observed()
-	mo := &ModelOracle{Model: mod, Nodes: obs}
+	mo := &ModelOracle{Model: mod, Nodes: obs, failSVD: always}
 	if _, err := mo.Resolve([4]int{0, 1, 2, 3}); !errors.Is(err, ErrNumerical) || !strings.Contains(err.Error(), strconv.Quote(mod.Tree.Name(obs[0]))) {
 		t.Errorf("ModelOracle.Resolve: %v", err)
 	}

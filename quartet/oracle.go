@@ -63,7 +63,7 @@ func (o *DataOracle) ResolveAll(quartets [][4]int, workers int) ([]Result, error
 		wg.Go(func() {
 			// Each worker has its own count buffer and table; with one
 			// worker the test itself may use both cores.
-			mine := &DataOracle{Data: o.Data, Test: o.Test, K: o.K, MinMargin: o.MinMargin}
+			mine := &DataOracle{Data: o.Data, Test: o.Test, K: o.K, MinMargin: o.MinMargin, failSVD: o.failSVD}
 			for !failed.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(quartets) {
@@ -117,6 +117,7 @@ type DataOracle struct {
 	pairBuf []int64
 	mi      map[[2]int]float64
 	miAll   []float64
+	failSVD func(rows, cols int, dqds bool) bool // test hook, see Table
 }
 
 // NewDataOracle checks that every column of d is discrete with at least
@@ -180,6 +181,7 @@ func (o *DataOracle) fill(t *Table, q [4]int) error {
 	for i, j := range q {
 		n[i] = o.Data.Var(j).NumStates()
 	}
+	t.failSVD = o.failSVD
 	return t.setCounts(n, o.buf)
 }
 
@@ -276,6 +278,7 @@ type ModelOracle struct {
 	Test      Test
 	K         int
 	MinMargin float64
+	failSVD   func(rows, cols int, dqds bool) bool // test hook, see Table
 }
 
 // Resolve implements Oracle.
@@ -289,7 +292,7 @@ func (o *ModelOracle) Resolve(q [4]int) (Result, error) {
 	for i, v := range nodes {
 		n[i] = o.Model.States[v]
 	}
-	t := &Table{N: n, P: p}
+	t := &Table{N: n, P: p, failSVD: o.failSVD}
 	r := t.run(o.Test, o.K, o.MinMargin)
 	if r.Err != nil {
 		tr := o.Model.Tree

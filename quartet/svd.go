@@ -11,18 +11,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// failSVD, when not nil, is asked before each decomposition whether it
-// should fail as if LAPACK had not converged: with dqds true for the dqds
-// step on a bidiagonal (dlasq1), false for the general SVD (dgesvd). Only
-// tests set it, to check that failures are reported; it is nil otherwise.
-var failSVD func(rows, cols int, dqds bool) bool
-
 // singularValues returns the singular values of m in decreasing order. It
 // reports false if the decomposition did not converge. The elements of m
 // must be finite (gonum panics on NaN).
-func singularValues(m *mat.Dense) ([]float64, bool) {
-	if failSVD != nil {
-		if r, c := m.Dims(); failSVD(r, c, false) {
+// fail is the table's test hook (Table.failSVD), usually nil.
+func singularValues(m *mat.Dense, fail func(rows, cols int, dqds bool) bool) ([]float64, bool) {
+	if fail != nil {
+		if r, c := m.Dims(); fail(r, c, false) {
 			return nil, false
 		}
 	}
@@ -36,8 +31,8 @@ func singularValues(m *mat.Dense) ([]float64, bool) {
 // nuclearNorm returns Σ σ_i(m). (Singular values, not square roots of
 // Gram eigenvalues: near-ties between pairings need the accuracy.) It
 // reports false if the decomposition did not converge.
-func nuclearNorm(m *mat.Dense) (float64, bool) {
-	sv, ok := singularValues(m)
+func nuclearNorm(m *mat.Dense, fail func(rows, cols int, dqds bool) bool) (float64, bool) {
+	sv, ok := singularValues(m, fail)
 	s := 0.0
 	for _, v := range sv {
 		s += v
@@ -111,7 +106,7 @@ func (j *nuclearJob) reduce(p Pairing) {
 	case !finite:
 		j.fail(p, j.t.nonFinite())
 	case !safe:
-		s, ok := nuclearNorm(mat.NewDense(m, n, w.a))
+		s, ok := nuclearNorm(mat.NewDense(m, n, w.a), j.t.failSVD)
 		if !ok {
 			j.fail(p, svdError(p, m, n))
 			return
@@ -133,10 +128,10 @@ func (j *nuclearJob) solve(p Pairing) {
 	if j.direct[p] {
 		return
 	}
-	sv, ok := j.ws[p].bidiagonalValues()
+	sv, ok := j.ws[p].bidiagonalValues(j.t.failSVD)
 	if !ok {
 		// dqds did not converge: leave it to the general SVD.
-		s, ok := nuclearNorm(j.t.Unfolding(p))
+		s, ok := nuclearNorm(j.t.Unfolding(p), j.t.failSVD)
 		if !ok {
 			m, n := j.t.unfoldingShape(p)
 			j.fail(p, svdError(p, m, n))
@@ -256,12 +251,12 @@ func (w *svdWork) bidiagonalize() {
 
 // bidiagonalValues returns the singular values of the bidiagonal, in
 // decreasing order, overwriting d and e. It reports false if dqds failed.
-func (w *svdWork) bidiagonalValues() ([]float64, bool) {
+func (w *svdWork) bidiagonalValues(fail func(rows, cols int, dqds bool) bool) ([]float64, bool) {
 	k := min(w.m, w.n)
 	if k == 0 {
 		return w.d[:0], true
 	}
-	if failSVD != nil && failSVD(w.m, w.n, true) {
+	if fail != nil && fail(w.m, w.n, true) {
 		return nil, false
 	}
 	if lapackImpl.Dlasq1(k, w.d, w.e, w.work) != 0 {

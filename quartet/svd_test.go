@@ -81,7 +81,7 @@ func TestSVDWorkMatchesSVD(t *testing.T) {
 			w.reserve(m, n)
 			copy(w.a, a)
 			w.bidiagonalize()
-			got, ok := w.bidiagonalValues()
+			got, ok := w.bidiagonalValues(nil)
 			if !ok {
 				t.Fatalf("%d×%d %s: dqds failed", m, n, kind)
 			}

@@ -16,6 +16,12 @@ import (
 type Table struct {
 	N [4]int
 	P []float64
+
+	// failSVD, when not nil, is asked before each decomposition whether
+	// it should fail as if LAPACK had not converged (dqds true for the
+	// dqds step on a bidiagonal, false for the general SVD). Only tests
+	// set it.
+	failSVD func(rows, cols int, dqds bool) bool
 }
 
 // NewTable returns a probability table from 4-way counts.
@@ -224,7 +230,7 @@ func (t *Table) Spectral(k int, minMargin float64) Result {
 	}
 	logprod := func(i, j int) (float64, error) {
 		m := t.Pair(i, j)
-		sv, ok := singularValues(m)
+		sv, ok := singularValues(m, t.failSVD)
 		if !ok {
 			rows, cols := m.Dims()
 			return math.NaN(), fmt.Errorf("quartet: the singular value decomposition of the %d×%d table of variables %d and %d did not converge: %w", rows, cols, i, j, ErrNumerical)
