@@ -51,14 +51,7 @@ func TestLearnRecoversSampledNetworks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range trials {
 		n := randomImageLike(rng, 6+2*trial, 64)
-		d, err := n.Sample(rand.NewPCG(uint64(trial), 99), rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := noisyor.NewBinary(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := sampleBinary(t, n, uint64(trial), rows, 0)
 		res, err := Learn(b, Options{})
 		if err != nil {
 			t.Fatal(err)
