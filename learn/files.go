@@ -174,7 +174,7 @@ func (f *Files) Sample(n int, src rand.Source) (*data.Dataset, error) {
 	case f.packed == nil:
 		return nil, nil
 	case f.packed.NumRows() <= n:
-		return f.packed.Dataset()
+		return f.dataset()
 	}
 	if src == nil {
 		src = rand.NewPCG(1, 0x5e)
