@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 )
 
 // ErrMixedKinds is returned (wrapped) when parameters are to be fitted to
@@ -165,7 +166,7 @@ func (f *Files) dataset() (*data.Dataset, error) {
 
 // Sample returns rows to look at the data by, as a report does: the rows
 // Learn unpacked, or all of them when there are at most n, or else n rows
-// drawn at random with src (nil: a fixed seed). With Stream it returns
+// drawn at random with src (nil: the fixed seed rand.NewPCG(1, 0x5e)). With Stream it returns
 // nil: the rows were never held.
 func (f *Files) Sample(n int, src rand.Source) (*data.Dataset, error) {
 	switch {
@@ -176,10 +177,7 @@ func (f *Files) Sample(n int, src rand.Source) (*data.Dataset, error) {
 	case f.packed.NumRows() <= n:
 		return f.dataset()
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 0x5e)
-	}
-	return f.packed.Sample(n, rand.New(src))
+	return f.packed.Sample(n, seed.Rand(src, seed.Sample))
 }
 
 // FromFiles learns a latent tree from data files in one call: OpenFiles

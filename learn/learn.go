@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	_ "github.com/latentree/latentree/model/spectral" // registers the spectral family (Options.Fit may ask for it)
 	"github.com/latentree/latentree/quartet"
@@ -176,7 +177,8 @@ type Options struct {
 	Workers int
 	// Src drives everything random: the quartet method's random order,
 	// EM restarts and random starts, regularized CLGrouping's sampling of
-	// hidden variables (nil: a fixed seed).
+	// hidden variables (nil: the fixed seed rand.NewPCG(1, 0x1ea7), the
+	// CLI's default --seed).
 	Src rand.Source
 }
 
@@ -336,10 +338,7 @@ func (e *OptionError) Error() string {
 }
 
 func (o *Options) rng() rand.Source {
-	if o.Src != nil {
-		return o.Src
-	}
-	return rand.NewPCG(1, 0x1ea7)
+	return seed.Or(o.Src, seed.Learn)
 }
 
 // Learn learns a latent tree from d with the chosen method and, unless

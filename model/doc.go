@@ -52,7 +52,8 @@
 // uses it.
 //
 // Randomness comes only from a rand.Source (math/rand/v2) passed in, as in
-// gonum: the Src field of the options (nil: a fixed seed) or the src
+// gonum: the Src field of the options (nil: a fixed seed, the
+// same for every call of one function) or the src
 // argument of Sample, so the same data and options give the same model
 // whatever the number of workers. A *rand.Rand is a rand.Source too.
 package model

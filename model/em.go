@@ -46,7 +46,8 @@ type EMOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
-	// Src draws the random initialisations (nil: a fixed seed).
+	// Src draws the random initialisations (nil: the fixed seed
+	// rand.NewPCG(1, 2)).
 	Src rand.Source
 	// Progress, if set, is called after every E-step of the final run with
 	// the number of E-steps so far and the objective of the current

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/internal/unionfind"
 )
 
@@ -43,7 +44,8 @@ type LikOptions struct {
 	// component that is estimated. 0 means DefaultSamples; otherwise at
 	// least 2.
 	Samples int
-	// Src seeds the importance sampler; nil uses a fixed seed. Two numbers
+	// Src seeds the importance sampler; nil uses the fixed seed
+	// rand.NewPCG(1, 0x6e6f6973), the CLI's default --seed. Two numbers
 	// are drawn from it at the start; a row with an estimated component
 	// draws from its own stream derived from them and the row's index, so
 	// the result does not depend on Workers.
@@ -224,11 +226,7 @@ func newLikEngine(n *Network, b *Binary, opt *LikOptions) (*likEngine, error) {
 			}
 		}
 	}
-	src := opt.Src
-	if src == nil {
-		src = rand.NewPCG(0x6e6f6973, 0x796f72) // fixed seed
-	}
-	e.opt.Src = src
+	e.opt.Src = seed.Or(opt.Src, seed.NoisyOrLik)
 	return e, nil
 }
 

@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 )
 
 // Sample draws rows independent rows from the network: one binary column
-// per effect, with states "0" and "1". A nil src uses a fixed seed.
+// per effect, with states "0" and "1". A nil src uses the fixed seed
+// rand.NewPCG(1, 2).
 func (n *Network) Sample(src rand.Source, rows int) (*data.Dataset, error) {
 	d, _, err := n.SampleAll(src, rows)
 	return d, err
@@ -27,10 +29,7 @@ func (n *Network) SampleAll(src rand.Source, rows int) (*data.Dataset, [][]bool,
 	if len(n.Effects) == 0 {
 		return nil, nil, errors.New("noisyor: network has no effects")
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(src, seed.Model)
 	m := len(n.Effects)
 	cols := make([][]uint16, m)
 	for a := range cols {

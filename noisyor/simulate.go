@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/latentree/latentree/internal/seed"
 )
 
 // ImageShapes are the names of the sources of ImageNetwork, in order.
@@ -146,16 +148,13 @@ func checkParamRanges(pmin, pmax, fmin, fmax, leak float64) error {
 // in [MinChildren, MaxChildren] chosen uniformly among the effects "e1",
 // "e2", ..., with failures uniform in [FailureMin, FailureMax], and the
 // same leak on every effect. With Learnable the network is
-// quartet-learnable. A nil src uses a fixed seed; the same src gives the
-// same network.
+// quartet-learnable. A nil src uses the fixed seed rand.NewPCG(1, 2); the
+// same src gives the same network.
 func RandomNetwork(src rand.Source, opt RandomOptions) (*Network, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(src, seed.Model)
 	n := &Network{Effects: make([]string, opt.Effects), Sources: make([]Source, opt.Sources)}
 	for a := range n.Effects {
 		n.Effects[a] = fmt.Sprintf("e%d", a+1)
@@ -354,15 +353,13 @@ func (o *QMROptions) defaults() error {
 //	3       0.1   [0]           0.9   [2]
 //	never     2   [2]             4   [4]
 //
-// A nil src uses a fixed seed; the same src gives the same network.
+// A nil src uses the fixed seed rand.NewPCG(1, 2); the same src gives the
+// same network.
 func QMRLike(src rand.Source, opt QMROptions) (*Network, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(src, seed.Model)
 	m := opt.Effects
 	weight := make([]float64, m)
 	for r, a := range rng.Perm(m) {

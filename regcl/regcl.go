@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/stats"
@@ -29,8 +30,8 @@ type Options struct {
 	MaxHidden int
 	// EM configures the local and final EM runs (Tol default model.DefaultTol).
 	EM model.EMOptions
-	// Src samples the hidden variables when SampleHidden (nil: a fixed
-	// seed).
+	// Src samples the hidden variables when SampleHidden (nil: the fixed
+	// seed rand.NewPCG(1, 3)).
 	Src rand.Source
 	// SampleHidden completes each new hidden variable with a sample from
 	// its posterior, as the paper does. By default latentree uses its most
@@ -149,11 +150,7 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	if l.k == 0 {
 		l.k = 2
 	}
-	src := opt.Src
-	if src == nil {
-		src = rand.NewPCG(1, 3)
-	}
-	l.rng = rand.New(src)
+	l.rng = seed.Rand(opt.Src, seed.RegCL)
 	l.emOpt = opt.EM
 	if l.emOpt.Tol == 0 {
 		l.emOpt.Tol = model.DefaultTol

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/spectral"
@@ -41,7 +41,7 @@ func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
 	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data, parameter stage: pseudo-count added to EM's expected counts each time the conditional probability tables are re-estimated (the M-step), so that no probability becomes exactly 0 for a combination the rows never show (≥ 0; 0: maximum likelihood). Raise it (0.1 to 1) when rows are few for the number of states, or when new data get probability 0 under the model (score). Not the structure stage's --table-pseudo")
-	fs.Uint64Var(&f.seed, "seed", 1, seedHelp)
+	fs.Uint64Var(&f.seed, "seed", seed.Default, seedHelp)
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
 	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
 	fs.IntVar(&f.sample, "em-sample", 0, "discrete data: warm EM up on random samples of this many rows, then 8 times more while at most a quarter of the rows, before the passes over all rows (0: auto, rows/32 from 1,000,000 rows on; -1: never)")
@@ -98,7 +98,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	}
 	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
 	opt.EM.Accel, opt.EM.Stop, opt.EM.Sample = accel, stop, f.sample
-	opt.EM.Src = rand.NewPCG(f.seed, 0xe3)
+	opt.EM.Src = seed.New(f.seed, seed.Fit)
 	if f.random {
 		opt.Init = model.InitRandom
 	}

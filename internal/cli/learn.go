@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model/spectral"
 	"github.com/latentree/latentree/quartet"
@@ -351,7 +351,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 		opt.Fit = fo
 	}
-	opt.Src = rand.NewPCG(o.em.seed, 0x1ea7)
+	opt.Src = seed.New(o.em.seed, seed.Learn)
 	if err := opt.Validate(); err != nil {
 		return opt, optionError(cmd, err)
 	}

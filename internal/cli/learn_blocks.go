@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/learn"
 )
 
@@ -89,7 +89,7 @@ func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, path
 	}
 	var d *data.Dataset
 	if o.report != "" {
-		if d, err = files.Sample(reportSampleRows, rand.NewPCG(o.em.seed, 0x5e)); err != nil {
+		if d, err = files.Sample(reportSampleRows, seed.New(o.em.seed, seed.Sample)); err != nil {
 			return nil, nil, 0, err
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/noisyor"
 	"github.com/latentree/latentree/noisyor/vem"
 )
@@ -121,7 +121,7 @@ the bound of every start.`,
 	f.Float64Var(&o.leak, "leak", vem.DefaultLeak, fmt.Sprintf("leak every effect starts from (kept with --fix-leak), in [%g, 1 − %g]", vem.MinProb, vem.MinProb))
 	f.BoolVar(&o.fixLeak, "fix-leak", false, "keep every leak at --leak instead of learning it")
 	f.Float64Var(&o.maxFailure, "max-failure", vem.DefaultMaxFailure, "leave out of the network the edges whose failure exceeds this, in (0, 1] (1 keeps every pair)")
-	f.Uint64Var(&o.seed, "seed", 1, "random seed of the starts")
+	f.Uint64Var(&o.seed, "seed", seed.Default, "random seed of the starts")
 	df.register(f)
 	for _, name := range []string{"discrete", "continuous", "max-states", "drop-constant"} {
 		_ = f.MarkHidden(name)
@@ -152,7 +152,7 @@ func (o *noisyorFitOpts) options(cmd *cobra.Command) (vem.Options, error) {
 		return opt, usagef("--max-failure %v: want a value in (0, 1]", o.maxFailure)
 	}
 	return vem.Options{Sources: o.sources, Restarts: o.restarts, MaxIter: o.maxIter, Tol: o.tol,
-		Leak: o.leak, FixLeak: o.fixLeak, MaxFailure: o.maxFailure, Src: rand.NewPCG(o.seed, 0x76656d)}, nil
+		Leak: o.leak, FixLeak: o.fixLeak, MaxFailure: o.maxFailure, Src: seed.New(o.seed, seed.VEM)}, nil
 }
 
 // record adds the effective settings and the fit's bound to the

@@ -3,13 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/noisyor"
 	"github.com/latentree/latentree/noisyor/quartetlearn"
 )
@@ -144,7 +144,7 @@ leaks), which score and infer read.`,
 	f.Float64Var(&o.pairZ, "pair-z", quartetlearn.DefaultPairZ, "candidate quartets are formed only from effects that are pairwise dependent; two effects count as dependent when their correlation is this many standard errors above 0 "+
 		"(a one-sided z-test, z = correlation·√rows). Lower finds the quartets of weaker sources but tests many more quartets (slower, more chance passes); higher is faster and may miss weak sources")
 	f.StringVar(&o.polish, "polish", "em", "finish the parameters on data: em (maximum-likelihood EM with the learned structure fixed) or none (the paper's moment estimates)")
-	f.Uint64Var(&o.seed, "seed", 1, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
+	f.Uint64Var(&o.seed, "seed", seed.Default, "seed for sampling candidate quartets (only when there are more than --max-quartets)")
 	df.register(f)
 	for _, name := range []string{"discrete", "continuous", "max-states", "drop-constant"} {
 		_ = f.MarkHidden(name)
@@ -193,7 +193,7 @@ func (o *noisyorLearnOpts) options(cmd *cobra.Command) (quartetlearn.Options, er
 		return opt, usagef("--no-prune applies to data, not to --exact")
 	}
 	opt = quartetlearn.Options{RankTol: o.rankTol, PMITol: o.pmiTol, Test: t, SpreadTol: o.spreadTol,
-		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: rand.NewPCG(o.seed, 0x6e6f), Polish: pol, NoPrune: o.noPrune}
+		PairZ: o.pairZ, MaxQuartets: o.maxQuartets, Src: seed.New(o.seed, seed.QuartetLearn), Polish: pol, NoPrune: o.noPrune}
 	if o.maxDepth >= 0 {
 		opt.MaxRounds = o.maxDepth + 1
 	}

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/noisyor"
 )
@@ -37,7 +37,7 @@ func addNoisyorFlags(f *pflag.FlagSet) *noisyorFlags {
 		"Raising it makes more rows exact; time grows with the terms (each doubling allows one more source or positive finding per group)")
 	f.IntVar(&nf.samples, "importance-samples", noisyor.DefaultSamples, "noisy-or models: importance samples drawn for each group of sources above --max-exact (≥ 2); more samples give a smaller standard error, in proportional time")
 	deprecatedAlias(f, "samples", "importance-samples")
-	f.Uint64Var(&nf.seed, "seed", 1, "noisy-or models: random seed of the importance sampler")
+	f.Uint64Var(&nf.seed, "seed", seed.Default, "noisy-or models: random seed of the importance sampler")
 	return nf
 }
 
@@ -48,7 +48,7 @@ func (nf *noisyorFlags) options(cmd *cobra.Command) (noisyor.LikOptions, error) 
 	if nf.samples < 2 {
 		return noisyor.LikOptions{}, usagef("%s must be at least 2", flagName(cmd, "importance-samples"))
 	}
-	return noisyor.LikOptions{MaxExact: nf.maxExact, Samples: nf.samples, Src: rand.NewPCG(nf.seed, 0x6e6f6973)}, nil
+	return noisyor.LikOptions{MaxExact: nf.maxExact, Samples: nf.samples, Src: seed.New(nf.seed, seed.NoisyOrLik)}, nil
 }
 
 // noisyorModel returns the network in the model file at path when its

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/noisyor"
 )
@@ -113,7 +114,7 @@ standard error otherwise.`,
 	f.IntVar(&o.twins, "twins", 0, "pairs of diseases sharing all children but one each (qmr: 1)")
 	f.IntVar(&o.nearTwins, "near-twins", 0, "pairs of diseases sharing all children but two each (qmr: 1)")
 	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the model)")
-	f.Uint64Var(&o.seed, "seed", 1, "random seed")
+	f.Uint64Var(&o.seed, "seed", seed.Default, "random seed")
 	f.StringVarP(&o.out, "out", "o", "", "write the CSV here instead of standard output")
 	f.StringVar(&o.model, "model", "", "write the true network (model JSON) to this file")
 	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output, or on standard error when an output goes to standard output)")
@@ -255,13 +256,13 @@ func runNoisyorSimulate(e *env, cmd *cobra.Command, o *noisyorSimOpts) error {
 	if err := e.checkPaths(nil, paths); err != nil {
 		return err
 	}
-	n, err := buildNoisyorNetwork(cmd, o, rand.NewPCG(o.seed, 0x5eed0001))
+	n, err := buildNoisyorNetwork(cmd, o, seed.New(o.seed, seed.NoisyOrNetwork))
 	if err != nil {
 		return err
 	}
 	var outs []output
 	if o.rows > 0 {
-		d, err := n.Sample(rand.NewPCG(o.seed, 0x5eed0002), o.rows)
+		d, err := n.Sample(seed.New(o.seed, seed.NoisyOrRows), o.rows)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -118,7 +119,7 @@ stats --out read as they read the CSV.`,
 	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration")
 	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the tree and --distances)")
 	deprecatedAlias(f, "samples", "rows")
-	f.Uint64Var(&o.seed, "seed", 1, "random seed")
+	f.Uint64Var(&o.seed, "seed", seed.Default, "random seed")
 	f.StringVarP(&o.out, "out", "o", "", "write the data here instead of standard output: CSV, or Parquet for a name ending in .parquet")
 	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
 	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
@@ -183,7 +184,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	if err := e.checkPaths(nil, paths); err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(o.seed, 0x1a7e17ee))
+	rng := rand.New(seed.New(o.seed, seed.Simulate))
 	t, err := buildTopology(o, rng)
 	if err != nil {
 		return err

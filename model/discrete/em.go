@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -298,12 +299,9 @@ const SampleGrowth = 8
 // Randomize sets every CPT row and the prior to random distributions:
 // Dirichlet(1) mixed with the uniform distribution (weight ½) so that no
 // probability starts near 0.
-// A nil src means a fixed seed.
+// A nil src means the fixed seed rand.NewPCG(1, 2).
 func (m *Model) Randomize(src rand.Source) {
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(src, seed.Model)
 	fill := func(row []float64) {
 		s := 0.0
 		for i := range row {
@@ -374,10 +372,7 @@ func (m *Model) FitEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, er
 
 // emRand returns the generator of EM's random starts and samples.
 func emRand(opt model.EMOptions) *rand.Rand {
-	if rng := newRand(opt.Src); rng != nil {
-		return rng
-	}
-	return rand.New(rand.NewPCG(1, 2))
+	return seed.Rand(opt.Src, seed.Model)
 }
 
 // runEM runs the restarts and the final run of EM on rs, filling res.

@@ -2,9 +2,9 @@ package discrete
 
 import (
 	"bytes"
-	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -38,9 +38,7 @@ func fit(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (model.Model, *mod
 	if err != nil {
 		return nil, nil, err
 	}
-	if em.Src == nil {
-		em.Src = rand.NewPCG(1, 2)
-	}
+	em.Src = seed.Or(em.Src, seed.Model)
 	switch opt.Init {
 	case model.InitSpectral:
 		if err := m.InitSurrogate(d, 0); err != nil {

@@ -2,7 +2,6 @@ package discrete
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -102,13 +101,4 @@ func startSpectral(m *Model, t *tree.Tree, d *data.Dataset, opt model.FitOptions
 	}
 	_, err = p.Project(m)
 	return err
-}
-
-// newRand wraps a passed source, or returns nil for none (the caller then
-// uses its fixed seed).
-func newRand(src rand.Source) *rand.Rand {
-	if src == nil {
-		return nil
-	}
-	return rand.New(src)
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 )
 
@@ -41,7 +42,8 @@ type KLOptions struct {
 	MaxEnumerate int
 	// Samples for the Monte Carlo estimate (default 100,000).
 	Samples int
-	// Src drives the Monte Carlo estimate (nil: fixed seed).
+	// Src drives the Monte Carlo estimate (nil: the fixed seed
+	// rand.NewPCG(1, 2)).
 	Src rand.Source
 }
 
@@ -103,10 +105,7 @@ func KL(p, q *Model, opt KLOptions) (kl, se float64, err error) {
 	if ns <= 0 {
 		ns = 100000
 	}
-	rng := newRand(opt.Src)
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(1, 2))
-	}
+	rng := seed.Rand(opt.Src, seed.Model)
 	d, err := p.Sample(rng, ns)
 	if err != nil {
 		return 0, 0, err

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 )
 
@@ -80,7 +81,7 @@ type StatesOptions struct {
 	TrialIter int
 	// EM configures the final EM run.
 	EM model.EMOptions
-	// Src perturbs split states (nil: fixed seed).
+	// Src perturbs split states (nil: the fixed seed rand.NewPCG(1, 8)).
 	Src rand.Source
 }
 
@@ -109,10 +110,7 @@ func chooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, i
 	if trial == 0 {
 		trial = 30
 	}
-	rng := newRand(opt.Src)
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(5, 8))
-	}
+	rng := seed.Rand(opt.Src, seed.States)
 	logn := math.Log(float64(d.NumRows()))
 	bic := func(mm *Model, ll float64) float64 { return -2*ll + float64(mm.NumParams())*logn }
 	cur := m.Clone()

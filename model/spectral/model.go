@@ -10,6 +10,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/names"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -417,7 +418,7 @@ func (s *Model) Impute(d *data.Dataset, opt model.ImputeOptions) (*model.Imputat
 // Sample draws n rows from P̂ one variable at a time, each from its
 // conditional given those already drawn (negative estimates set to 0):
 // an approximation of P̂ where it is not a distribution. A nil src means
-// a fixed seed.
+// the fixed seed rand.NewPCG(1, 2).
 func (s *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -425,10 +426,7 @@ func (s *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("model: %d rows", n)
 	}
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(src, seed.Model)
 	obs := s.Tree.Observed()
 	sd := &specData{cols: make([][]uint16, s.Tree.MaxID()), rows: n}
 	for _, v := range obs {

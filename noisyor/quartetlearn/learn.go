@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -135,8 +136,8 @@ type Options struct {
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
-	// Src drives the quartet search (see MaxQuartets); nil means a fixed
-	// seed.
+	// Src drives the quartet search (see MaxQuartets); nil means the
+	// fixed seed rand.NewPCG(1, 0x6e6f), the CLI's default --seed.
 	Src rand.Source
 	// Logger, if not nil, receives one line per round.
 	Logger *slog.Logger
@@ -434,11 +435,7 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	src := opt.Src
-	if src == nil {
-		src = rand.NewPCG(0x6e6f6973, 0x796f72)
-	}
-	rng := rand.New(src)
+	rng := seed.Rand(opt.Src, seed.QuartetLearn)
 	m := mo.numEffects()
 	learned := newLearnedIndex(m)
 	net := &noisyor.Network{Effects: slices.Clone(names)}

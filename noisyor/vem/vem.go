@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -165,7 +166,8 @@ type Options struct {
 	// μ and the variational distributions q per row and E-step (0:
 	// DefaultInner); a row stops early when its bound stops improving.
 	Inner int
-	// Src drives the random starts; nil uses a fixed seed. Start i draws
+	// Src drives the random starts; nil uses the fixed seed
+	// rand.NewPCG(1, 2). Start i draws
 	// its parameters from its own generator, seeded from Src in order.
 	Src rand.Source
 	// Workers is the number of goroutines (0: GOMAXPROCS). Rows are
@@ -929,11 +931,7 @@ func Fit(b *noisyor.Binary, opt Options) (*Result, error) {
 	if opt.MaxFailure == 0 {
 		opt.MaxFailure = DefaultMaxFailure
 	}
-	src := opt.Src
-	if src == nil {
-		src = rand.NewPCG(1, 2)
-	}
-	master := rand.New(src)
+	master := seed.Rand(opt.Src, seed.Model)
 	seeds := make([][2]uint64, opt.Restarts)
 	for i := range seeds {
 		seeds[i] = [2]uint64{master.Uint64(), master.Uint64()}
