@@ -24,8 +24,9 @@ const (
 	Gaussian
 	// Discrete is the general discrete distance of Lake (1994):
 	// −log |det J_ij| + ½ log det M_i + ½ log det M_j (Choi et al. 2011,
-	// eq. 9), for variables with equal numbers of states. With Rank k it
-	// is the rank-k distance (see InfoOptions.Rank).
+	// eq. 9), for variables with equal numbers of states. With Rank k, or
+	// by default when the variables have different numbers of states (see
+	// DefaultRank), it is the rank-k distance (see InfoOptions.Rank).
 	Discrete
 	// Symmetric is −(K−1) log(1 − K θ̂_ij) with θ̂_ij the estimated
 	// crossover probability P(x_i ≠ x_j)/(K−1), for symmetric discrete
@@ -59,7 +60,15 @@ type InfoOptions struct {
 	// the Lake distance; for k smaller it stays finite when hidden
 	// variables have fewer states than observed ones, and it is defined
 	// for variables with different numbers of states (k ≤ both).
+	//
+	// Rank 0 means Lake's distance when every discrete variable has the
+	// same number of states, and the rank-k distance with k =
+	// DefaultRank(s, HiddenStates) when they do not.
 	Rank int
+	// HiddenStates is the number of states expected of the hidden
+	// variables (0: 2). It only sets the default rank for variables with
+	// different numbers of states (DefaultRank).
+	HiddenStates int
 	// Pseudo is a pseudo-count added to every cell of each pairwise count
 	// table before normalising (0: none; it must be finite and not
 	// negative).
@@ -125,12 +134,12 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 	default:
 		return nil, nil, fmt.Errorf("distance: unknown kind %d", kind)
 	}
-	if kind == Discrete && opt.Rank <= 0 {
-		for j := 1; j < m; j++ {
-			if a, b := s.Var(0).NumStates(), s.Var(j).NumStates(); a != b {
-				return nil, nil, fmt.Errorf("distance: %q has %d states and %q has %d: the determinant distance needs equal numbers of states; set a rank k (--rank) to use the rank-k distance", s.Var(0).Name, a, s.Var(j).Name, b)
-			}
+	rank := opt.Rank
+	if kind == Discrete && rank <= 0 {
+		if opt.HiddenStates < 0 {
+			return nil, nil, fmt.Errorf("distance: %d hidden states: want at least 1 (0: 2)", opt.HiddenStates)
 		}
+		rank = DefaultRank(s, opt.HiddenStates)
 	}
 	out, err := NewMatrix(s.Names())
 	if err != nil {
@@ -159,7 +168,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 					case Discrete:
 						buf = s.Pair(i, j, buf)
 						var ok bool
-						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Rank, opt.Pseudo, opt.failSVD)
+						d, why, ok = discreteDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), rank, opt.Pseudo, opt.failSVD)
 						if !ok && errs[i] == nil {
 							errs[i] = fmt.Errorf("distance: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge: %w", s.Var(i).Name, s.Var(j).Name, ErrNumerical)
 						}
@@ -192,6 +201,55 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 		}
 	}
 	return out, deg, nil
+}
+
+// DefaultRank returns the rank k of the discrete distance that Information
+// uses when InfoOptions.Rank is 0: 0 (Lake's determinant distance) when
+// the discrete variables of s all have the same number of states, and
+// otherwise
+//
+//	k = min(hiddenStates, the smallest number of states of a variable)
+//
+// with hiddenStates 0 read as 2, variables of one state (constant, at
+// infinite distance from every other) left out of the minimum, and k at
+// least 2 (the largest singular value of a normalised joint table is
+// always 1, so one would make every distance 0).
+//
+// Why this k: when every hidden variable of a latent tree has k states
+// and every observed variable at least k, the joint table of two observed
+// variables factors through a k-state hidden variable on their path into
+// an n_i×k, a k×k and a k×n_j factor. The product of the k nonzero
+// singular values of the normalised table is then the product of those of
+// its factors (write the outer factors as an orthonormal basis times a
+// k×k triangle, by QR, and take the determinant of the k×k middle), so
+// the rank-k distance adds up along the path. One k for all pairs is
+// needed for that: with k larger than the hidden variables' states the
+// k-th singular value is 0 (an infinite distance), and a k above a
+// variable's number of states is undefined for its pairs. Observed
+// variables with more than k states inside the tree (not leaves) break
+// the additivity; there the determinant distance, which needs equal
+// numbers of states, is the exact one.
+func DefaultRank(s *stats.Stats, hiddenStates int) int {
+	lo, hi, constant := math.MaxInt, 0, false
+	for j := 0; j < s.NumVars(); j++ {
+		v := s.Var(j)
+		if v.Kind != data.Discrete {
+			continue
+		}
+		if n := v.NumStates(); n < 2 {
+			constant = true
+		} else {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+	}
+	if hi == 0 || lo == hi && !constant {
+		return 0
+	}
+	k := hiddenStates
+	if k <= 0 {
+		k = 2
+	}
+	return max(2, min(k, lo))
 }
 
 func gaussianDist(s *stats.Stats, i, j int) (float64, string) {
@@ -250,6 +308,10 @@ func discreteDist(c []int64, ni, nj, rank int, pseudo float64, failSVD func(ni, 
 		if p == 0 {
 			return math.Inf(1), fmt.Sprintf("state %d of the second variable never occurs with the first observed", b), true
 		}
+	}
+	if rank > 0 && min(ni, nj) < 2 {
+		// The only singular value of a constant variable's table is 1.
+		return math.Inf(1), "a variable with one state (constant)", true
 	}
 	if rank <= 0 && ni == 2 && nj == 2 {
 		det := J[0]*J[3] - J[1]*J[2]

@@ -24,9 +24,17 @@ import (
 // applies to chowliu's mutual information.
 type DistanceOptions struct {
 	// Kind chooses the distance (default distance.Auto: Gaussian for
-	// continuous pairs, Lake's determinant distance for discrete ones).
+	// continuous pairs, Lake's determinant distance for discrete ones with
+	// equal numbers of states, the rank-k distance for discrete ones with
+	// different numbers).
 	Kind distance.Kind
-	// Rank > 0 uses the rank-k discrete distance.
+	// Rank > 0 uses the rank-k discrete distance. Rank 0 uses Lake's
+	// determinant distance when every observed variable has the same
+	// number of states, and otherwise the rank-k distance with k the
+	// number of hidden states (Fit.HiddenStates, default 2) capped by the
+	// smallest number of states of an observed variable
+	// (distance.DefaultRank, which says why). Result.DistanceRank reports
+	// the rank used.
 	Rank int
 	// Pseudo is a pseudo-count added to every cell of the pairwise count
 	// tables (0: none).
@@ -214,8 +222,14 @@ type Result struct {
 	Report *structure.Report
 	// Degenerate lists pairs at infinite distance.
 	Degenerate []distance.Degenerate
-	Quartet    *QuartetReport
-	Reg        *RegReport
+	// DistanceRank is the rank k of the discrete information distance the
+	// structure was learned from: DistanceOptions.Rank when set, else
+	// distance.DefaultRank (k > 0 when the observed variables have
+	// different numbers of states). 0 means Lake's determinant distance, a
+	// Gaussian or symmetric distance, or a method without distances.
+	DistanceRank int `json:"distance_rank"`
+	Quartet      *QuartetReport
+	Reg          *RegReport
 	// Contraction is set when the contraction was chosen by a score.
 	Contraction *ContractReport
 	// ContractRule is the rule in effect (for the methods that contract).
@@ -541,18 +555,33 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 			return nil, err
 		}
 	default:
-		dm, degen, err := distance.Information(st, distance.InfoOptions{Kind: opt.Distance.Kind, Rank: opt.Distance.Rank, Pseudo: opt.Distance.Pseudo, Workers: opt.Workers})
+		rank := opt.distanceRank(st)
+		dm, degen, err := distance.Information(st, distance.InfoOptions{Kind: opt.Distance.Kind, Rank: rank, Pseudo: opt.Distance.Pseudo, Workers: opt.Workers})
 		if err != nil {
 			return nil, err
 		}
 		if res, err = structureFrom(dm, rows, opt); err != nil {
 			return nil, err
 		}
-		res.Degenerate = degen
+		res.Degenerate, res.DistanceRank = degen, rank
 	}
 	res.Timings.Structure = time.Since(t1)
 	res.Tree.AutoNameHidden("h")
 	return res, nil
+}
+
+// distanceRank is the rank of the discrete distance for st: the one asked
+// for, else distance.DefaultRank with the hidden-state count of the fit (0
+// for the determinant distance and for kinds that have no rank).
+func (o *Options) distanceRank(st *stats.Stats) int {
+	switch {
+	case o.Distance.Kind != distance.Auto && o.Distance.Kind != distance.Discrete,
+		st.NumVars() == 0 || st.Var(0).Kind != data.Discrete:
+		return 0
+	case o.Distance.Rank > 0:
+		return o.Distance.Rank
+	}
+	return distance.DefaultRank(st, o.Fit.HiddenStates)
 }
 
 // chowLiu returns the Chow–Liu tree of the statistics' variables.

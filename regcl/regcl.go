@@ -162,7 +162,9 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	dm, _, err := distance.Information(st, distance.InfoOptions{})
+	// Variables with different numbers of states get the rank-k distance
+	// (distance.DefaultRank with the hidden variables' k).
+	dm, _, err := distance.Information(st, distance.InfoOptions{HiddenStates: l.k})
 	if err != nil {
 		return nil, err
 	}

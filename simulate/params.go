@@ -175,6 +175,10 @@ type GeneralOptions struct {
 	// ObservedStates is the number of states n of every observed variable
 	// (default 2).
 	ObservedStates int
+	// ObservedStatesOf, if set, gives the number of states of each
+	// observed node (overriding ObservedStates where it returns a positive
+	// number; at least 2).
+	ObservedStatesOf func(node int) int
 	// HiddenStates fixes the number of states of every hidden node when
 	// positive; otherwise each hidden node draws its number of states
 	// uniformly from [HiddenMin, HiddenMax] (default: ObservedStates).
@@ -193,8 +197,9 @@ type GeneralOptions struct {
 	Root *int
 }
 
-// General returns a discrete model on t with n-state observed variables and
-// hidden variables whose numbers of states may differ from node to node.
+// General returns a discrete model on t with n-state observed variables
+// (or as ObservedStatesOf says) and hidden variables whose numbers of
+// states may differ from node to node.
 // When every node has the same number of states, edge lengths of t are set
 // to the exact information distances.
 func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*discrete.Model, error) {
@@ -246,6 +251,14 @@ func General(src rand.Source, t *tree.Tree, opt GeneralOptions) (*discrete.Model
 			}
 		} else {
 			states[v] = n
+			if opt.ObservedStatesOf != nil {
+				if k := opt.ObservedStatesOf(v); k > 0 {
+					if k < 2 {
+						return nil, fmt.Errorf("simulate: observed variable %s needs at least 2 states, got %d", t.Name(v), k)
+					}
+					states[v] = k
+				}
+			}
 		}
 		same = same && states[v] == n
 	}
