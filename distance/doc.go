@@ -26,6 +26,9 @@
 // from sample statistics (stats.Compute): Gaussian −log|ρ|, the general
 // discrete (Lake) distance, its rank-k variant and the symmetric-model
 // distance; pairs whose distance is infinite are listed as Degenerate.
+// Discrete variables with different numbers of states get the rank-k
+// distance by default, with the k of DefaultRank, which says why that k
+// keeps distances additive along latent trees.
 // FromCorrelations turns a correlation matrix into Gaussian distances, and
 // MutualInformation and TableMutualInformation give the mutual information
 // that Chow–Liu trees and the quartet builder use.

@@ -151,3 +151,36 @@ func ExampleFromDistances() {
 	// Output:
 	// 2 hidden, Robinson–Foulds 0
 }
+
+// Observed variables with different numbers of states (here 2 to 5) need
+// no option: the distance-based methods use the rank-k distance, with k
+// the number of hidden states capped by the smallest number of states
+// (distance.DefaultRank), and say so in Result.DistanceRank.
+func Example_unequalStates() {
+	t, err := simulate.DoubleStar(4, 4)
+	if err != nil {
+		panic(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, err := simulate.General(rng, t, simulate.GeneralOptions{HiddenStates: 2, ObservedStatesOf: func(v int) int { return 2 + v%4 }})
+	if err != nil {
+		panic(err)
+	}
+	d, err := m.Sample(rng, 5000)
+	if err != nil {
+		panic(err)
+	}
+	res, err := learn.Learn(d, learn.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rf, err := tree.RobinsonFoulds(t, res.Tree)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("rank-%d distance; %s: %d hidden variables, Robinson–Foulds %d\n", res.DistanceRank, res.Method, res.Tree.NumHidden(), rf.RF)
+	// Output:
+	// rank-2 distance; clnj: 2 hidden variables, Robinson–Foulds 0
+}

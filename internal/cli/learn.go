@@ -67,8 +67,9 @@ func newLearnCmd(e *env) *cobra.Command {
 		Short: "Learn a latent tree from data, statistics or a distance matrix, and fit its parameters",
 		Long: `learn estimates information distances between the observed variables of a
 dataset (Gaussian −log|ρ| for continuous columns, the determinant distance of
-Lake 1994 for discrete ones, or its rank-k form with --rank), learns a latent
-tree over them with one of these methods (--method):
+Lake 1994 for discrete ones, or its rank-k form when their numbers of states
+differ or with --rank), learns a latent tree over them with one of these
+methods (--method):
 
 ` + methodList() + `
 then fits the model's parameters by EM (unless --structure-only) and reports
@@ -140,11 +141,12 @@ output), as JSON with --json.`,
 	flagGroup(f, "Distances (clnj, clrg, nj, rg, clblind, mst)", func(f *pflag.FlagSet) {
 		f.StringVar(&o.distKind, "distance", "auto", "how the distance between two variables is measured (0 when one determines the other, larger the weaker they depend): "+
 			"auto (gaussian for continuous data, discrete for discrete data), gaussian (−log |correlation|), "+
-			"discrete (from the determinant of the pair's joint table: assumes nothing about the model; needs equal numbers of states, see --rank), or "+
+			"discrete (from the determinant of the pair's joint table when every variable has the same number of states: assumes nothing about the model; otherwise the rank-k form, see --rank), or "+
 			"symmetric (the K-state symmetric channel distance: assumes every edge copies its parent's state or, with one error probability, switches to any other state uniformly, "+
 			"as simulate --model symmetric; less noisy than discrete when that holds, biased when it does not)")
-		f.IntVar(&o.rank, "rank", 0, "discrete distance from the k strongest directions of dependence of each pair (product of the top k singular values of its normalised table) instead of all of them; "+
-			"works for variables with different numbers of states; set k to the number of hidden states you expect (k ≥ 1)")
+		f.IntVar(&o.rank, "rank", 0, "discrete distance from the k strongest directions of dependence of each pair (product of the top k singular values of its normalised table) instead of all of them (k ≥ 1). "+
+			"Default: all of them (the determinant distance) when every variable has the same number of states; otherwise k = --hidden-states (2 with auto) "+
+			"capped by the smallest number of states of a variable, which the summary reports. Set it to the number of hidden states you expect")
 		f.Float64Var(&o.pseudo, "table-pseudo", 0, "structure stage: pseudo-count added to every cell of each pair's count table before distances (or chowliu's mutual information) are computed; 0 uses the raw counts. "+
 			"Raise it (0.5 to 1) on few rows or sparse data when many pairs have infinite distance (the summary counts them, -v lists them); it weakens every dependence a little. "+
 			"Parameters are smoothed by --em-pseudo")
@@ -563,6 +565,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if o.verbose || len(res.Degenerate) <= 50 {
 			out["degenerate_pairs"] = res.Degenerate
 		}
+		if res.DistanceRank > 0 {
+			out["distance_rank"] = res.DistanceRank
+		}
 		out["degenerate_count"] = len(res.Degenerate)
 		if q := res.Quartet; q != nil {
 			out["quartet_tests"], out["quartet_unresolved"] = q.Tests, q.Unresolved
@@ -586,6 +591,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	fmt.Fprintf(w, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
 		source, res.Method, t.NumObserved(), t.NumHidden(), t.NumEdges())
+	if res.DistanceRank > 0 && o.rank == 0 {
+		fmt.Fprintf(w, "distance: rank-%d (the variables have different numbers of states; --rank sets k)\n", res.DistanceRank)
+	}
 	if c := res.Contraction; c != nil {
 		fmt.Fprintf(w, "contraction by %s: %d edges contracted of %d candidates scored, BIC %.2f → %.2f", strings.ToUpper(c.Rule.String()), c.Contracted, c.Evaluated, c.InitialBIC, c.BIC)
 		if c.ChowLiu {
