@@ -256,17 +256,10 @@ func (o *Options) Validate() error {
 		_, err := ParseMethod(string(m))
 		return err
 	}
-	notFor := func(what string) error {
-		return fmt.Errorf("learn: %s do not apply to method %s", what, m)
-	}
-	if (o.Distance.Kind != distance.Auto || o.Distance.Rank != 0) && !m.UsesDistances() {
-		return notFor("distance options (Kind, Rank)")
-	}
-	if o.Distance.Pseudo != 0 && !m.UsesDistances() && m != ChowLiu {
-		return notFor("pseudo-counts on the pairwise tables (Distance.Pseudo)")
-	}
-	if o.Contract != (ContractOptions{}) && !m.Contracts() {
-		return notFor("contraction options")
+	for _, g := range optionGroups {
+		if g.set(o) && !g.Applies(m) {
+			return fmt.Errorf("learn: %s do not apply to method %s", g.What, m)
+		}
 	}
 	switch r := o.Contract.Rule; {
 	case r < ContractAuto || r > ContractThreshold:
@@ -280,22 +273,9 @@ func (o *Options) Validate() error {
 	case (r == ContractBIC || r == ContractAIC) && o.StructureOnly:
 		return fmt.Errorf("learn: contraction by %s fits parameters; it has no structure-only mode", r)
 	}
-	if o.RG != (structure.RGOptions{}) && !m.UsesRG() {
-		return notFor("recursive grouping options")
-	}
-	if o.Quartet != (QuartetOptions{}) && m != Quartet {
-		return notFor("quartet options")
-	}
-	if o.Reg != (RegOptions{}) && !m.Regularized() {
-		return notFor("regularized CLGrouping options")
-	}
 	if m.Regularized() {
-		f := o.Fit
-		if f.AutoStates || f.Init != model.InitSurrogate || f.EM.Restarts != 0 || f.EM.RestartIter != 0 || f.EM.KeepInit {
-			return notFor("automatic hidden states, random starts and restarts")
-		}
-		if f.Params != model.ParamsEM {
-			return notFor("spectral parameters")
+		if o.Fit.AutoStates {
+			return &AutoStatesError{Method: m}
 		}
 		if o.StructureOnly {
 			return fmt.Errorf("learn: %s fits parameters while it learns the structure; it has no structure-only mode", m)
@@ -329,6 +309,14 @@ func (o *Options) Validate() error {
 		return bad("", "Reg.MaxHidden", o.Reg.MaxHidden, "0 (until the BIC stops improving) or more")
 	}
 	return nil
+}
+
+// An AutoStatesError is Fit.AutoStates given to a regularized method,
+// which chooses its hidden variables by BIC with a fixed number of states.
+type AutoStatesError struct{ Method Method }
+
+func (e *AutoStatesError) Error() string {
+	return fmt.Sprintf("learn: %s chooses hidden variables by BIC with a fixed number of states; give Fit.HiddenStates a number, not Fit.AutoStates", e.Method)
 }
 
 // An OptionError is an option whose value is out of range, as Validate

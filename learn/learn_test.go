@@ -67,6 +67,48 @@ func TestValidateOptionError(t *testing.T) {
 	}
 }
 
+// TestValidateOptionGroups checks that every group of method-specific
+// options is refused, naming the group, for a method it does not apply to
+// and accepted for one it applies to, and that regularized methods refuse
+// automatic hidden states with an *AutoStatesError.
+func TestValidateOptionGroups(t *testing.T) {
+	set := map[string]learn.Options{
+		"distance options (Kind, Rank)":                          {Distance: learn.DistanceOptions{Rank: 2}},
+		"pseudo-counts on the pairwise tables (Distance.Pseudo)": {Distance: learn.DistanceOptions{Pseudo: 1}},
+		"contraction options":                                    {Contract: learn.ContractOptions{Threshold: 0.1}},
+		"recursive grouping options":                             {RG: structure.RGOptions{Tau: 3}},
+		"quartet options":                                        {Quartet: learn.QuartetOptions{Reps: 2}},
+		"regularized CLGrouping options":                         {Reg: learn.RegOptions{MaxHidden: 3}},
+		"random starts, restarts, spectral parameters and starts, and EM's warm-up samples": {Fit: model.FitOptions{EM: model.EMOptions{Sample: 100}}},
+	}
+	groups := learn.OptionGroups()
+	if len(groups) != len(set) {
+		t.Fatalf("%d groups, the test knows %d", len(groups), len(set))
+	}
+	for _, g := range groups {
+		opt, ok := set[g.What]
+		if !ok {
+			t.Fatalf("no options set for group %q", g.What)
+		}
+		for _, m := range learn.Methods {
+			opt.Method = m
+			err := opt.Validate()
+			if g.Applies(m) {
+				if err != nil && strings.Contains(err.Error(), g.What) {
+					t.Errorf("%s: %v, want %s accepted", m, err, g.What)
+				}
+			} else if err == nil || err.Error() != "learn: "+g.What+" do not apply to method "+string(m) {
+				t.Errorf("%s with %s: %v", m, g.What, err)
+			}
+		}
+	}
+	opt := learn.Options{Method: learn.RegCLNJ, Fit: model.FitOptions{AutoStates: true}}
+	var ae *learn.AutoStatesError
+	if err := opt.Validate(); !errors.As(err, &ae) || ae.Method != learn.RegCLNJ {
+		t.Errorf("regclnj with AutoStates: %v, want an AutoStatesError", err)
+	}
+}
+
 func TestEntryPointsRefuseWhatTheyCannotDo(t *testing.T) {
 	_, d := truth()
 	st, err := stats.Compute(d, stats.Options{})

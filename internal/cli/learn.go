@@ -200,13 +200,6 @@ output), as JSON with --json.`,
 	return c
 }
 
-// flagRule says for which methods (and inputs) a flag applies.
-type flagRule struct {
-	flags   []string
-	applies func(m learn.Method) bool
-	what    string
-}
-
 // learnOptions turns the flags into learn.Options, rejecting flags that do
 // not apply and values out of range. continuous says whether the data are
 // all continuous; fromMatrix whether the input is a distance matrix.
@@ -215,19 +208,15 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	changed := fs.Changed
 	fromStats := o.statsFile != ""
 	opt := learn.Options{Method: m, StructureOnly: o.structOnly || fromMatrix || fromStats}
-	rules := []flagRule{
-		{[]string{"distance", "rank"}, learn.Method.UsesDistances, "the distance-based methods (clnj, clrg, nj, rg, clblind, mst)"},
-		{[]string{"table-pseudo"}, func(m learn.Method) bool { return m.UsesDistances() || m == learn.ChowLiu }, "methods that estimate distances or mutual information from tables"},
-		{[]string{"contraction", "contract", "keep-hidden-edges"}, learn.Method.Contracts, "clnj, clrg, nj and rg"},
-		{[]string{"tau", "eps", "grouping", "range-statistic"}, learn.Method.UsesRG, "rg and clrg"},
-		{[]string{"test", "k", "representatives", "order", "candidates"}, func(m learn.Method) bool { return m == learn.Quartet }, "quartet"},
-		{[]string{"max-hidden"}, learn.Method.Regularized, "regclnj and regclrg"},
-		{[]string{"restarts", "random-init", "init", "params", "linker", "spectral-tol", "em-sample"}, func(m learn.Method) bool { return !m.Regularized() }, "EM or spectral parameters on a learned tree (regclnj and regclrg run their own local EM from moment starts)"},
-	}
-	for _, r := range rules {
-		for _, name := range r.flags {
-			if changed(name) && !r.applies(m) {
-				return opt, usagef("--%s does not apply to --method %s (it applies to %s)", name, m, r.what)
+	for _, g := range learn.OptionGroups() {
+		if g.Applies(m) {
+			continue
+		}
+		for _, field := range g.Fields {
+			for _, name := range fieldFlags[field] {
+				if changed(name) {
+					return opt, usagef("--%s does not apply to --method %s (it applies to %s)", name, m, g.Methods)
+				}
 			}
 		}
 	}
@@ -267,7 +256,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	// Values the library's options cannot tell apart from their defaults:
 	// a flag given as 0 (or, for --k, --representatives and --candidates,
 	// whose defaults are not 0, below the flag's range). Every other range
-	// is checked by learn.Options.Validate (see optionFlags).
+	// is checked by learn.Options.Validate (see fieldFlags).
 	switch {
 	case changed("matrix-rows") && o.matrixRows < 1:
 		return opt, usagef("%s %d: want at least 1", flagName(cmd, "matrix-rows"), o.matrixRows)
@@ -346,11 +335,6 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		if err := o.spec.apply(cmd, &fo, continuous); err != nil {
 			return opt, err
 		}
-		if m.Regularized() {
-			if fo.AutoStates {
-				return opt, usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", m)
-			}
-		}
 		opt.Fit = fo
 	}
 	opt.Src = seed.New(o.em.seed, seed.Learn)
@@ -360,17 +344,31 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 	return opt, nil
 }
 
-// optionFlags names the flag that sets each of learn.Options' fields.
-var optionFlags = map[string]string{
-	"Samples":            "matrix-rows",
-	"Distance.Rank":      "rank",
-	"Distance.Pseudo":    "table-pseudo",
-	"Contract.Threshold": "contract",
-	"RG.Tau":             "tau",
-	"RG.Eps":             "eps",
-	"Quartet.K":          "k",
-	"Quartet.Reps":       "representatives",
-	"Reg.MaxHidden":      "max-hidden",
+// fieldFlags names the flags that set learn.Options' fields.
+var fieldFlags = map[string][]string{
+	"Samples":                  {"matrix-rows"},
+	"Distance.Kind":            {"distance"},
+	"Distance.Rank":            {"rank"},
+	"Distance.Pseudo":          {"table-pseudo"},
+	"Contract.Rule":            {"contraction"},
+	"Contract.Threshold":       {"contract"},
+	"Contract.KeepHiddenEdges": {"keep-hidden-edges"},
+	"RG.Tau":                   {"tau"},
+	"RG.Eps":                   {"eps"},
+	"RG.Grouping":              {"grouping"},
+	"RG.Range":                 {"range-statistic"},
+	"Quartet.Test":             {"test"},
+	"Quartet.K":                {"k"},
+	"Quartet.Reps":             {"representatives"},
+	"Quartet.Order":            {"order"},
+	"Quartet.Candidates":       {"candidates"},
+	"Reg.MaxHidden":            {"max-hidden"},
+	"Fit.EM.Restarts":          {"restarts"},
+	"Fit.Init":                 {"random-init", "init"},
+	"Fit.Params":               {"params"},
+	"Fit.Linker":               {"linker"},
+	"Fit.SpectralTol":          {"spectral-tol"},
+	"Fit.EM.Sample":            {"em-sample"},
 }
 
 // optionError is a usage error for learn.Options.Validate's error,
@@ -378,9 +376,13 @@ var optionFlags = map[string]string{
 func optionError(cmd *cobra.Command, err error) error {
 	var oe *learn.OptionError
 	if errors.As(err, &oe) {
-		if name, ok := optionFlags[oe.Option]; ok {
-			return usagef("%s %v: want %s", flagName(cmd, name), oe.Value, oe.Want)
+		if names, ok := fieldFlags[oe.Option]; ok {
+			return usagef("%s %v: want %s", flagName(cmd, names[0]), oe.Value, oe.Want)
 		}
+	}
+	var ae *learn.AutoStatesError
+	if errors.As(err, &ae) {
+		return usagef("%s chooses hidden variables by BIC with a fixed number of states; give --hidden-states a number", ae.Method)
 	}
 	return usageError{err}
 }
