@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -14,17 +13,6 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/stats"
 )
-
-// varSummary is one line of the stats summary.
-type varSummary struct {
-	Name    string   `json:"name"`
-	Kind    string   `json:"kind"`
-	States  []string `json:"states,omitempty"`
-	Counts  []int    `json:"counts,omitempty"`
-	Mean    *float64 `json:"mean,omitempty"`
-	SD      *float64 `json:"sd,omitempty"`
-	Missing int      `json:"missing"`
-}
 
 // isStatsFile reports whether an input path names a statistics file
 // (.lts), which stats reads as statistics instead of data.
@@ -106,7 +94,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 		if err != nil {
 			return err
 		}
-		return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, datasetSummary(d))
+		return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, stats.Summarize(d))
 	}
 	// Data files are read in row blocks as shards of one dataset (same
 	// columns, kinds fixed by the first block), with memory bounded by the
@@ -165,7 +153,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 			return err
 		}
 	}
-	return printStatsSummary(summary, asJSON, args, source, all.Rows(), rep, statsSummary(&all))
+	return printStatsSummary(summary, asJSON, args, source, all.Rows(), rep, all.Summary())
 }
 
 // streamStats computes the statistics of data files read in row blocks as
@@ -237,54 +225,7 @@ func (e *env) readStatsFile(path string) (*stats.Stats, error) {
 	return st, nil
 }
 
-// datasetSummary summarises the columns of d.
-func datasetSummary(d *data.Dataset) []varSummary {
-	vars := make([]varSummary, d.NumVars())
-	for j := range vars {
-		v := d.Var(j)
-		s := varSummary{Name: v.Name, Kind: v.Kind.String(), Missing: d.MissingCount(j)}
-		if v.Kind == data.Discrete {
-			s.States = v.States
-			s.Counts = make([]int, len(v.States))
-			for _, x := range d.Discrete(j) {
-				if x != data.Missing {
-					s.Counts[x]++
-				}
-			}
-		} else {
-			m, sd := meanSD(d.Continuous(j))
-			s.Mean, s.SD = &m, &sd
-		}
-		vars[j] = s
-	}
-	return vars
-}
-
-// statsSummary summarises the variables of st.
-func statsSummary(st *stats.Stats) []varSummary {
-	vars := make([]varSummary, st.NumVars())
-	for j := range vars {
-		v := st.Var(j)
-		s := varSummary{Name: v.Name, Kind: v.Kind.String(), Missing: int(st.Rows() - st.Count(j))}
-		if v.Kind == data.Discrete {
-			s.States = v.States
-			s.Counts = make([]int, len(v.States))
-			for k, c := range st.Marginal(j) {
-				s.Counts[k] = int(c)
-			}
-		} else {
-			m, sd := st.Mean(j), math.Sqrt(st.Cov(j, j))
-			if st.Count(j) == 0 {
-				m = 0
-			}
-			s.Mean, s.SD = &m, &sd
-		}
-		vars[j] = s
-	}
-	return vars
-}
-
-func printStatsSummary(w io.Writer, asJSON bool, files []string, source string, rows int64, rep *data.ReadReport, vars []varSummary) error {
+func printStatsSummary(w io.Writer, asJSON bool, files []string, source string, rows int64, rep *data.ReadReport, vars []stats.VarSummary) error {
 	nd, nc := 0, 0
 	for _, v := range vars {
 		if v.Kind == "discrete" {
@@ -378,7 +319,7 @@ it. It prints a summary of the merged statistics (--json for JSON).`,
 			if out == "-" {
 				source = fmt.Sprintf("%d files merged", len(args))
 			}
-			return printStatsSummary(e.summaryWriter(outs), asJSON, args, source, all.Rows(), nil, statsSummary(&all))
+			return printStatsSummary(e.summaryWriter(outs), asJSON, args, source, all.Rows(), nil, all.Summary())
 		},
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "write the merged statistics to this file (- for standard output)")
