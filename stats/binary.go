@@ -162,11 +162,7 @@ func (c *computer) finishBinary(lo, hi int) {
 			tab[2] = nx1 - n11
 			tab[3] = n11
 		}
-		b++
-		if b == nd {
-			a++
-			b = a + 1
-		}
+		a, b = triNext(a, b, nd)
 	}
 }
 

@@ -199,6 +199,15 @@ func triDecode(t, m int) (a, b int) {
 	return a, a + 1 + t
 }
 
+// triNext returns the pair after (a, b), a < b < m, in the order of the
+// linear index.
+func triNext(a, b, m int) (int, int) {
+	if b+1 == m {
+		return a + 1, a + 2
+	}
+	return a, b + 1
+}
+
 // columns validates every column and computes the per-variable statistics
 // and the packed forms the pair kernels need.
 func (c *computer) columns() error {

@@ -86,11 +86,7 @@ func (c *computer) continuousPairs() {
 				default:
 					addMasked2(p, x, y, mx, my)
 				}
-				b++
-				if b == q {
-					a++
-					b = a + 1
-				}
+				a, b = triNext(a, b, q)
 			}
 		}
 		// Finish.
@@ -103,11 +99,7 @@ func (c *computer) continuousPairs() {
 			} else {
 				*p = finishMoments(p.n, p.mi, p.mj, p.m2i, p.m2j, p.c, means[a], means[b])
 			}
-			b++
-			if b == q {
-				a++
-				b = a + 1
-			}
+			a, b = triNext(a, b, q)
 		}
 	})
 }
@@ -148,6 +140,13 @@ func addMasked1(p *contPair, x, y, m []float64, swapped bool) {
 	if swapped {
 		sx, sy, sxx, syy = sy, sx, syy, sxx
 	}
+	p.add(n, sx, sy, sxx, syy, sxy)
+}
+
+// add adds to p the sums over a block: the number of rows where both
+// columns are observed, the sums of each column and of its squares over
+// those rows, and the sum of products.
+func (p *contPair) add(n, sx, sy, sxx, syy, sxy float64) {
 	p.n += int64(n)
 	p.mi += sx
 	p.mj += sy
@@ -172,12 +171,7 @@ func addMasked2(p *contPair, x, y, mx, my []float64) {
 		syy += v * v * wx
 		sxy += u * v
 	}
-	p.n += int64(n)
-	p.mi += sx
-	p.mj += sy
-	p.m2i += sxx
-	p.m2j += syy
-	p.c += sxy
+	p.add(n, sx, sy, sxx, syy, sxy)
 }
 
 // finishMoments turns sums of values centred on the shifts mx, my over n

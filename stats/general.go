@@ -43,11 +43,7 @@ func (c *computer) generalPairs() {
 				if general(a, b) {
 					scratch = c.countPair(a, b, r0, r1, scratch)
 				}
-				b++
-				if b == nd {
-					a++
-					b = a + 1
-				}
+				a, b = triNext(a, b, nd)
 			}
 		}
 	})
