@@ -322,22 +322,18 @@ func listNames(names []string, k int) string {
 // value.
 func isConstant(d *data.Dataset, j int) bool {
 	if c := d.Discrete(j); c != nil {
-		first, seen := uint16(0), false
-		for _, x := range c {
-			if x == data.Missing {
-				continue
-			}
-			if !seen {
-				first, seen = x, true
-			} else if x != first {
-				return false
-			}
-		}
-		return true
+		return allEqual(c, func(x uint16) bool { return x == data.Missing })
 	}
-	first, seen := 0.0, false
-	for _, x := range d.Continuous(j) {
-		if math.IsNaN(x) {
+	return allEqual(d.Continuous(j), math.IsNaN)
+}
+
+// allEqual reports whether the values of xs that are not missing are all
+// equal.
+func allEqual[T comparable](xs []T, missing func(T) bool) bool {
+	var first T
+	seen := false
+	for _, x := range xs {
+		if missing(x) {
 			continue
 		}
 		if !seen {

@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -48,15 +49,7 @@ func reps(t *tree.Tree, x, away, maxReps int) []rep {
 			stack = append(stack, item{h.To, it.v, d})
 		}
 	}
-	slices.SortStableFunc(out, func(p, q rep) int {
-		switch {
-		case p.dist < q.dist:
-			return -1
-		case p.dist > q.dist:
-			return 1
-		}
-		return p.a - q.a
-	})
+	slices.SortStableFunc(out, func(p, q rep) int { return cmp.Or(cmp.Compare(p.dist, q.dist), p.a-q.a) })
 	if len(out) > maxReps {
 		out = out[:maxReps]
 	}

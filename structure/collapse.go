@@ -1,6 +1,7 @@
 package structure
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -109,15 +110,7 @@ func collapseHidden(t *tree.Tree, D []float64, m int, eps, z float64) int {
 			cands = append(cands, cand{e.U, e.V, score})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		switch {
-		case a.score < b.score:
-			return -1
-		case a.score > b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.score, b.score) })
 	merged := map[int]int{}
 	find := func(x int) int {
 		for {
