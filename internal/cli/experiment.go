@@ -97,15 +97,10 @@ standard output.`,
 					return usageError{err}
 				}
 			}
-			total := len(sz) * runs * max(1, len(trees))
-			if len(trees) == 0 {
-				total = len(sz) * runs * len(experiment.RecoveryTrees)
-			}
-			bar := e.newProgress(total, "structure-recovery")
-			last := 0
-			cfg.Progress = func(done, _ int) { bar.Add(done - last); last = done }
+			progress, finish := e.lazyProgress("structure-recovery")
+			cfg.Progress = progress
 			rows, err := experiment.StructureRecovery(context.Background(), cfg)
-			bar.Finish()
+			finish()
 			if err != nil {
 				return err
 			}
@@ -157,17 +152,9 @@ recover the pairing {a,b | c,d}. Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			progress, finish := e.lazyProgress("quartet-recovery")
-			rows, err := experiment.QuartetRecovery(context.Background(), experiment.QuartetConfig{Reps: reps, Sizes: sz, Seed: seed, Progress: progress})
-			finish()
-			if err != nil {
-				return err
-			}
-			if err := writeFigure(e, out, rows, experiment.WriteQuartetCSV, experiment.PlotQuartets); err != nil {
-				return err
-			}
-			experiment.QuartetTable(e.stdout, rows)
-			return nil
+			return runFigure(e, "quartet-recovery", out, func(progress func(done, total int)) ([]experiment.QuartetRow, error) {
+				return experiment.QuartetRecovery(context.Background(), experiment.QuartetConfig{Reps: reps, Sizes: sz, Seed: seed, Progress: progress})
+			}, experiment.WriteQuartetCSV, experiment.PlotQuartets, experiment.QuartetTable)
 		},
 	}
 	f := c.Flags()
@@ -207,17 +194,9 @@ Writes OUT.csv, OUT.svg, OUT.png.`,
 			if err != nil {
 				return err
 			}
-			progress, finish := e.lazyProgress("quartet-trees")
-			rows, err := experiment.QuartetTrees(context.Background(), experiment.QuartetTreesConfig{Reps: reps, Sizes: sz, Seed: seed, Candidates: candidates, Progress: progress})
-			finish()
-			if err != nil {
-				return err
-			}
-			if err := writeFigure(e, out, rows, experiment.WriteQuartetTreesCSV, experiment.PlotQuartetTrees); err != nil {
-				return err
-			}
-			experiment.QuartetTreesTable(e.stdout, rows)
-			return nil
+			return runFigure(e, "quartet-trees", out, func(progress func(done, total int)) ([]experiment.QuartetTreesRow, error) {
+				return experiment.QuartetTrees(context.Background(), experiment.QuartetTreesConfig{Reps: reps, Sizes: sz, Seed: seed, Candidates: candidates, Progress: progress})
+			}, experiment.WriteQuartetTreesCSV, experiment.PlotQuartetTrees, experiment.QuartetTreesTable)
 		},
 	}
 	f := c.Flags()
@@ -237,4 +216,21 @@ func writeFigure[R any](e *env, out string, rows []R, csv func(io.Writer, []R) e
 		{"svg", func(w io.Writer) error { return plot(w, rows, "svg") }},
 		{"png", func(w io.Writer) error { return plot(w, rows, "png") }},
 	})
+}
+
+// runFigure runs an experiment with a progress bar, writes its rows as
+// OUT.csv, OUT.svg and OUT.png and prints its table.
+func runFigure[R any](e *env, name, out string, run func(progress func(done, total int)) ([]R, error),
+	csv func(io.Writer, []R) error, plot func(io.Writer, []R, string) error, table func(io.Writer, []R)) error {
+	progress, finish := e.lazyProgress(name)
+	rows, err := run(progress)
+	finish()
+	if err != nil {
+		return err
+	}
+	if err := writeFigure(e, out, rows, csv, plot); err != nil {
+		return err
+	}
+	table(e.stdout, rows)
+	return nil
 }
