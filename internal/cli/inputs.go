@@ -107,6 +107,12 @@ func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadRep
 		d, err := p.Dataset()
 		return d, nil, err
 	}
+	return e.readCSV(path, df, nil)
+}
+
+// readCSV reads a CSV file or "-" with the options of the data flags,
+// changed by adjust when it is not nil.
+func (e *env) readCSV(path string, df *dataFlags, adjust func(*data.ReadOptions)) (*data.Dataset, *data.ReadReport, error) {
 	r, name, err := e.openInput(path)
 	if err != nil {
 		return nil, nil, err
@@ -115,6 +121,9 @@ func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadRep
 	opt, err := df.options(name, e.logger())
 	if err != nil {
 		return nil, nil, err
+	}
+	if adjust != nil {
+		adjust(&opt)
 	}
 	return data.ReadCSV(bufio.NewReaderSize(r, 1<<20), opt)
 }

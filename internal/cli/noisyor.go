@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"io"
+	"cmp"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -55,33 +54,13 @@ func (e *env) readBinary(path string, df *dataFlags) (*noisyor.Binary, *data.Dat
 
 // readDataAllDiscrete reads path with every column forced discrete.
 func (e *env) readDataAllDiscrete(path string, df *dataFlags) (*data.Dataset, *data.ReadReport, error) {
-	r, name, err := e.openInput(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	opt, err := df.options(name, e.logger())
-	if err != nil {
-		return nil, nil, err
-	}
-	opt.MaxDiscreteStates = data.MaxStates
-	return data.ReadCSV(bufioReader(r), opt)
+	return e.readCSV(path, df, func(o *data.ReadOptions) { o.MaxDiscreteStates = data.MaxStates })
 }
-
-func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 1<<20) }
 
 // strongestFirst returns a copy of a source's children in increasing order
 // of failure (the strongest edges first), ties in effect order.
 func strongestFirst(children []noisyor.Child) []noisyor.Child {
 	ch := slices.Clone(children)
-	slices.SortStableFunc(ch, func(x, y noisyor.Child) int {
-		switch {
-		case x.Failure < y.Failure:
-			return -1
-		case x.Failure > y.Failure:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ch, func(x, y noisyor.Child) int { return cmp.Compare(x.Failure, y.Failure) })
 	return ch
 }

@@ -56,14 +56,9 @@ func (nf *noisyorFlags) options(cmd *cobra.Command) (noisyor.LikOptions, error) 
 // as usual; standard input is kept readable), after checking that no
 // noisy-or flag was given for it.
 func (e *env) noisyorModel(cmd *cobra.Command, path string) (*noisyor.Network, error) {
-	r, name, err := e.openInput(path)
+	raw, name, err := e.readInput(path)
 	if err != nil {
 		return nil, err
-	}
-	raw, err := io.ReadAll(r)
-	r.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if path == "-" {
 		e.stdin = io.MultiReader(bytes.NewReader(raw), e.stdin)

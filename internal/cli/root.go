@@ -112,6 +112,20 @@ partial file or replaces a good one.`,
 	return root
 }
 
+// readInput reads all of a named file, or of standard input for "-".
+func (e *env) readInput(path string) ([]byte, string, error) {
+	r, name, err := e.openInput(path)
+	if err != nil {
+		return nil, name, err
+	}
+	defer r.Close()
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, name, fmt.Errorf("%s: %w", name, err)
+	}
+	return raw, name, nil
+}
+
 // openInput opens a named file, or standard input for "-".
 func (e *env) openInput(path string) (io.ReadCloser, string, error) {
 	if path == "-" {

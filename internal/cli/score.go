@@ -72,14 +72,9 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 	if path != "-" && blockFormat(path) {
 		return e.readModelBlocks(m, path, df)
 	}
-	r, name, err := e.openInput(path)
+	raw, name, err := e.readInput(path)
 	if err != nil {
 		return nil, err
-	}
-	raw, err := io.ReadAll(r)
-	r.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	t := m.Structure()
 	f := *df
