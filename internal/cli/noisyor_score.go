@@ -194,20 +194,9 @@ func (e *env) scoreNoisyor(cmd *cobra.Command, n *noisyor.Network, args []string
 	for r, x := range l.Rows {
 		prob[r] = math.Exp(x)
 	}
-	write := func(w io.Writer) error { return writeRowsCSV(w, prob, l.Rows) }
-	if asJSON {
-		write = func(w io.Writer) error { return writeRowsJSON(w, doc, prob, l.Rows) }
-	}
-	if err := e.writeOutputs([]output{{dest, write}}); err != nil {
-		return err
-	}
-	switch {
-	case asJSON && dest == "-":
-		return nil // the rows' document holds the summary
-	case asJSON:
-		return writeJSON(e.summaryWriter(outs), doc)
-	}
-	return printNoisyorScore(e.summaryWriter(outs), args[0], args[1], sc)
+	return e.writeScoreRows(dest, outs, asJSON, doc, prob, l.Rows, func(w io.Writer) error {
+		return printNoisyorScore(w, args[0], args[1], sc)
+	})
 }
 
 // inferNoisyor is infer for a noisy-or network: every row's posterior

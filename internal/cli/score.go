@@ -244,20 +244,9 @@ and leaks.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[1], err)
 			}
-			write := func(w io.Writer) error { return writeRowsCSV(w, prob, ll) }
-			if asJSON {
-				write = func(w io.Writer) error { return writeRowsJSON(w, doc, prob, ll) }
-			}
-			if err := e.writeOutputs([]output{{dest, write}}); err != nil {
-				return err
-			}
-			switch {
-			case asJSON && dest == "-":
-				return nil // the rows' document holds the summary
-			case asJSON:
-				return writeJSON(e.summaryWriter(outs), doc)
-			}
-			return printScore(e.summaryWriter(outs), args[0], args[1], sc, isSpectral(m))
+			return e.writeScoreRows(dest, outs, asJSON, doc, prob, ll, func(w io.Writer) error {
+				return printScore(w, args[0], args[1], sc, isSpectral(m))
+			})
 		},
 	}
 	df.register(c.Flags())
@@ -288,6 +277,27 @@ func printScore(w io.Writer, modelPath, dataPath string, sc *model.Score, spectr
 
 // finite reports whether x is a number other than ±Inf.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// writeScoreRows writes every row's probability and log-likelihood to
+// dest, as CSV or (asJSON) in the summary document doc, then the summary
+// (printed by summary, or doc as JSON) unless the document on standard
+// output already holds it.
+func (e *env) writeScoreRows(dest string, outs []pathFlag, asJSON bool, doc map[string]any, prob, ll []float64, summary func(io.Writer) error) error {
+	write := func(w io.Writer) error { return writeRowsCSV(w, prob, ll) }
+	if asJSON {
+		write = func(w io.Writer) error { return writeRowsJSON(w, doc, prob, ll) }
+	}
+	if err := e.writeOutputs([]output{{dest, write}}); err != nil {
+		return err
+	}
+	switch {
+	case asJSON && dest == "-":
+		return nil // the rows' document holds the summary
+	case asJSON:
+		return writeJSON(e.summaryWriter(outs), doc)
+	}
+	return summary(e.summaryWriter(outs))
+}
 
 // writeRowsCSV writes "row,prob,loglik", one line per row, rows from 1,
 // full precision; loglik is empty where it is not finite (prob ≤ 0).
