@@ -103,9 +103,13 @@ type ReadOptions struct {
 	// completed with a model rather than learned from.
 	KeepConstant bool
 	// Delimiter is the field delimiter, e.g. ',', ';' or '\t'. Zero
-	// detects it: a tab when Name ends in ".tsv" or ".tab" (any case), or
-	// when the header line has a tab and no comma outside quotes; a comma
-	// otherwise. ReadReport.Delimiter says which was used.
+	// detects it from the delimiters outside quotes on the header line: a
+	// comma if it has one, else a tab if it has one, else ';' or '|' if it
+	// has one of them and not the other, else a comma; but a tab when Name
+	// ends in ".tsv" or ".tab" (any case), unless the header has no tab
+	// and exactly one of the others. ReadReport.Delimiter says which was
+	// used. A header line that the delimiter leaves as one column while
+	// it holds another of these delimiters is an error naming it.
 	Delimiter rune
 	// Logger, if not nil, receives warnings about dropped rows and
 	// columns.

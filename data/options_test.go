@@ -109,13 +109,26 @@ func TestDelimiterDetection(t *testing.T) {
 		{"t.csv", "a\tx,b\n1\t2,3\n2\t1,4\n", 0, ',', []string{"a\tx", "b"}},
 		// Tabs inside quotes do not count.
 		{"t.csv", "\"a\tb\"\n1\n2\n", 0, ',', []string{"a\tb"}},
-		// A .tsv name means tabs, even without a tab in the header.
-		{"data.TSV", "a,b\n1,2\n2,1\n", 0, '\t', []string{"a,b"}},
+		// A .tsv name means tabs, even without a tab in the header, unless
+		// the header has exactly one other delimiter.
+		{"data.TSV", "a b\n1\n2\n", 0, '\t', []string{"a b"}},
+		{"data.TSV", "a,b\n1,2\n2,1\n", 0, ',', []string{"a", "b"}},
+		{"data.tsv", "a;b\n1;2\n2;1\n", 0, ';', []string{"a", "b"}},
+		// Without a comma or a tab, ';' or '|' if the header has only one
+		// of them.
+		{"t.csv", "a;b;c\n1;2;3\n2;1;4\n", 0, ';', []string{"a", "b", "c"}},
+		{"t.csv", "a | b\n1|2\n2|1\n", 0, '|', []string{"a", "b"}},
+		{"t.csv", "a;b,c\n1;2,3\n2;1,4\n", 0, ',', []string{"a;b", "c"}},
+		{"t.csv", "a|b\tc\n1|2\t3\n2|1\t4\n", 0, '\t', []string{"a|b", "c"}},
+		{"t.csv", "\"a;b\"\n1\n2\n", 0, ',', []string{"a;b"}},
+		{"t.csv", "x\n1\n2\n", 0, ',', []string{"x"}},
+		// The header is the first line that is not empty.
+		{"t.csv", "\n\r\na\tb\n1\t2\n2\t1\n", 0, '\t', []string{"a", "b"}},
 		{"data.tab", "a\tb\n1\t2\n2\t1\n", 0, '\t', []string{"a", "b"}},
 		{"<stdin>", "\ufeffa\tb\r\n1\t2\r\n2\t1\r\n", 0, '\t', []string{"a", "b"}},
 		// An explicit delimiter wins.
 		{"t.tsv", "a;b\n1;2\n2;1\n", ';', ';', []string{"a", "b"}},
-		{"t.csv", "a\tb\n1\t2\n2\t1\n", ',', ',', []string{"a\tb"}},
+		{"t.csv", "\"a;b\"\n1\n2\n", '|', '|', []string{"a;b"}},
 	} {
 		d, rep := read(t, c.in, ReadOptions{Name: c.name, Delimiter: c.opt})
 		if rep.Delimiter != c.want || !slices.Equal(d.Names(), c.names) {
@@ -250,7 +263,7 @@ func TestDelimiterDetectionReadsOnlyTheHeader(t *testing.T) {
 		{[]string{"a\tb"}, '\t', 2},
 	} {
 		r := &lineReader{lines: slices.Clone(c.lines)}
-		got := detectDelimiter("<stdin>", bufio.NewReaderSize(r, 64<<10))
+		got := detectDelimiter("<stdin>", scanHeader(bufio.NewReaderSize(r, 64<<10), 0))
 		if got != c.want || r.reads != c.reads {
 			t.Errorf("%q: %q after %d reads, want %q after %d", c.lines, got, r.reads, c.want, c.reads)
 		}

@@ -177,7 +177,8 @@ func cleanField(f string) (string, bool) {
 }
 
 // start begins reading CSV text from in: it skips a byte order mark,
-// detects the delimiter if the options leave it zero, and makes the CSV
+// detects the delimiter if the options leave it zero, checks that the
+// header is not one column holding another delimiter, and makes the CSV
 // reader.
 func (rd *reader) start(in io.Reader) error {
 	br := bufio.NewReaderSize(in, 64<<10)
@@ -186,8 +187,12 @@ func (rd *reader) start(in io.Reader) error {
 			return rd.csvError(err)
 		}
 	}
+	h := scanHeader(br, rd.opt.Delimiter)
 	if rd.opt.Delimiter == 0 {
-		rd.opt.Delimiter = detectDelimiter(rd.delimName, br)
+		rd.opt.Delimiter = detectDelimiter(rd.delimName, h)
+	}
+	if err := rd.singleColumnError(rd.opt.Delimiter, h); err != nil {
+		return err
 	}
 	cr := csv.NewReader(br)
 	cr.Comma = rd.opt.Delimiter
@@ -420,54 +425,164 @@ func (rd *reader) selectColumns(header []string, at liner) error {
 	return force(rd.opt.Continuous, Continuous)
 }
 
-// detectDelimiter returns the delimiter of a file whose options leave it
-// zero: a tab for a name ending in ".tsv" or ".tab", or when the header
-// line has a tab and no comma outside quotes; a comma otherwise. It reads
-// ahead only as far as the end of the header line (at most the buffer's
-// size), so a slow stream is not waited on for more.
-func detectDelimiter(name string, br *bufio.Reader) rune {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".tsv", ".tab":
-		return '\t'
+// delimiters are the field delimiters that detection tells apart, in
+// order of precedence.
+var delimiters = [...]rune{',', '\t', ';', '|'}
+
+// headerScan counts the field delimiters on the header line, outside
+// quotes.
+type headerScan struct {
+	line   int                  // the header's line: 1 plus the empty lines before it
+	counts [len(delimiters)]int // of each of delimiters
+	given  int                  // of the given delimiter, if not one of delimiters
+}
+
+// count returns the number of times c is on the header line; given is
+// the delimiter the scan was made for.
+func (h *headerScan) count(c, given rune) int {
+	if i := slices.Index(delimiters[:], c); i >= 0 {
+		return h.counts[i]
 	}
-	var tabs, commas int
+	if c == given {
+		return h.given
+	}
+	return 0
+}
+
+// scanHeader counts the delimiters (and given, if not zero) outside quotes
+// on the header line: the first line that is not empty, as encoding/csv
+// skips empty lines. It reads ahead only as far as the end of that line
+// (at most the buffer's size), so a slow stream is not waited on for
+// more.
+func scanHeader(br *bufio.Reader, given rune) headerScan {
+	var h headerScan
 	for n := 1; n <= br.Size(); {
-		if _, err := br.Peek(n); err != nil {
-			b, _ := br.Peek(br.Buffered())
-			tabs, commas, _ = scanHeaderLine(b)
-			break
-		}
+		_, err := br.Peek(n)
 		b, _ := br.Peek(br.Buffered())
 		var complete bool
-		if tabs, commas, complete = scanHeaderLine(b); complete {
+		h, complete = scanHeaderLine(b, given)
+		if complete || err != nil {
 			break
 		}
 		n = len(b) + 1
 	}
-	if tabs > 0 && commas == 0 {
-		return '\t'
-	}
-	return ','
+	return h
 }
 
-// scanHeaderLine counts the tabs and commas outside quotes in the first
-// line of b, and reports whether b holds the whole line.
-func scanHeaderLine(b []byte) (tabs, commas int, complete bool) {
+// scanHeaderLine scans the first non-empty line of b (see scanHeader) and
+// reports whether b holds the whole line.
+func scanHeaderLine(b []byte, given rune) (h headerScan, complete bool) {
+	h.line = 1
+	for len(b) > 0 && (b[0] == '\n' || b[0] == '\r' && len(b) > 1 && b[1] == '\n') {
+		if b[0] == '\r' {
+			b = b[1:]
+		}
+		b = b[1:]
+		h.line++
+	}
 	quoted := false
-	for _, c := range b {
+	for i := 0; i < len(b); {
+		c, size := rune(b[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRune(b[i:])
+		}
+		i += size
 		switch {
 		case c == '"':
 			quoted = !quoted
 		case quoted:
 		case c == '\n':
-			return tabs, commas, true
-		case c == '\t':
-			tabs++
-		case c == ',':
-			commas++
+			return h, true
+		default:
+			if k := slices.Index(delimiters[:], c); k >= 0 {
+				h.counts[k]++
+			} else if c == given {
+				h.given++
+			}
 		}
 	}
-	return tabs, commas, false
+	return h, false
+}
+
+// detectDelimiter returns the delimiter of a file whose options leave it
+// zero, from its name and the scan of its header line. A name ending in
+// ".tsv" or ".tab" means a tab, unless the header has no tab and exactly
+// one other of the delimiters. Otherwise the header decides: a comma if it
+// has one, else a tab if it has one, else ';' or '|' if it has one of them
+// and not the other, else a comma.
+func detectDelimiter(name string, h headerScan) rune {
+	var present []rune
+	for _, c := range delimiters {
+		if h.count(c, 0) > 0 {
+			present = append(present, c)
+		}
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".tsv", ".tab":
+		if len(present) == 1 {
+			return present[0]
+		}
+		return '\t'
+	}
+	switch {
+	case len(present) == 0:
+		return ','
+	case present[0] == ',' || present[0] == '\t':
+		return present[0]
+	case len(present) == 1: // ';' or '|'
+		return present[0]
+	}
+	return ','
+}
+
+// singleColumnError is the error for a header line that, split at delim,
+// is a single column although it holds other delimiters outside quotes: a
+// file with another delimiter than the one given (or detected, when the
+// header has several). It is nil when the header splits, or has no other
+// delimiter.
+func (rd *reader) singleColumnError(delim rune, h headerScan) error {
+	if h.count(delim, delim) > 0 {
+		return nil
+	}
+	var others []rune
+	for _, c := range delimiters {
+		if c != delim && h.count(c, delim) > 0 {
+			others = append(others, c)
+		}
+	}
+	if len(others) == 1 {
+		c := others[0]
+		return rd.errorf(h.line, nil, "the header line is one column with the field delimiter %s, but split at %s it has %d columns: set the delimiter with --delimiter %s (ReadOptions.Delimiter)",
+			delimName(delim), delimName(c), h.count(c, delim)+1, delimFlag(c))
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	names := make([]string, len(others))
+	for i, c := range others {
+		names[i] = delimName(c)
+	}
+	return rd.errorf(h.line, nil, "the header line is one column with the field delimiter %s, but it has %s outside quotes: set the delimiter with --delimiter (ReadOptions.Delimiter)",
+		delimName(delim), strings.Join(names, " and "))
+}
+
+// delimName names a delimiter in a message: "tab", or the quoted rune.
+func delimName(c rune) string {
+	if c == '\t' {
+		return "tab"
+	}
+	return strconv.QuoteRune(c)
+}
+
+// delimFlag is the value of --delimiter that sets c, quoted for a shell.
+func delimFlag(c rune) string {
+	switch c {
+	case '\t':
+		return "tab"
+	case ',':
+		return ","
+	}
+	return "'" + string(c) + "'"
 }
 
 func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {

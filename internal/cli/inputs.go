@@ -31,7 +31,7 @@ type dataFlags struct {
 func (d *dataFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&d.columns, "columns", nil, "read only these columns, in this order (comma-separated names)")
 	f.StringSliceVar(&d.ignore, "ignore", nil, "skip these columns, e.g. an ID column (comma-separated names)")
-	f.StringVar(&d.delimiter, "delimiter", "auto", `field delimiter: a character, "tab", or auto (tab for .tsv/.tab files or a header with tabs and no commas, else comma)`)
+	f.StringVar(&d.delimiter, "delimiter", "auto", `field delimiter: a character, "tab", or auto (from the header line: comma, else tab, else ';' or '|'; tab for .tsv/.tab files)`)
 	f.StringSliceVar(&d.discrete, "discrete", nil, "treat these columns as discrete (comma-separated names)")
 	f.StringSliceVar(&d.continuous, "continuous", nil, "treat these columns as continuous (comma-separated names)")
 	f.StringVar(&d.missing, "missing", "error", "missing cells (empty, NA, NaN, ?): error, drop-rows or keep")
