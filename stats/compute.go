@@ -73,7 +73,14 @@ func compute(d *data.Dataset, opt Options, budget int) (*Stats, error) {
 		}
 	}
 	if cells := newLayout(vars).tableCells(); !opt.NoPairs && cells > maxTableCells {
-		return nil, fmt.Errorf("stats: pair tables would need %d cells (limit %d); use Options.NoPairs or fewer states", cells, int64(maxTableCells))
+		most := 0
+		for j, v := range vars {
+			if len(v.States) > len(vars[most].States) {
+				most = j
+			}
+		}
+		return nil, fmt.Errorf("stats: pair tables would need %d cells (limit %d), the most states being the %d of %s; skip columns with that many states (--ignore, data.ReadOptions.Ignore), or compute without pair tables (Options.NoPairs)",
+			cells, int64(maxTableCells), len(vars[most].States), data.QuoteCell(vars[most].Name))
 	}
 	s := newStats(vars, !opt.NoPairs)
 	rows := d.NumRows()

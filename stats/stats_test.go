@@ -309,3 +309,32 @@ func TestNames(t *testing.T) {
 		t.Error("Names shares storage")
 	}
 }
+
+// Pair tables too large to hold are an error naming the variable with
+// the most states and the remedies.
+func TestPairTablesTooLarge(t *testing.T) {
+	labels := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprint(i)
+		}
+		return s
+	}
+	vars := []data.Variable{
+		{Name: "a", Kind: data.Discrete, States: labels(40000)},
+		{Name: "id", Kind: data.Discrete, States: labels(data.MaxStates)},
+		{Name: "x", Kind: data.Continuous},
+	}
+	d, err := data.New(vars, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compute(d, Options{})
+	want := fmt.Sprintf(`stats: pair tables would need %d cells (limit %d), the most states being the 65535 of "id"; skip columns with that many states (--ignore, data.ReadOptions.Ignore), or compute without pair tables (Options.NoPairs)`, 40000*data.MaxStates, 1<<31)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+	if _, err := Compute(d, Options{NoPairs: true}); err != nil {
+		t.Errorf("NoPairs: %v", err)
+	}
+}
