@@ -211,7 +211,7 @@ func (c *column) add(t *typing, s string, at liner) error {
 		return c.addFloat(t, s, at)
 	}
 	if n >= MaxStates {
-		return t.errorf(at.line(c.pos-1), c, "more than %d distinct values, the most a discrete column can have", MaxStates)
+		return t.errorf(at.line(c.pos-1), c, "more than %d distinct values, the most a discrete column can have; if it identifies the rows, skip it with --ignore %s (ReadOptions.Ignore)", MaxStates, ignoreArg(c.name))
 	}
 	s = strings.Clone(s)
 	c.labels = append(c.labels, s)
