@@ -2,8 +2,10 @@ package learn
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,10 +13,77 @@ import (
 	"github.com/latentree/latentree/internal/seed"
 )
 
-// ErrMixedKinds is returned (wrapped) when parameters are to be fitted to
-// data that mix continuous and discrete columns: a model has one kind of
-// variable.
+// ErrMixedKinds is returned (wrapped, in a *MixedKindsError) when
+// parameters are to be fitted to data that mix continuous and discrete
+// columns: a model has one kind of variable.
 var ErrMixedKinds = errors.New("learn: parameters can be fitted to all-discrete or all-continuous data only; learn the structure alone (StructureOnly)")
+
+// A MixedKindsError is the error (it wraps ErrMixedKinds) for parameters
+// to be fitted to data that mix continuous and discrete columns: it names
+// the columns of each kind.
+type MixedKindsError struct {
+	Continuous, Discrete []string
+	// Integers names the continuous columns whose values are distinct
+	// integers (data.DistinctIntegers): row identifiers, perhaps.
+	Integers []string
+}
+
+// maxNamed is the number of columns of each kind a MixedKindsError names.
+const maxNamed = 6
+
+func (e *MixedKindsError) Error() string {
+	list := func(names []string) string {
+		var b strings.Builder
+		for i, n := range names {
+			if i == maxNamed {
+				fmt.Fprintf(&b, " and %d more", len(names)-maxNamed)
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(data.QuoteCell(n))
+			if slices.Contains(e.Integers, n) {
+				b.WriteString(" (distinct integers: an identifier?)")
+			}
+		}
+		return b.String()
+	}
+	count := func(n int, kind string) string {
+		if n == 1 {
+			return "1 column is " + kind
+		}
+		return fmt.Sprintf("%d columns are %s", n, kind)
+	}
+	return fmt.Sprintf("learn: parameters can be fitted to all-discrete or all-continuous data only, but %s (%s) and %s (%s); "+
+		"skip the columns of one kind (--ignore, data.ReadOptions.Ignore), force their kind (--discrete or --continuous, data.ReadOptions.Discrete or Continuous), "+
+		"or learn the structure alone (--structure-only, Options.StructureOnly)",
+		count(len(e.Continuous), "continuous"), list(e.Continuous), count(len(e.Discrete), "discrete"), list(e.Discrete))
+}
+
+// Unwrap returns ErrMixedKinds.
+func (e *MixedKindsError) Unwrap() error { return ErrMixedKinds }
+
+// mixedKinds returns the *MixedKindsError for the variables vars, whose
+// rows are in src (nil if they are not at hand).
+func mixedKinds(vars []data.Variable, src data.Source) error {
+	e := &MixedKindsError{}
+	for _, v := range vars {
+		if v.Kind == data.Continuous {
+			e.Continuous = append(e.Continuous, v.Name)
+		} else {
+			e.Discrete = append(e.Discrete, v.Name)
+		}
+	}
+	if src != nil {
+		ints, err := data.DistinctIntegers(src)
+		if err != nil {
+			return err
+		}
+		e.Integers = ints
+	}
+	return e
+}
 
 // ErrStreamContinuous is returned when parameters are to be fitted to
 // continuous data in streamed files: Gaussian EM needs the rows in memory.
@@ -123,7 +192,19 @@ func (f *Files) Learn(opt Options) (*Result, error) {
 	continuous := f.AllContinuous()
 	if !opt.StructureOnly && !f.AllDiscrete() {
 		if !continuous {
-			return nil, &filesError{paths: f.paths, err: ErrMixedKinds}
+			// An identifier read as a continuous column mixes the kinds:
+			// name it first.
+			var src data.Source = f.files
+			if f.packed != nil {
+				src = f.packed
+			}
+			err := data.CheckIdentifiers(src)
+			if err == nil && f.packed != nil {
+				err = mixedKinds(f.vars, f.packed)
+			} else if err == nil {
+				err = mixedKinds(f.vars, nil)
+			}
+			return nil, &filesError{paths: f.paths, err: err}
 		}
 		if f.packed == nil {
 			return nil, ErrStreamContinuous

@@ -344,7 +344,10 @@ func (o *Options) rng() rand.Source {
 }
 
 // Learn learns a latent tree from d with the chosen method and, unless
-// StructureOnly, fits its parameters (model.Fit) and scores it on d.
+// StructureOnly, fits its parameters (model.Fit) and scores it on d. A
+// column that looks like a row identifier is a *data.IdentifierError
+// (data.CheckIdentifiers); parameters to be fitted to data that mix
+// continuous and discrete columns, a *MixedKindsError.
 func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
@@ -353,13 +356,16 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	if d == nil || d.NumRows() == 0 {
 		return nil, errors.New("learn: no data rows")
 	}
+	if err := data.CheckIdentifiers(d); err != nil {
+		return nil, err
+	}
 	m := opt.method()
 	if !opt.StructureOnly {
 		// Report, before any work, data that parameters cannot be fitted
 		// to and fit options that do not apply to them.
 		gaussian := d.AllContinuous()
 		if !gaussian && !d.AllDiscrete() {
-			return nil, ErrMixedKinds
+			return nil, mixedKinds(d.Vars(), d)
 		}
 		if !m.Regularized() {
 			if err := opt.Fit.Validate(gaussian); err != nil {

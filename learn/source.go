@@ -35,7 +35,8 @@ type Materializer interface {
 // the spectral start, AutoStates): its rows are then unpacked. Otherwise
 // (and for any other Source) ContractAuto means the threshold rule, and methods, rules and fit
 // options that need rows in memory (spectral parameters, AutoStates,
-// continuous data) are errors.
+// continuous data) are errors, as is a column that looks like a row
+// identifier (data.CheckIdentifiers).
 func LearnSource(src data.Source, opt Options) (*Result, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
@@ -46,6 +47,9 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	}
 	if d, ok := src.(*data.Dataset); ok {
 		return Learn(d, opt)
+	}
+	if err := data.CheckIdentifiers(src); err != nil {
+		return nil, err
 	}
 	m := opt.method()
 	// Fit options that need the rows in memory (FitSource refuses them).

@@ -507,8 +507,8 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		finish := e.learnProgress(&opt)
 		res, err = learn.Learn(d, opt)
 		finish()
-		if errors.Is(err, learn.ErrMixedKinds) {
-			return mixedKindsError(source)
+		if isColumnsError(err) {
+			return columnsError(source, err)
 		}
 		if err != nil {
 			return err

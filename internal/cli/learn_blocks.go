@@ -80,8 +80,8 @@ func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, path
 	res, err := files.Learn(opt)
 	finish()
 	switch {
-	case errors.Is(err, learn.ErrMixedKinds):
-		return nil, nil, 0, mixedKindsError(strings.Join(paths, ", "))
+	case isColumnsError(err):
+		return nil, nil, 0, columnsError(strings.Join(paths, ", "), err)
 	case errors.Is(err, learn.ErrStreamContinuous):
 		return nil, nil, 0, usagef("--stream fits discrete data only; continuous data are read into memory (drop --stream)")
 	case err != nil:
@@ -96,8 +96,24 @@ func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, path
 	return res, d, files.ReadTime(), nil
 }
 
-// mixedKindsError says that parameters cannot be fitted to source, whose
-// columns mix continuous and discrete ones (learn.ErrMixedKinds).
-func mixedKindsError(source string) error {
-	return errors.New(source + " mixes continuous and discrete columns: parameters can be fitted to one kind only; use --structure-only, or --columns/--ignore to choose variables")
+// isColumnsError reports whether err is about columns of the data that
+// learning cannot use: a row identifier (*data.IdentifierError) or a mix
+// of kinds (*learn.MixedKindsError).
+func isColumnsError(err error) bool {
+	var ie *data.IdentifierError
+	var me *learn.MixedKindsError
+	return errors.As(err, &ie) || errors.As(err, &me)
+}
+
+// columnsError is such an error, as the library words it, about source.
+func columnsError(source string, err error) error {
+	var ie *data.IdentifierError
+	var me *learn.MixedKindsError
+	switch {
+	case errors.As(err, &ie):
+		return errors.New(source + ": " + strings.TrimPrefix(ie.Error(), "data: "))
+	case errors.As(err, &me):
+		return errors.New(source + ": " + strings.TrimPrefix(me.Error(), "learn: "))
+	}
+	return err
 }
