@@ -256,6 +256,8 @@ func FuzzReadersTypeAlike(f *testing.F) {
 	f.Add("\ufeffa\tb\r\n1\t \r\n2\tNA\r\n", uint8(2), uint8(3))
 	f.Add("a,b\n1,x\nInf,y\nz,x\n", uint8(1), uint8(1))
 	f.Add("\n\na,b,a\n1,x,2\n", uint8(0), uint8(0))
+	f.Add("a;b\n1;x\n2;y\n", uint8(0), uint8(0))
+	f.Add("a|b;c\n1|x;y\n", uint8(0), uint8(0))
 	f.Fuzz(func(t *testing.T, in string, policy, maxStates uint8) {
 		opt := ReadOptions{Missing: MissingPolicy(policy % 3), MaxDiscreteStates: int(maxStates % 8), KeepConstant: policy&4 != 0}
 		sameAllWays(t, t.TempDir(), "f.csv", in, opt)

@@ -594,6 +594,10 @@ func FuzzReadCSV(f *testing.F) {
 		"a,empty,b\n1,,x\n0,NA,y\n",
 		"x,a,x,,b\n1,1,2,3,0\n2,0,3,4,1\n",
 		"a,b\n1,1e99999\n2,3\n",
+		// Delimiters told by the header, or a header left as one column.
+		"a;b|c\n1;2|3\n",
+		"\n\r\na|b\n1|2\n2|1\n",
+		"\"a;b\"\n1\n2\n",
 	}
 	// cols lists names for Columns or Ignore; delim 3 detects the delimiter.
 	cols := []string{"", "a", "b,a", "id", "x", "a,a", "empty", "b", "zz"}
