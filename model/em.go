@@ -216,9 +216,25 @@ func ParseStop(s string) (Stop, error) {
 
 // Validate reports options out of range (the checks of discrete.Model.FitEM).
 func (o EMOptions) Validate() error {
-	switch {
-	case o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0):
+	if err := o.validateTol(); err != nil {
+		return err
+	}
+	return o.validateSteps()
+}
+
+// validateTol checks the tolerance, the first of Validate's checks
+// (FitOptions.Validate checks MaxIter between the two parts).
+func (o EMOptions) validateTol() error {
+	if o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0) {
 		return fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", o.Tol, DefaultTol)
+	}
+	return nil
+}
+
+// validateSteps checks the pseudo-count, the acceleration and the
+// stopping rule.
+func (o EMOptions) validateSteps() error {
+	switch {
 	case o.Pseudo < 0 || math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0):
 		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", o.Pseudo)
 	case o.Accel != AccelSQUAREM && o.Accel != AccelNone:

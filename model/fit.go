@@ -88,17 +88,16 @@ type FitOptions struct {
 // of the given kind (continuous when gaussian is true).
 func (o FitOptions) Validate(gaussian bool) error {
 	e := o.EM
-	switch {
-	case e.Tol < 0 || math.IsNaN(e.Tol) || math.IsInf(e.Tol, 0):
-		return fmt.Errorf("model: EM tolerance %g must be positive (0: DefaultTol %g)", e.Tol, DefaultTol)
-	case e.MaxIter < 0:
+	if err := e.validateTol(); err != nil {
+		return err
+	}
+	if e.MaxIter < 0 {
 		return fmt.Errorf("model: EM MaxIter %d must be positive (0: %d)", e.MaxIter, DefaultMaxIter)
-	case e.Pseudo < 0 || math.IsNaN(e.Pseudo) || math.IsInf(e.Pseudo, 0):
-		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", e.Pseudo)
-	case e.Accel != AccelSQUAREM && e.Accel != AccelNone:
-		return fmt.Errorf("model: unknown EM acceleration %d", int(e.Accel))
-	case e.Stop != StopAuto && e.Stop != StopRelative:
-		return fmt.Errorf("model: unknown EM stopping rule %d", int(e.Stop))
+	}
+	if err := e.validateSteps(); err != nil {
+		return err
+	}
+	switch {
 	case o.HiddenStates < 0:
 		return fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
 	case o.Init != InitSurrogate && o.Init != InitRandom && o.Init != InitSpectral:
