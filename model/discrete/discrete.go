@@ -176,27 +176,14 @@ func (m *Model) Marginals() [][]float64 {
 			out[v] = append([]float64(nil), m.Prior...)
 			continue
 		}
-		out[v] = vecMat(out[r.Parent[v]], m.CPT[v], m.States[v])
+		pm := out[r.Parent[v]]
+		out[v] = matMul(pm, m.CPT[v], 1, len(pm), m.States[v])
 	}
 	return out
 }
 
-// vecMat returns p·A for a row vector p and a len(p)×k row-major matrix A.
-func vecMat(p, a []float64, k int) []float64 {
-	out := make([]float64, k)
-	for i, pi := range p {
-		if pi == 0 {
-			continue
-		}
-		row := a[i*k : (i+1)*k]
-		for j, x := range row {
-			out[j] += pi * x
-		}
-	}
-	return out
-}
-
-// matMul returns A·B for A r×s and B s×c, row-major.
+// matMul returns A·B for A r×s and B s×c, row-major (r = 1: a row
+// vector times a matrix).
 func matMul(a, b []float64, r, s, c int) []float64 {
 	out := make([]float64, r*c)
 	for i := 0; i < r; i++ {

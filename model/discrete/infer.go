@@ -106,7 +106,6 @@ func (e *engine) newWork() *work {
 // upward computes λ and the upward messages for rows [r0, r0+nb) and the
 // log-likelihood of each row in w.logZ.
 func (e *engine) upward(b *binding, w *work, r0, nb int) {
-	m := e.m
 	for i := 0; i < nb; i++ {
 		w.logZ[i] = 0
 		w.scale[i] = 1
@@ -115,129 +114,158 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 		v := e.order[x]
 		k := e.k[v]
 		lam := w.lam[v]
-		// Evidence.
-		if codes := b.codes[v]; codes != nil {
-			if w.ev[v] == nil {
-				w.ev[v] = make([]float64, k*blockRows)
-			}
-			ev := w.ev[v]
-			clear(ev)
-			remap := b.remap[v]
-			for i := 0; i < nb; i++ {
-				c := codes[r0+i]
-				if c == data.Missing {
-					for s := 0; s < k; s++ {
-						ev[s*blockRows+i] = 1
-					}
-				} else {
-					ev[int(remap[c])*blockRows+i] = 1
-				}
-			}
-			copy(lam, ev)
-		} else {
-			w.ev[v] = nil
-			for s := 0; s < k; s++ {
-				row := lam[s*blockRows : s*blockRows+nb]
-				for i := range row {
-					row[i] = 1
-				}
-			}
-		}
-		for _, c := range e.children[v] {
-			up := w.up[c]
-			for s := 0; s < k; s++ {
-				a := lam[s*blockRows : s*blockRows+nb]
-				u := up[s*blockRows : s*blockRows+nb]
-				for i := range a {
-					a[i] *= u[i]
-				}
-			}
-		}
+		e.lambda(b, w, v, r0, nb)
 		p := e.parent[v]
 		if p < 0 {
-			// Root: multiply by the prior and sum.
-			z := w.tmp[:nb]
-			clear(z)
-			for s := 0; s < k; s++ {
-				ps := m.Prior[s]
-				a := lam[s*blockRows : s*blockRows+nb]
-				for i := range z {
-					z[i] += ps * a[i]
-				}
-			}
-			for i := range z {
-				w.logZ[i] += safeLog(z[i])
-			}
+			e.addRootLogZ(w, lam, k, nb)
 			continue
 		}
 		// Message to the parent: up(xp) = Σ_xv P(xv|xp) λ(xv).
 		kp := e.k[p]
 		up := w.up[v]
-		cpt := m.CPT[v]
+		cpt := e.m.CPT[v]
 		if codes := b.codes[v]; codes != nil && len(e.children[v]) == 0 {
-			// Observed leaf: the message is a column of the CPT (all
-			// ones when the cell is missing); entries are at most 1 and
-			// need no scaling.
-			remap := b.remap[v]
-			for i := 0; i < nb; i++ {
-				c := codes[r0+i]
-				if c == data.Missing {
-					for a := 0; a < kp; a++ {
-						up[a*blockRows+i] = 1
-					}
-					continue
-				}
-				x := int(remap[c])
-				for a := 0; a < kp; a++ {
-					up[a*blockRows+i] = cpt[a*k+x]
-				}
-			}
+			leafMessage(up, cpt, codes[r0:r0+nb], b.remap[v], kp, k)
 			continue
 		}
-		for a := 0; a < kp; a++ {
-			dst := up[a*blockRows : a*blockRows+nb]
-			clear(dst)
-			for s := 0; s < k; s++ {
-				q := cpt[a*k+s]
-				if q == 0 {
-					continue
-				}
-				src := lam[s*blockRows : s*blockRows+nb]
-				for i := range dst {
-					dst[i] += q * src[i]
-				}
-			}
-		}
-		// Scale each row's message to sum 1; the scale is kept in
-		// w.scale and folded into logZ only when it gets small.
-		sc := w.tmp[:nb]
-		copy(sc, up[:nb])
-		for a := 1; a < kp; a++ {
-			u := up[a*blockRows : a*blockRows+nb]
-			for i := range sc {
-				sc[i] += u[i]
-			}
-		}
-		scale := w.scale[:nb]
-		for i := range sc {
-			s := sc[i]
-			if s > 0 {
-				inv := 1 / s
-				for a := 0; a < kp; a++ {
-					up[a*blockRows+i] *= inv
-				}
-				scale[i] *= s
-				if scale[i] < 1e-200 {
-					w.logZ[i] += math.Log(scale[i])
-					scale[i] = 1
-				}
-			} else {
-				scale[i] = 0
-			}
-		}
+		blockMatVec(up, lam, cpt, kp, k, k, 1, nb)
+		w.scaleMessage(up, kp, nb)
 	}
 	for i := 0; i < nb; i++ {
 		w.logZ[i] += safeLog(w.scale[i])
+	}
+}
+
+// lambda sets w.lam[v] for rows [r0, r0+nb) to v's evidence (kept in
+// w.ev[v]; all ones when v is hidden) times its children's upward
+// messages.
+func (e *engine) lambda(b *binding, w *work, v, r0, nb int) {
+	k := e.k[v]
+	lam := w.lam[v]
+	if codes := b.codes[v]; codes != nil {
+		if w.ev[v] == nil {
+			w.ev[v] = make([]float64, k*blockRows)
+		}
+		ev := w.ev[v]
+		clear(ev)
+		remap := b.remap[v]
+		for i := 0; i < nb; i++ {
+			c := codes[r0+i]
+			if c == data.Missing {
+				for s := 0; s < k; s++ {
+					ev[s*blockRows+i] = 1
+				}
+			} else {
+				ev[int(remap[c])*blockRows+i] = 1
+			}
+		}
+		copy(lam, ev)
+	} else {
+		w.ev[v] = nil
+		for s := 0; s < k; s++ {
+			row := lam[s*blockRows : s*blockRows+nb]
+			for i := range row {
+				row[i] = 1
+			}
+		}
+	}
+	for _, c := range e.children[v] {
+		up := w.up[c]
+		for s := 0; s < k; s++ {
+			a := lam[s*blockRows : s*blockRows+nb]
+			u := up[s*blockRows : s*blockRows+nb]
+			for i := range a {
+				a[i] *= u[i]
+			}
+		}
+	}
+}
+
+// addRootLogZ multiplies the root's λ by the prior, sums over its k
+// states and adds the log of the sum to each row's w.logZ.
+func (e *engine) addRootLogZ(w *work, lam []float64, k, nb int) {
+	z := w.tmp[:nb]
+	clear(z)
+	for s := 0; s < k; s++ {
+		ps := e.m.Prior[s]
+		a := lam[s*blockRows : s*blockRows+nb]
+		for i := range z {
+			z[i] += ps * a[i]
+		}
+	}
+	for i := range z {
+		w.logZ[i] += safeLog(z[i])
+	}
+}
+
+// leafMessage writes the upward message of an observed leaf with k states
+// to its parent with kp states, for the block's codes: a column of the
+// CPT (all ones when the cell is missing). Its entries are at most 1 and
+// need no scaling.
+func leafMessage(up, cpt []float64, codes []uint16, remap []uint16, kp, k int) {
+	for i, c := range codes {
+		if c == data.Missing {
+			for a := 0; a < kp; a++ {
+				up[a*blockRows+i] = 1
+			}
+			continue
+		}
+		x := int(remap[c])
+		for a := 0; a < kp; a++ {
+			up[a*blockRows+i] = cpt[a*k+x]
+		}
+	}
+}
+
+// scaleMessage scales each row's message (kp states) to sum 1; the scale
+// is kept in w.scale and folded into w.logZ only when it gets small.
+func (w *work) scaleMessage(up []float64, kp, nb int) {
+	sc := w.tmp[:nb]
+	copy(sc, up[:nb])
+	for a := 1; a < kp; a++ {
+		u := up[a*blockRows : a*blockRows+nb]
+		for i := range sc {
+			sc[i] += u[i]
+		}
+	}
+	scale := w.scale[:nb]
+	for i := range sc {
+		s := sc[i]
+		if s > 0 {
+			inv := 1 / s
+			for a := 0; a < kp; a++ {
+				up[a*blockRows+i] *= inv
+			}
+			scale[i] *= s
+			if scale[i] < 1e-200 {
+				w.logZ[i] += math.Log(scale[i])
+				scale[i] = 1
+			}
+		} else {
+			scale[i] = 0
+		}
+	}
+}
+
+// blockMatVec sets, for rows [0, nb) of blocked vectors (state s of row i
+// at s*blockRows+i), dst(o) = Σ_j mat[o*outStride+j*inStride] src(j) for
+// o < nOut, j < nIn: the CPT times λ (outStride k, inStride 1) in upward,
+// its transpose times the parent's message (1, k) in downward. Zero
+// entries are skipped.
+func blockMatVec(dst, src, mat []float64, nOut, nIn, outStride, inStride, nb int) {
+	for o := 0; o < nOut; o++ {
+		d := dst[o*blockRows : o*blockRows+nb]
+		clear(d)
+		for j := 0; j < nIn; j++ {
+			q := mat[o*outStride+j*inStride]
+			if q == 0 {
+				continue
+			}
+			x := src[j*blockRows : j*blockRows+nb]
+			for i := range d {
+				d[i] += q * x[i]
+			}
+		}
 	}
 }
 
@@ -257,23 +285,8 @@ func (e *engine) downward(w *work, nb int) {
 				}
 			}
 		} else {
-			kp := e.k[p]
-			down := w.down[v]
-			cpt := m.CPT[v]
-			for s := 0; s < k; s++ {
-				dst := pi[s*blockRows : s*blockRows+nb]
-				clear(dst)
-				for a := 0; a < kp; a++ {
-					q := cpt[a*k+s]
-					if q == 0 {
-						continue
-					}
-					src := down[a*blockRows : a*blockRows+nb]
-					for i := range dst {
-						dst[i] += q * src[i]
-					}
-				}
-			}
+			// π(s) = Σ_a P(s|a) down(a): the CPT read by columns.
+			blockMatVec(pi, w.down[v], m.CPT[v], k, e.k[p], 1, k, nb)
 		}
 		// Messages to children: μ_{v→c}(x) = π(x) e(x) Π_{c'≠c} up_{c'}(x).
 		// λ already holds e × Π up; dividing by up_c is avoided with

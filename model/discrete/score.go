@@ -82,13 +82,9 @@ func KL(p, q *Model, opt KLOptions) (kl, se float64, err error) {
 				x /= k
 			}
 		}
-		lp, _, err := p.LogLikelihood(d, model.InferOptions{})
+		lp, lq, err := logLikBoth(p, q, d)
 		if err != nil {
 			return 0, 0, err
-		}
-		lq, _, err := q.LogLikelihood(d, model.InferOptions{})
-		if err != nil {
-			return 0, 0, fmt.Errorf("model: KL: second model: %w", err)
 		}
 		for r := range lp {
 			if math.IsInf(lp[r], -1) {
@@ -110,13 +106,9 @@ func KL(p, q *Model, opt KLOptions) (kl, se float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	lp, _, err := p.LogLikelihood(d, model.InferOptions{})
+	lp, lq, err := logLikBoth(p, q, d)
 	if err != nil {
 		return 0, 0, err
-	}
-	lq, _, err := q.LogLikelihood(d, model.InferOptions{})
-	if err != nil {
-		return 0, 0, fmt.Errorf("model: KL: second model: %w", err)
 	}
 	var sum, sq float64
 	for r := range lp {
@@ -135,6 +127,21 @@ func KL(p, q *Model, opt KLOptions) (kl, se float64, err error) {
 	return mean, math.Sqrt(math.Max(0, v) / float64(ns)), nil
 }
 
+// logLikBoth returns the log-likelihood of each row of d under p and
+// under q (KL's two sides); an error of q's is marked as the second
+// model's.
+func logLikBoth(p, q *Model, d *data.Dataset) (lp, lq []float64, err error) {
+	lp, _, err = p.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	lq, _, err = q.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: KL: second model: %w", err)
+	}
+	return lp, lq, nil
+}
+
 // JointMarginal returns the exact joint distribution of the given observed
 // nodes, row-major (first node slowest), by variable elimination on the
 // tree: every node whose subtree holds a queried node sends its parent a
@@ -145,21 +152,47 @@ func (m *Model) JointMarginal(nodes []int) ([]float64, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	size := 1
-	query := make(map[int]bool, len(nodes))
+	query, size, err := m.queryNodes(nodes)
+	if err != nil {
+		return nil, err
+	}
+	final := m.eliminate(query)
+	return m.reorderAxes(final, nodes, size), nil
+}
+
+// queryNodes checks JointMarginal's nodes (observed, each once, a table
+// of at most 2²² cells) and returns them as a set with the table's size.
+func (m *Model) queryNodes(nodes []int) (query map[int]bool, size int, err error) {
+	size = 1
+	query = make(map[int]bool, len(nodes))
 	for _, v := range nodes {
 		if !m.Tree.Has(v) || m.Tree.IsHidden(v) {
-			return nil, fmt.Errorf("model: node %d is not an observed node", v)
+			return nil, 0, fmt.Errorf("model: node %d is not an observed node", v)
 		}
 		if query[v] {
-			return nil, fmt.Errorf("model: node %q queried twice", m.Tree.Name(v))
+			return nil, 0, fmt.Errorf("model: node %q queried twice", m.Tree.Name(v))
 		}
 		query[v] = true
 		size *= m.States[v]
 		if size > 1<<22 {
-			return nil, errors.New("model: joint table too large")
+			return nil, 0, errors.New("model: joint table too large")
 		}
 	}
+	return query, size, nil
+}
+
+// jointTable is a message of JointMarginal's elimination: vars lists its
+// queried nodes, data is indexed [node state][queried states, row-major
+// in vars order].
+type jointTable struct {
+	vars []int
+	data []float64
+}
+
+// eliminate sends the messages of JointMarginal up the tree and returns
+// the root's: the joint table of the queried nodes, in the order the
+// elimination met them.
+func (m *Model) eliminate(query map[int]bool) jointTable {
 	r := m.Rooted()
 	// has[v]: the subtree of v holds a queried node.
 	has := make([]bool, m.Tree.MaxID())
@@ -172,14 +205,8 @@ func (m *Model) JointMarginal(nodes []int) ([]float64, error) {
 			has[p] = true
 		}
 	}
-	// up[v] is v's message: vars lists its queried nodes, data is
-	// indexed [parent state][queried states, row-major in vars order].
-	type table struct {
-		vars []int
-		data []float64
-	}
-	up := make([]table, m.Tree.MaxID())
-	var final table
+	// up[v] is v's message, indexed by its parent's states.
+	up := make([]jointTable, m.Tree.MaxID())
 	for k := len(r.Order) - 1; k >= 0; k-- {
 		v := r.Order[k]
 		if !has[v] {
@@ -187,7 +214,7 @@ func (m *Model) JointMarginal(nodes []int) ([]float64, error) {
 		}
 		kv := m.States[v]
 		// f[b, X] over v's states b and the queried nodes X below v.
-		f := table{data: make([]float64, kv)}
+		f := jointTable{data: make([]float64, kv)}
 		for b := range f.data {
 			f.data[b] = 1
 		}
@@ -202,54 +229,60 @@ func (m *Model) JointMarginal(nodes []int) ([]float64, error) {
 			if !has[c] {
 				continue
 			}
-			u := up[c]
-			sf, su := len(f.data)/kv, len(u.data)/kv
-			g := make([]float64, kv*sf*su)
-			for b := 0; b < kv; b++ {
-				fb, ub := f.data[b*sf:(b+1)*sf], u.data[b*su:(b+1)*su]
-				gb := g[b*sf*su : (b+1)*sf*su]
-				for i, x := range fb {
-					if x == 0 {
-						continue
-					}
-					row := gb[i*su : (i+1)*su]
-					for j, y := range ub {
-						row[j] = x * y
-					}
-				}
-			}
-			f = table{vars: append(f.vars, u.vars...), data: g}
-			up[c] = table{}
+			f = outerPerState(f, up[c], kv)
+			up[c] = jointTable{}
 		}
-		sf := len(f.data) / kv
 		if v == r.Root {
-			out := make([]float64, sf)
-			for b := 0; b < kv; b++ {
-				if w := m.Prior[b]; w != 0 {
-					for i, x := range f.data[b*sf : (b+1)*sf] {
-						out[i] += w * x
-					}
-				}
-			}
-			final = table{vars: f.vars, data: out}
-			break
+			// The prior is a CPT with one parent state.
+			return jointTable{vars: f.vars, data: sumOutStates(f.data, m.Prior, 1, kv)}
 		}
-		kp := m.States[r.Parent[v]]
-		cpt := m.CPT[v]
-		u := make([]float64, kp*sf)
-		for a := 0; a < kp; a++ {
-			ua := u[a*sf : (a+1)*sf]
-			for b := 0; b < kv; b++ {
-				if w := cpt[a*kv+b]; w != 0 {
-					for i, x := range f.data[b*sf : (b+1)*sf] {
-						ua[i] += w * x
-					}
-				}
-			}
-		}
-		up[v] = table{vars: f.vars, data: u}
+		up[v] = jointTable{vars: f.vars, data: sumOutStates(f.data, m.CPT[v], m.States[r.Parent[v]], kv)}
 	}
-	// Reorder the axes from final.vars to the order asked for.
+	return jointTable{}
+}
+
+// outerPerState returns, for each of the kv states b, the outer product
+// of f[b, ·] and u[b, ·]: a table over f's variables then u's.
+func outerPerState(f, u jointTable, kv int) jointTable {
+	sf, su := len(f.data)/kv, len(u.data)/kv
+	g := make([]float64, kv*sf*su)
+	for b := 0; b < kv; b++ {
+		fb, ub := f.data[b*sf:(b+1)*sf], u.data[b*su:(b+1)*su]
+		gb := g[b*sf*su : (b+1)*sf*su]
+		for i, x := range fb {
+			if x == 0 {
+				continue
+			}
+			row := gb[i*su : (i+1)*su]
+			for j, y := range ub {
+				row[j] = x * y
+			}
+		}
+	}
+	return jointTable{vars: append(f.vars, u.vars...), data: g}
+}
+
+// sumOutStates returns u[a, X] = Σ_b cpt[a*kv+b] f[b, X] for kp parent
+// states a: the message of a node with kv states to its parent.
+func sumOutStates(f, cpt []float64, kp, kv int) []float64 {
+	sf := len(f) / kv
+	u := make([]float64, kp*sf)
+	for a := 0; a < kp; a++ {
+		ua := u[a*sf : (a+1)*sf]
+		for b := 0; b < kv; b++ {
+			if w := cpt[a*kv+b]; w != 0 {
+				for i, x := range f[b*sf : (b+1)*sf] {
+					ua[i] += w * x
+				}
+			}
+		}
+	}
+	return u
+}
+
+// reorderAxes returns the size cells of final with its axes reordered
+// from final.vars to nodes.
+func (m *Model) reorderAxes(final jointTable, nodes []int, size int) []float64 {
 	pos := make(map[int]int, len(final.vars))
 	for i, v := range final.vars {
 		pos[v] = i
@@ -276,5 +309,5 @@ func (m *Model) JointMarginal(nodes []int) ([]float64, error) {
 			idx[k] = 0
 		}
 	}
-	return out, nil
+	return out
 }
