@@ -55,6 +55,14 @@ func NewHeader(typ string, t *tree.Tree, root int) (Header, error) {
 	return Header{Format: ModelFormat, Version: ModelVersion, Type: typ, Root: t.Name(root), Tree: tj}, nil
 }
 
+// WriteDocument writes a family's model document (a struct embedding a
+// Header) to w as indented JSON, the layout every model file has.
+func WriteDocument(w io.Writer, doc any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(doc)
+}
+
 // Read reads a model file written by the WriteJSON of a model of any
 // registered family and returns that model: a *discrete.Model, a
 // *gaussian.Model or a *spectral.Model (see Register).

@@ -171,9 +171,11 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	return parts[0]
 }
 
-// estepBinary adds the expected counts of rows [r0, r0+nb) to c.
+// estepBinary adds the expected counts of rows [r0, r0+nb) to c: an
+// upward pass (λ and the messages to the parents, and each row's
+// log-likelihood), then a downward pass (posteriors and expected counts).
+// The model is binary, so each node's two states are written out.
 func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64, miss []bool, w *binWork, r0, nb int, c *counts) {
-	m := e.m
 	logZ, scale, wt := w.logZ[:nb], w.scale[:nb], w.wt[:nb]
 	for i := range logZ {
 		logZ[i] = 0
@@ -196,86 +198,17 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 		if leaf[v] {
 			continue
 		}
-		l0 := w.lam[v][:nb]
-		l1 := w.lam[v][binBlock : binBlock+nb]
-		set := false // λ holds a first factor
-		if xv := x[v]; xv != nil {
-			xv = xv[r0 : r0+nb]
-			for i, s := range xv {
-				l0[i] = float64((s ^ 1) & 1) // 1 for state 0 and missing
-				l1[i] = float64(s>>1 | s&1)  // 1 for states 1 and missing
-			}
-			set = true
-		}
-		for _, ch := range e.children[v] {
-			if leaf[ch] {
-				t := m.CPT[ch]
-				u0 := [4]float64{t[0], t[1], 1, 1}
-				u1 := [4]float64{t[2], t[3], 1, 1}
-				xc := x[ch][r0 : r0+nb]
-				xc = xc[:len(l0)]
-				if set {
-					for i, s := range xc {
-						l0[i] *= u0[s&3]
-						l1[i] *= u1[s&3]
-					}
-				} else {
-					for i, s := range xc {
-						l0[i] = u0[s&3]
-						l1[i] = u1[s&3]
-					}
-				}
-			} else {
-				u0 := w.up[ch][:nb]
-				u1 := w.up[ch][binBlock : binBlock+nb]
-				if set {
-					for i := range l0 {
-						l0[i] *= u0[i]
-						l1[i] *= u1[i]
-					}
-				} else {
-					copy(l0, u0)
-					copy(l1, u1)
-				}
-			}
-			set = true
-		}
-		if !set {
-			for i := range l0 {
-				l0[i] = 1
-				l1[i] = 1
-			}
-		}
+		e.binLambda(x, leaf, w, v, r0, nb)
 		if e.parent[v] < 0 {
-			p0, p1 := m.Prior[0], m.Prior[1]
+			l0 := w.lam[v][:nb]
+			l1 := w.lam[v][binBlock : binBlock+nb]
+			p0, p1 := e.m.Prior[0], e.m.Prior[1]
 			for i := range l0 {
 				logZ[i] += safeLog(p0*l0[i]+p1*l1[i]) + safeLog(scale[i])
 			}
 			continue
 		}
-		t := m.CPT[v]
-		c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
-		u0 := w.up[v][:nb]
-		u1 := w.up[v][binBlock : binBlock+nb]
-		lo := thr[v]
-		for i := range l0 {
-			a, bb := c00*l0[i]+c01*l1[i], c10*l0[i]+c11*l1[i]
-			u0[i], u1[i] = a, bb
-			if s := a + bb; s < lo {
-				if s > 0 {
-					inv := 1 / s
-					u0[i], u1[i] = a*inv, bb*inv
-					sc := scale[i] * s
-					if sc < 1e-200 {
-						logZ[i] += math.Log(sc)
-						sc = 1
-					}
-					scale[i] = sc
-				} else {
-					scale[i] = 0
-				}
-			}
-		}
+		e.binMessage(w, v, thr[v], nb)
 	}
 	for i, z := range logZ {
 		if !math.IsInf(z, -1) {
@@ -286,106 +219,216 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 	}
 	// Downward: posteriors and expected counts.
 	for _, v := range e.order {
-		p := e.parent[v]
-		if p < 0 {
-			l0 := w.lam[v][:nb]
-			l1 := w.lam[v][binBlock : binBlock+nb]
-			q0 := w.post[v][:nb]
-			q1 := w.post[v][binBlock : binBlock+nb]
-			p0, p1 := m.Prior[0], m.Prior[1]
-			var s0, s1 float64
-			for i := range l0 {
-				a, bb := p0*l0[i], p1*l1[i]
-				z := a + bb
-				if z > 0 {
-					a, bb = a/z, bb/z
-				} else {
-					a, bb = 0, 0
-				}
-				// Posteriors times the row's weight: every posterior
-				// below is then weighted too, and so are the counts.
-				a, bb = wt[i]*a, wt[i]*bb
-				q0[i], q1[i] = a, bb
-				s0 += a
-				s1 += bb
-			}
-			c.prior[0] += s0
-			c.prior[1] += s1
-			continue
+		switch {
+		case e.parent[v] < 0:
+			e.binRootCounts(w, v, nb, c)
+		case leaf[v]:
+			e.binLeafCounts(x[v][r0:r0+nb], miss[v], w, v, c)
+		default:
+			e.binInnerCounts(w, v, nb, c)
 		}
-		pp0 := w.post[p][:nb]
-		pp1 := w.post[p][binBlock : binBlock+nb]
-		t := m.CPT[v]
-		c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
-		dst := c.cpt[v]
-		if leaf[v] {
-			// t sums the weighted parent posteriors of all rows, o those
-			// of rows in state 1, u those of rows whose cell is missing
-			// (state 0: the rest); indicators instead of branches.
-			var t0, t1, o0, o1, u0, u1 float64
-			xv := x[v][r0 : r0+nb]
-			if !miss[v] {
-				for i, s := range xv {
-					f1 := float64(s)
-					a0, a1 := pp0[i], pp1[i]
-					t0 += a0
-					t1 += a1
-					o0 += f1 * a0
-					o1 += f1 * a1
-				}
-				dst[0] += t0 - o0
-				dst[1] += o0
-				dst[2] += t1 - o1
-				dst[3] += o1
-				continue
-			}
-			for i, s := range xv {
-				f1, f2 := float64(s&1), float64(s>>1)
-				a0, a1 := pp0[i], pp1[i]
-				t0 += a0
-				t1 += a1
-				o0 += f1 * a0
-				o1 += f1 * a1
-				u0 += f2 * a0
-				u1 += f2 * a1
-			}
-			dst[0] += t0 - o0 - u0 + u0*c00
-			dst[1] += o0 + u0*c01
-			dst[2] += t1 - o1 - u1 + u1*c10
-			dst[3] += o1 + u1*c11
-			continue
-		}
-		l0 := w.lam[v][:nb]
-		l1 := w.lam[v][binBlock : binBlock+nb]
-		q0 := w.post[v][:nb]
-		q1 := w.post[v][binBlock : binBlock+nb]
-		var n00, n01, n10, n11 float64
-		for i := range l0 {
-			x0, x1 := l0[i], l1[i]
-			r0, r1 := c00*x0+c01*x1, c10*x0+c11*x1
-			var f0, f1 float64
-			if d := r0 * r1; d > 0 {
-				inv := 1 / d
-				f0, f1 = pp0[i]*r1*inv, pp1[i]*r0*inv
-			} else {
-				if r0 > 0 {
-					f0 = pp0[i] / r0
-				}
-				if r1 > 0 {
-					f1 = pp1[i] / r1
-				}
-			}
-			a00, a01 := f0*c00*x0, f0*c01*x1
-			a10, a11 := f1*c10*x0, f1*c11*x1
-			q0[i], q1[i] = a00+a10, a01+a11
-			n00 += a00
-			n01 += a01
-			n10 += a10
-			n11 += a11
-		}
-		dst[0] += n00
-		dst[1] += n01
-		dst[2] += n10
-		dst[3] += n11
 	}
+}
+
+// binLambda sets λ of the non-leaf node v for the block: its evidence
+// times the messages of its children (a leaf child's message is read
+// from its CPT by the cell's code).
+func (e *engine) binLambda(x [][]uint8, leaf []bool, w *binWork, v, r0, nb int) {
+	l0 := w.lam[v][:nb]
+	l1 := w.lam[v][binBlock : binBlock+nb]
+	set := false // λ holds a first factor
+	if xv := x[v]; xv != nil {
+		xv = xv[r0 : r0+nb]
+		for i, s := range xv {
+			l0[i] = float64((s ^ 1) & 1) // 1 for state 0 and missing
+			l1[i] = float64(s>>1 | s&1)  // 1 for states 1 and missing
+		}
+		set = true
+	}
+	for _, ch := range e.children[v] {
+		if leaf[ch] {
+			t := e.m.CPT[ch]
+			u0 := [4]float64{t[0], t[1], 1, 1}
+			u1 := [4]float64{t[2], t[3], 1, 1}
+			xc := x[ch][r0 : r0+nb]
+			xc = xc[:len(l0)]
+			if set {
+				for i, s := range xc {
+					l0[i] *= u0[s&3]
+					l1[i] *= u1[s&3]
+				}
+			} else {
+				for i, s := range xc {
+					l0[i] = u0[s&3]
+					l1[i] = u1[s&3]
+				}
+			}
+		} else {
+			u0 := w.up[ch][:nb]
+			u1 := w.up[ch][binBlock : binBlock+nb]
+			if set {
+				for i := range l0 {
+					l0[i] *= u0[i]
+					l1[i] *= u1[i]
+				}
+			} else {
+				copy(l0, u0)
+				copy(l1, u1)
+			}
+		}
+		set = true
+	}
+	if !set {
+		for i := range l0 {
+			l0[i] = 1
+			l1[i] = 1
+		}
+	}
+}
+
+// binMessage computes v's message to its parent from λ, rescaling a row's
+// message to sum 1 when its sum falls below lo.
+func (e *engine) binMessage(w *binWork, v int, lo float64, nb int) {
+	logZ, scale := w.logZ[:nb], w.scale[:nb]
+	l0 := w.lam[v][:nb]
+	l1 := w.lam[v][binBlock : binBlock+nb]
+	t := e.m.CPT[v]
+	c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
+	u0 := w.up[v][:nb]
+	u1 := w.up[v][binBlock : binBlock+nb]
+	for i := range l0 {
+		a, bb := c00*l0[i]+c01*l1[i], c10*l0[i]+c11*l1[i]
+		u0[i], u1[i] = a, bb
+		if s := a + bb; s < lo {
+			if s > 0 {
+				inv := 1 / s
+				u0[i], u1[i] = a*inv, bb*inv
+				sc := scale[i] * s
+				if sc < 1e-200 {
+					logZ[i] += math.Log(sc)
+					sc = 1
+				}
+				scale[i] = sc
+			} else {
+				scale[i] = 0
+			}
+		}
+	}
+}
+
+// binRootCounts sets the root's posteriors, times each row's weight
+// (every posterior below is then weighted too, and so are the counts),
+// and adds them to the prior's counts.
+func (e *engine) binRootCounts(w *binWork, v, nb int, c *counts) {
+	wt := w.wt[:nb]
+	l0 := w.lam[v][:nb]
+	l1 := w.lam[v][binBlock : binBlock+nb]
+	q0 := w.post[v][:nb]
+	q1 := w.post[v][binBlock : binBlock+nb]
+	p0, p1 := e.m.Prior[0], e.m.Prior[1]
+	var s0, s1 float64
+	for i := range l0 {
+		a, bb := p0*l0[i], p1*l1[i]
+		z := a + bb
+		if z > 0 {
+			a, bb = a/z, bb/z
+		} else {
+			a, bb = 0, 0
+		}
+		a, bb = wt[i]*a, wt[i]*bb
+		q0[i], q1[i] = a, bb
+		s0 += a
+		s1 += bb
+	}
+	c.prior[0] += s0
+	c.prior[1] += s1
+}
+
+// binLeafCounts adds the expected counts of the observed leaf v, whose
+// codes in the block are xv (missing cells only if miss), from its
+// parent's posteriors.
+func (e *engine) binLeafCounts(xv []uint8, miss bool, w *binWork, v int, c *counts) {
+	nb := len(xv)
+	p := e.parent[v]
+	pp0 := w.post[p][:nb]
+	pp1 := w.post[p][binBlock : binBlock+nb]
+	t := e.m.CPT[v]
+	c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
+	dst := c.cpt[v]
+	// t sums the weighted parent posteriors of all rows, o those of rows
+	// in state 1, u those of rows whose cell is missing (state 0: the
+	// rest); indicators instead of branches.
+	var t0, t1, o0, o1, u0, u1 float64
+	if !miss {
+		for i, s := range xv {
+			f1 := float64(s)
+			a0, a1 := pp0[i], pp1[i]
+			t0 += a0
+			t1 += a1
+			o0 += f1 * a0
+			o1 += f1 * a1
+		}
+		dst[0] += t0 - o0
+		dst[1] += o0
+		dst[2] += t1 - o1
+		dst[3] += o1
+		return
+	}
+	for i, s := range xv {
+		f1, f2 := float64(s&1), float64(s>>1)
+		a0, a1 := pp0[i], pp1[i]
+		t0 += a0
+		t1 += a1
+		o0 += f1 * a0
+		o1 += f1 * a1
+		u0 += f2 * a0
+		u1 += f2 * a1
+	}
+	dst[0] += t0 - o0 - u0 + u0*c00
+	dst[1] += o0 + u0*c01
+	dst[2] += t1 - o1 - u1 + u1*c10
+	dst[3] += o1 + u1*c11
+}
+
+// binInnerCounts sets the posteriors of the non-leaf, non-root node v and
+// adds its expected counts, from λ and its parent's posteriors.
+func (e *engine) binInnerCounts(w *binWork, v, nb int, c *counts) {
+	p := e.parent[v]
+	pp0 := w.post[p][:nb]
+	pp1 := w.post[p][binBlock : binBlock+nb]
+	t := e.m.CPT[v]
+	c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
+	dst := c.cpt[v]
+	l0 := w.lam[v][:nb]
+	l1 := w.lam[v][binBlock : binBlock+nb]
+	q0 := w.post[v][:nb]
+	q1 := w.post[v][binBlock : binBlock+nb]
+	var n00, n01, n10, n11 float64
+	for i := range l0 {
+		x0, x1 := l0[i], l1[i]
+		r0, r1 := c00*x0+c01*x1, c10*x0+c11*x1
+		var f0, f1 float64
+		if d := r0 * r1; d > 0 {
+			inv := 1 / d
+			f0, f1 = pp0[i]*r1*inv, pp1[i]*r0*inv
+		} else {
+			if r0 > 0 {
+				f0 = pp0[i] / r0
+			}
+			if r1 > 0 {
+				f1 = pp1[i] / r1
+			}
+		}
+		a00, a01 := f0*c00*x0, f0*c01*x1
+		a10, a11 := f1*c10*x0, f1*c11*x1
+		q0[i], q1[i] = a00+a10, a01+a11
+		n00 += a00
+		n01 += a01
+		n10 += a10
+		n11 += a11
+	}
+	dst[0] += n00
+	dst[1] += n01
+	dst[2] += n10
+	dst[3] += n11
 }

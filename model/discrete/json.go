@@ -68,9 +68,7 @@ func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		}
 		doc.Nodes = append(doc.Nodes, n)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(doc)
+	return model.WriteDocument(w, doc)
 }
 
 // ReadJSON reads a model written by WriteJSON, checking every part: the
@@ -83,38 +81,69 @@ func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, nil, fmt.Errorf("model: not a latentree model file: %w", err)
 	}
-	if doc.Format != model.ModelFormat {
-		return nil, nil, fmt.Errorf("model: format %q, want %q", doc.Format, model.ModelFormat)
+	t, root, err := readHeader(doc.Header)
+	if err != nil {
+		return nil, nil, err
 	}
-	if doc.Version != model.ModelVersion {
-		return nil, nil, fmt.Errorf("model: version %d not supported (this latentree reads version %d)", doc.Version, model.ModelVersion)
+	entry, states, err := nodeEntries(t, doc.Nodes)
+	if err != nil {
+		return nil, nil, err
 	}
-	if doc.Type != "discrete" {
-		return nil, nil, fmt.Errorf("model: type %q not supported (want discrete)", doc.Type)
+	m, err := New(t, root, states)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(doc.Tree) == 0 {
-		return nil, nil, errors.New("model: no tree")
+	if err := m.setParams(entry, doc.Root); err != nil {
+		return nil, nil, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return m, doc.Provenance, nil
+}
+
+// readHeader checks a discrete model file's header and reads its tree,
+// whose nodes must all be named, and root.
+func readHeader(h model.Header) (*tree.Tree, int, error) {
+	if h.Format != model.ModelFormat {
+		return nil, 0, fmt.Errorf("model: format %q, want %q", h.Format, model.ModelFormat)
+	}
+	if h.Version != model.ModelVersion {
+		return nil, 0, fmt.Errorf("model: version %d not supported (this latentree reads version %d)", h.Version, model.ModelVersion)
+	}
+	if h.Type != "discrete" {
+		return nil, 0, fmt.Errorf("model: type %q not supported (want discrete)", h.Type)
+	}
+	if len(h.Tree) == 0 {
+		return nil, 0, errors.New("model: no tree")
 	}
 	t := tree.New()
-	if err := t.UnmarshalJSON(doc.Tree); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
+	if err := t.UnmarshalJSON(h.Tree); err != nil {
+		return nil, 0, fmt.Errorf("model: tree: %w", err)
 	}
 	if err := t.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("model: tree: %w", err)
+		return nil, 0, fmt.Errorf("model: tree: %w", err)
 	}
 	for _, v := range t.Nodes() {
 		if t.Node(v).Name == "" {
-			return nil, nil, errors.New("model: every node of the tree must be named")
+			return nil, 0, errors.New("model: every node of the tree must be named")
 		}
 	}
-	root, ok := t.Lookup(doc.Root)
+	root, ok := t.Lookup(h.Root)
 	if !ok {
-		return nil, nil, fmt.Errorf("model: root %q is not a node of the tree", doc.Root)
+		return nil, 0, fmt.Errorf("model: root %q is not a node of the tree", h.Root)
 	}
+	return t, root, nil
+}
+
+// nodeEntries matches the file's node entries to t's nodes (each node
+// exactly once, hidden as in the tree, with at least one state) and
+// returns them, with the states, indexed by node.
+func nodeEntries(t *tree.Tree, nodes []jsonNodeParams) ([]*jsonNodeParams, []int, error) {
 	states := make([]int, t.MaxID())
 	entry := make([]*jsonNodeParams, t.MaxID())
-	for i := range doc.Nodes {
-		n := &doc.Nodes[i]
+	for i := range nodes {
+		n := &nodes[i]
 		v, ok := t.Lookup(n.Name)
 		if !ok {
 			return nil, nil, fmt.Errorf("model: node %q is not in the tree", n.Name)
@@ -135,37 +164,42 @@ func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
 			return nil, nil, fmt.Errorf("model: node %q has no parameters", t.Name(v))
 		}
 	}
-	m, err := New(t, root, states)
-	if err != nil {
-		return nil, nil, err
-	}
+	return entry, states, nil
+}
+
+// setParams copies the entries' labels, prior and CPTs into m, checking
+// their sizes and that each entry names the parent it has when m is
+// rooted at rootName. The values are checked later by Validate (NaN in
+// the prior here).
+func (m *Model) setParams(entry []*jsonNodeParams, rootName string) error {
+	t, states := m.Tree, m.States
 	r := m.Rooted()
 	for _, v := range t.Nodes() {
 		n := entry[v]
 		if n.Labels != nil {
 			if len(n.Labels) != n.States {
-				return nil, nil, fmt.Errorf("model: node %q has %d states but %d labels", n.Name, n.States, len(n.Labels))
+				return fmt.Errorf("model: node %q has %d states but %d labels", n.Name, n.States, len(n.Labels))
 			}
 			m.Labels[v] = n.Labels
 		}
-		if v == root {
+		if v == m.Root {
 			if len(n.Prior) != n.States {
-				return nil, nil, fmt.Errorf("model: root %q needs a prior of %d probabilities", n.Name, n.States)
+				return fmt.Errorf("model: root %q needs a prior of %d probabilities", n.Name, n.States)
 			}
 			m.Prior = n.Prior
 			continue
 		}
 		p := r.Parent[v]
 		if n.Parent != t.Name(p) {
-			return nil, nil, fmt.Errorf("model: node %q has parent %q in the file but %q when rooted at %q", n.Name, n.Parent, t.Name(p), doc.Root)
+			return fmt.Errorf("model: node %q has parent %q in the file but %q when rooted at %q", n.Name, n.Parent, t.Name(p), rootName)
 		}
 		if len(n.CPT) != states[p] {
-			return nil, nil, fmt.Errorf("model: CPT of %q has %d rows, want %d (states of %q)", n.Name, len(n.CPT), states[p], n.Parent)
+			return fmt.Errorf("model: CPT of %q has %d rows, want %d (states of %q)", n.Name, len(n.CPT), states[p], n.Parent)
 		}
 		flat := make([]float64, 0, states[p]*n.States)
 		for a, row := range n.CPT {
 			if len(row) != n.States {
-				return nil, nil, fmt.Errorf("model: CPT of %q, row %d has %d entries, want %d", n.Name, a, len(row), n.States)
+				return fmt.Errorf("model: CPT of %q, row %d has %d entries, want %d", n.Name, a, len(row), n.States)
 			}
 			flat = append(flat, row...)
 		}
@@ -173,11 +207,8 @@ func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
 	}
 	for _, x := range m.Prior {
 		if math.IsNaN(x) {
-			return nil, nil, errors.New("model: NaN in the prior")
+			return errors.New("model: NaN in the prior")
 		}
 	}
-	if err := m.Validate(); err != nil {
-		return nil, nil, err
-	}
-	return m, doc.Provenance, nil
+	return nil
 }

@@ -100,9 +100,7 @@ func (s *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		}
 		doc.Factors = append(doc.Factors, jf)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(doc)
+	return model.WriteDocument(w, doc)
 }
 
 // read reads a document written by Model.WriteJSON and checks
