@@ -259,30 +259,47 @@ func cutRank(s []float64, tol float64) int {
 // parikhLinker is the rank-r pseudo-inverse of the pair table:
 // M = V_r Σ_r⁻¹ U_rᵀ, nb×na.
 func parikhLinker(pab []float64, na, nb, rank int, tol float64, e *EdgeSpectrum) ([]float64, error) {
-	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(na, nb, append([]float64(nil), pab...)), mat.SVDThin) {
-		return nil, errors.New("SVD failed")
+	u, s, v, err := factorSVD(mat.NewDense(na, nb, append([]float64(nil), pab...)))
+	if err != nil {
+		return nil, err
 	}
-	s := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
 	r := min(rank, cutRank(s, tol))
 	e.Singular, e.Rank, e.Cut = s, r, min(rank, len(s))-r
 	if r == 0 {
 		return nil, errors.New("the pair table of its representatives is zero")
 	}
-	m := make([]float64, nb*na)
-	for i := 0; i < nb; i++ {
-		for j := 0; j < na; j++ {
+	return truncatedPinv(u, s, v, r), nil
+}
+
+// factorSVD returns the thin SVD a = U Σ Vᵀ as U, the singular values
+// and V.
+func factorSVD(a mat.Matrix) (*mat.Dense, []float64, *mat.Dense, error) {
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDThin) {
+		return nil, nil, nil, errors.New("SVD failed")
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	return &u, svd.Values(nil), &v, nil
+}
+
+// truncatedPinv returns V_r Σ_r⁻¹ U_rᵀ, the pseudo-inverse of U Σ Vᵀ
+// keeping r singular values, row-major (rows of V × rows of U).
+func truncatedPinv(u *mat.Dense, s []float64, v *mat.Dense, r int) []float64 {
+	rows, _ := u.Dims()
+	cols, _ := v.Dims()
+	m := make([]float64, cols*rows)
+	for i := 0; i < cols; i++ {
+		for j := 0; j < rows; j++ {
 			x := 0.0
 			for c := 0; c < r; c++ {
 				x += v.At(i, c) / s[c] * u.At(j, c)
 			}
-			m[i*na+j] = x
+			m[i*rows+j] = x
 		}
 	}
-	return m, nil
+	return m
 }
 
 // keyer numbers the distinct configurations of a set of nodes.
@@ -346,94 +363,18 @@ func (k *keyer) id(cols [][]uint16, r int) int {
 // (thin SVDs, singular values below tol relative cut).
 func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64, e *EdgeSpectrum, tn treeNamer) ([]float64, error) {
 	na, nb := states[a], states[b]
-	all := append(append([]int(nil), s1...), s2...)
-	type cell struct{ r, c int }
-	var pbRows, apRows [][]float64
-	// The joint's cells in order of first occurrence (deterministic sums).
-	var cells []cell
-	var mass []float64
-	r1, r2 := configs(s1, states), configs(s2, states)
-	if r1*r2 <= 1<<16 {
+	var u unfolding
+	var err error
+	if configs(s1, states)*configs(s2, states) <= 1<<16 {
 		// Few configurations (the local unfolding): the dense joint table.
-		joint, err := d.jointTable(all, states, tn)
-		if err != nil {
-			return nil, err
-		}
-		pb, ap := make([]float64, r1*nb), make([]float64, r2*na)
-		ia, ib := slices.Index(s1, a), slices.Index(s2, b)
-		if ia < 0 || ib < 0 {
-			return nil, errors.New("internal error: a linker is not in its side of the unfolding")
-		}
-		sa, sb := 1, 1 // strides of a in S1's and b in S2's configurations
-		for _, v := range s1[ia+1:] {
-			sa *= states[v]
-		}
-		for _, v := range s2[ib+1:] {
-			sb *= states[v]
-		}
-		for i := 0; i < r1; i++ {
-			xa := i / sa % na
-			for j := 0; j < r2; j++ {
-				w := joint[i*r2+j]
-				pb[i*nb+j/sb%nb] += w
-				ap[j*na+xa] += w
-			}
-		}
-		// Keep the configurations that occur.
-		id1, id2 := make([]int, r1), make([]int, r2)
-		for i := 0; i < r1; i++ {
-			id1[i] = -1
-			if row := pb[i*nb : (i+1)*nb]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
-				id1[i] = len(pbRows)
-				pbRows = append(pbRows, row)
-			}
-		}
-		for j := 0; j < r2; j++ {
-			id2[j] = -1
-			if row := ap[j*na : (j+1)*na]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
-				id2[j] = len(apRows)
-				apRows = append(apRows, row)
-			}
-		}
-		for i := 0; i < r1; i++ {
-			for j := 0; j < r2; j++ {
-				if w := joint[i*r2+j]; w != 0 {
-					cells = append(cells, cell{id1[i], id2[j]})
-					mass = append(mass, w)
-				}
-			}
-		}
+		u, err = denseUnfolding(d, states, s1, s2, a, b, tn)
 	} else {
-		if d.exact != nil {
-			return nil, errors.New("the literal M* needs data rows")
-		}
-		rows, tot := d.complete(all)
-		if !(tot > 0) {
-			return nil, errors.New("no row has all of the unfolding's variables observed")
-		}
-		k1, k2 := newKeyer(s1, states), newKeyer(s2, states)
-		cellID := map[cell]int{}
-		d.forRows(rows, func(r int) {
-			i, j := k1.id(d.cols, r), k2.id(d.cols, r)
-			if i == len(pbRows) {
-				pbRows = append(pbRows, make([]float64, nb))
-			}
-			if j == len(apRows) {
-				apRows = append(apRows, make([]float64, na))
-			}
-			w := d.w(r) / tot
-			pbRows[i][d.cols[b][r]] += w
-			apRows[j][d.cols[a][r]] += w
-			id, ok := cellID[cell{i, j}]
-			if !ok {
-				id = len(cells)
-				cellID[cell{i, j}] = id
-				cells = append(cells, cell{i, j})
-				mass = append(mass, 0)
-			}
-			mass[id] += w
-		})
+		u, err = rowUnfolding(d, states, s1, s2, a, b)
 	}
+	if err != nil {
+		return nil, err
+	}
+	pbRows, apRows, cells, mass := u.pbRows, u.apRows, u.cells, u.mass
 	ub, sb, vb, err := thinSVD(pbRows, nb)
 	if err != nil {
 		return nil, err
@@ -460,14 +401,10 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 			}
 		}
 	}
-	var svd mat.SVD
-	if !svd.Factorize(c, mat.SVDThin) {
-		return nil, errors.New("SVD failed")
+	cu, sc, cv, err := factorSVD(c)
+	if err != nil {
+		return nil, err
 	}
-	sc := svd.Values(nil)
-	var cu, cv mat.Dense
-	svd.UTo(&cu)
-	svd.VTo(&cv)
 	r := min(rank, cutRank(sc, tol))
 	e.Singular, e.Rank = sc, r
 	e.Cut = (nb - rb) + (na - ra) + (min(rank, len(sc)) - r)
@@ -500,6 +437,114 @@ func mstarLinker(d *specData, states, s1, s2 []int, a, b, rank int, tol float64,
 	return append([]float64(nil), m.RawMatrix().Data...), nil
 }
 
+// unfolding is the unfolding P = P̂_{S1;S2} of mstarLinker over the
+// configurations of S1 and S2 that occur: pbRows are the rows of
+// P_{S1;b}, apRows those of (P_{a;S2})ᵀ, and the joint's non-zero cells
+// (row and column configuration) with their mass, in order of first
+// occurrence (deterministic sums).
+type unfolding struct {
+	pbRows, apRows [][]float64
+	cells          []unfoldCell
+	mass           []float64
+}
+
+type unfoldCell struct{ r, c int }
+
+// denseUnfolding builds the unfolding from the dense joint table of
+// S1 ∪ S2 (few configurations).
+func denseUnfolding(d *specData, states, s1, s2 []int, a, b int, tn treeNamer) (unfolding, error) {
+	var u unfolding
+	na, nb := states[a], states[b]
+	r1, r2 := configs(s1, states), configs(s2, states)
+	joint, err := d.jointTable(append(append([]int(nil), s1...), s2...), states, tn)
+	if err != nil {
+		return u, err
+	}
+	pb, ap := make([]float64, r1*nb), make([]float64, r2*na)
+	ia, ib := slices.Index(s1, a), slices.Index(s2, b)
+	if ia < 0 || ib < 0 {
+		return u, errors.New("internal error: a linker is not in its side of the unfolding")
+	}
+	sa, sb := 1, 1 // strides of a in S1's and b in S2's configurations
+	for _, v := range s1[ia+1:] {
+		sa *= states[v]
+	}
+	for _, v := range s2[ib+1:] {
+		sb *= states[v]
+	}
+	for i := 0; i < r1; i++ {
+		xa := i / sa % na
+		for j := 0; j < r2; j++ {
+			w := joint[i*r2+j]
+			pb[i*nb+j/sb%nb] += w
+			ap[j*na+xa] += w
+		}
+	}
+	// Keep the configurations that occur.
+	id1, id2 := make([]int, r1), make([]int, r2)
+	for i := 0; i < r1; i++ {
+		id1[i] = -1
+		if row := pb[i*nb : (i+1)*nb]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
+			id1[i] = len(u.pbRows)
+			u.pbRows = append(u.pbRows, row)
+		}
+	}
+	for j := 0; j < r2; j++ {
+		id2[j] = -1
+		if row := ap[j*na : (j+1)*na]; slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
+			id2[j] = len(u.apRows)
+			u.apRows = append(u.apRows, row)
+		}
+	}
+	for i := 0; i < r1; i++ {
+		for j := 0; j < r2; j++ {
+			if w := joint[i*r2+j]; w != 0 {
+				u.cells = append(u.cells, unfoldCell{id1[i], id2[j]})
+				u.mass = append(u.mass, w)
+			}
+		}
+	}
+	return u, nil
+}
+
+// rowUnfolding builds the unfolding from the data rows in which every
+// variable of S1 ∪ S2 is observed (too many configurations for a dense
+// table).
+func rowUnfolding(d *specData, states, s1, s2 []int, a, b int) (unfolding, error) {
+	var u unfolding
+	na, nb := states[a], states[b]
+	if d.exact != nil {
+		return u, errors.New("the literal M* needs data rows")
+	}
+	rows, tot := d.complete(append(append([]int(nil), s1...), s2...))
+	if !(tot > 0) {
+		return u, errors.New("no row has all of the unfolding's variables observed")
+	}
+	k1, k2 := newKeyer(s1, states), newKeyer(s2, states)
+	cellID := map[unfoldCell]int{}
+	d.forRows(rows, func(r int) {
+		i, j := k1.id(d.cols, r), k2.id(d.cols, r)
+		if i == len(u.pbRows) {
+			u.pbRows = append(u.pbRows, make([]float64, nb))
+		}
+		if j == len(u.apRows) {
+			u.apRows = append(u.apRows, make([]float64, na))
+		}
+		w := d.w(r) / tot
+		u.pbRows[i][d.cols[b][r]] += w
+		u.apRows[j][d.cols[a][r]] += w
+		id, ok := cellID[unfoldCell{i, j}]
+		if !ok {
+			id = len(u.cells)
+			cellID[unfoldCell{i, j}] = id
+			u.cells = append(u.cells, unfoldCell{i, j})
+			u.mass = append(u.mass, 0)
+		}
+		u.mass[id] += w
+	})
+	return u, nil
+}
+
 // configs returns the number of configurations of the nodes (capped).
 func configs(nodes, states []int) int {
 	c := 1
@@ -519,20 +564,16 @@ func thinSVD(rows [][]float64, n int) (*mat.Dense, []float64, *mat.Dense, error)
 	for i, row := range rows {
 		x.SetRow(i, row)
 	}
-	var svd mat.SVD
-	if !svd.Factorize(x, mat.SVDThin) {
-		return nil, nil, nil, errors.New("SVD failed")
+	u, s, v, err := factorSVD(x)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	s := svd.Values(nil)
 	for _, y := range s {
 		if math.IsNaN(y) {
 			return nil, nil, nil, errors.New("SVD failed (NaN)")
 		}
 	}
-	return &u, s, &v, nil
+	return u, s, v, nil
 }
 
 // fold contracts every factor's linker into mode 0 of its table.

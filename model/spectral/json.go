@@ -150,10 +150,10 @@ func read(raw []byte) (*Model, *model.Provenance, error) {
 	return s, doc.Provenance, nil
 }
 
+// specNetFromJSON builds and checks the network of a file's factors:
+// each factor on its own, then the links between parents and children,
+// then that every factor hangs from the root.
 func specNetFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor) (*specNet, error) {
-	bad := func(f int, format string, args ...any) error {
-		return fmt.Errorf("model: spectral factor %d: %s", f, fmt.Sprintf(format, args...))
-	}
 	net := &specNet{states: states, leafOf: make([]int, t.MaxID()), root: -1}
 	for i := range net.leafOf {
 		net.leafOf[i] = -1
@@ -166,114 +166,151 @@ func specNetFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor) (*specNet
 	for i := range childOf {
 		childOf[i] = -1
 	}
-	for f, jf := range jfs {
-		fac := specFactor{node: -1, copyOf: -1, parent: jf.Parent, rank: jf.Rank, table: jf.Table, linker: jf.Linker, pair: jf.Pair}
-		if jf.Node != "" {
-			v, ok := t.Lookup(jf.Node)
-			if !ok {
-				return nil, bad(f, "node %q is not in the tree", jf.Node)
-			}
-			fac.node = v
-		}
-		if jf.CopyOf != "" {
-			v, ok := t.Lookup(jf.CopyOf)
-			if !ok || fac.node >= 0 {
-				return nil, bad(f, "copy_of %q is not a node of the tree, or the factor is a node itself", jf.CopyOf)
-			}
-			fac.copyOf = v
-		}
-		if jf.Parent < -1 || jf.Parent >= nf || jf.Parent == f {
-			return nil, bad(f, "parent %d out of range", jf.Parent)
-		}
-		if jf.Parent < 0 {
-			if net.root >= 0 {
-				return nil, bad(f, "a second root")
-			}
-			net.root = f
-		}
-		if len(jf.Shape) != len(jf.Modes) || len(jf.Modes) == 0 {
-			return nil, bad(f, "%d modes and a shape of %d", len(jf.Modes), len(jf.Shape))
-		}
-		for i, jm := range jf.Modes {
-			v, ok := t.Lookup(jm.Rep)
-			if !ok || t.IsHidden(v) {
-				return nil, bad(f, "representative %q is not an observed node", jm.Rep)
-			}
-			if jf.Shape[i] != states[v] {
-				return nil, bad(f, "mode %d has %d states, %q has %d", i, jf.Shape[i], jm.Rep, states[v])
-			}
-			m := specMode{rep: v}
-			switch jm.Kind {
-			case "parent":
-				if i != 0 || jf.Parent < 0 {
-					return nil, bad(f, "a parent mode must be the first mode of a non-root factor")
-				}
-				m.kind = modeParent
-			case "child":
-				if jm.Child < 0 || jm.Child >= nf || childOf[jm.Child] >= 0 || jfs[jm.Child].Parent != f {
-					return nil, bad(f, "child %d is not a factor whose parent is %d", jm.Child, f)
-				}
-				childOf[jm.Child] = f
-				m.kind, m.child = modeChild, jm.Child
-			case "leaf":
-				if net.leafOf[v] >= 0 {
-					return nil, bad(f, "observed variable %q is a leaf of two factors", jm.Rep)
-				}
-				net.leafOf[v] = f
-				m.kind = modeLeaf
-			default:
-				return nil, bad(f, "unknown mode kind %q", jm.Kind)
-			}
-			fac.modes = append(fac.modes, m)
-		}
-		if jf.Parent >= 0 && fac.modes[0].kind != modeParent {
-			return nil, bad(f, "no parent mode")
-		}
-		fac.shape = append([]int(nil), jf.Shape...)
-		if cellCount(fac.shape) != len(fac.table) {
-			return nil, bad(f, "%d table entries for shape %v", len(fac.table), fac.shape)
-		}
-		if jf.Edge != nil {
-			fac.edge = *jf.Edge
-		}
-		for _, x := range append(append(append([]float64(nil), fac.table...), fac.linker...), fac.pair...) {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, bad(f, "a non-finite number")
-			}
+	for f := range jfs {
+		fac, err := net.factorFromJSON(t, states, jfs, f, childOf)
+		if err != nil {
+			return nil, err
 		}
 		net.factors = append(net.factors, fac)
 	}
 	if net.root < 0 {
 		return nil, errors.New("model: spectral model without a root factor")
 	}
-	for f := range net.factors {
-		fac := &net.factors[f]
-		if fac.parent >= 0 {
-			if childOf[f] != fac.parent {
-				return nil, bad(f, "its parent %d has no child mode for it", fac.parent)
-			}
-			na, nb := fac.shape[0], net.factors[fac.parent].shape[net.childMode(fac.parent, f)]
-			if len(fac.linker) != na*nb {
-				return nil, bad(f, "a linker of %d entries, want %d×%d", len(fac.linker), nb, na)
-			}
-			if fac.pair != nil && len(fac.pair) != na*nb {
-				return nil, bad(f, "a pair table of %d entries, want %d×%d", len(fac.pair), na, nb)
-			}
-		}
+	if err := net.checkLinks(childOf); err != nil {
+		return nil, err
 	}
 	for _, v := range t.Observed() {
 		if net.leafOf[v] < 0 {
 			return nil, fmt.Errorf("model: spectral model: observed variable %q is not a leaf of any factor", t.Name(v))
 		}
 	}
-	// Parents before children, from the root; every factor reached once.
+	if err := net.orderFromRoot(); err != nil {
+		return nil, err
+	}
+	return net, nil
+}
+
+// badFactor is the error of a file's factor f.
+func badFactor(f int, format string, args ...any) error {
+	return fmt.Errorf("model: spectral factor %d: %s", f, fmt.Sprintf(format, args...))
+}
+
+// factorFromJSON checks and converts the file's factor f, recording in
+// net its root and leaves and in childOf the parent of each child mode.
+func (net *specNet) factorFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor, f int, childOf []int) (specFactor, error) {
+	bad := badFactor
+	nf := len(jfs)
+	jf := jfs[f]
+	fac := specFactor{node: -1, copyOf: -1, parent: jf.Parent, rank: jf.Rank, table: jf.Table, linker: jf.Linker, pair: jf.Pair}
+	if jf.Node != "" {
+		v, ok := t.Lookup(jf.Node)
+		if !ok {
+			return fac, bad(f, "node %q is not in the tree", jf.Node)
+		}
+		fac.node = v
+	}
+	if jf.CopyOf != "" {
+		v, ok := t.Lookup(jf.CopyOf)
+		if !ok || fac.node >= 0 {
+			return fac, bad(f, "copy_of %q is not a node of the tree, or the factor is a node itself", jf.CopyOf)
+		}
+		fac.copyOf = v
+	}
+	if jf.Parent < -1 || jf.Parent >= nf || jf.Parent == f {
+		return fac, bad(f, "parent %d out of range", jf.Parent)
+	}
+	if jf.Parent < 0 {
+		if net.root >= 0 {
+			return fac, bad(f, "a second root")
+		}
+		net.root = f
+	}
+	if len(jf.Shape) != len(jf.Modes) || len(jf.Modes) == 0 {
+		return fac, bad(f, "%d modes and a shape of %d", len(jf.Modes), len(jf.Shape))
+	}
+	for i, jm := range jf.Modes {
+		v, ok := t.Lookup(jm.Rep)
+		if !ok || t.IsHidden(v) {
+			return fac, bad(f, "representative %q is not an observed node", jm.Rep)
+		}
+		if jf.Shape[i] != states[v] {
+			return fac, bad(f, "mode %d has %d states, %q has %d", i, jf.Shape[i], jm.Rep, states[v])
+		}
+		m := specMode{rep: v}
+		switch jm.Kind {
+		case "parent":
+			if i != 0 || jf.Parent < 0 {
+				return fac, bad(f, "a parent mode must be the first mode of a non-root factor")
+			}
+			m.kind = modeParent
+		case "child":
+			if jm.Child < 0 || jm.Child >= nf || childOf[jm.Child] >= 0 || jfs[jm.Child].Parent != f {
+				return fac, bad(f, "child %d is not a factor whose parent is %d", jm.Child, f)
+			}
+			childOf[jm.Child] = f
+			m.kind, m.child = modeChild, jm.Child
+		case "leaf":
+			if net.leafOf[v] >= 0 {
+				return fac, bad(f, "observed variable %q is a leaf of two factors", jm.Rep)
+			}
+			net.leafOf[v] = f
+			m.kind = modeLeaf
+		default:
+			return fac, bad(f, "unknown mode kind %q", jm.Kind)
+		}
+		fac.modes = append(fac.modes, m)
+	}
+	if jf.Parent >= 0 && fac.modes[0].kind != modeParent {
+		return fac, bad(f, "no parent mode")
+	}
+	fac.shape = append([]int(nil), jf.Shape...)
+	if cellCount(fac.shape) != len(fac.table) {
+		return fac, bad(f, "%d table entries for shape %v", len(fac.table), fac.shape)
+	}
+	if jf.Edge != nil {
+		fac.edge = *jf.Edge
+	}
+	for _, x := range append(append(append([]float64(nil), fac.table...), fac.linker...), fac.pair...) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fac, bad(f, "a non-finite number")
+		}
+	}
+	return fac, nil
+}
+
+// checkLinks checks that every non-root factor is a child mode of its
+// parent (childOf, from factorFromJSON) and that its linker and pair
+// table fit the edge.
+func (net *specNet) checkLinks(childOf []int) error {
+	for f := range net.factors {
+		fac := &net.factors[f]
+		if fac.parent >= 0 {
+			if childOf[f] != fac.parent {
+				return badFactor(f, "its parent %d has no child mode for it", fac.parent)
+			}
+			na, nb := fac.shape[0], net.factors[fac.parent].shape[net.childMode(fac.parent, f)]
+			if len(fac.linker) != na*nb {
+				return badFactor(f, "a linker of %d entries, want %d×%d", len(fac.linker), nb, na)
+			}
+			if fac.pair != nil && len(fac.pair) != na*nb {
+				return badFactor(f, "a pair table of %d entries, want %d×%d", len(fac.pair), na, nb)
+			}
+		}
+	}
+	return nil
+}
+
+// orderFromRoot sets net.order, parents before children, from the root,
+// checking that every factor is reached once.
+func (net *specNet) orderFromRoot() error {
+	nf := len(net.factors)
 	seen := make([]bool, nf)
 	queue := []int{net.root}
 	for len(queue) > 0 {
 		f := queue[0]
 		queue = queue[1:]
 		if seen[f] {
-			return nil, bad(f, "reached twice")
+			return badFactor(f, "reached twice")
 		}
 		seen[f] = true
 		net.order = append(net.order, f)
@@ -284,7 +321,7 @@ func specNetFromJSON(t *tree.Tree, states []int, jfs []jsonSpecFactor) (*specNet
 		}
 	}
 	if len(net.order) != nf {
-		return nil, fmt.Errorf("model: spectral model: %d of %d factors are not connected to the root", nf-len(net.order), nf)
+		return fmt.Errorf("model: spectral model: %d of %d factors are not connected to the root", nf-len(net.order), nf)
 	}
-	return net, nil
+	return nil
 }

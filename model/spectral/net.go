@@ -72,129 +72,12 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 	if t.NumHidden() == 0 {
 		return nil, errors.New("model: spectral parameters need a tree with hidden nodes (this tree has none; fit it with EM)")
 	}
-	n := t.MaxID()
-	adj := make([][]int, n)
-	hidden := make([]bool, n)
-	rank := make([]int, n)
-	alive := make([]bool, n)
-	for _, v := range t.Nodes() {
-		alive[v] = true
-		adj[v] = append([]int(nil), t.Neighbors(v)...)
-		slices.Sort(adj[v])
-		hidden[v] = t.IsHidden(v)
-		if hidden[v] {
-			if len(adj[v]) < 2 {
-				return nil, fmt.Errorf("model: hidden node %s has %d neighbour(s); spectral parameters need at least 2", t.Name(v), len(adj[v]))
-			}
-			rank[v] = k
-		} else {
-			rank[v] = states[v]
-		}
+	g, err := newNetGraph(t, states, k)
+	if err != nil {
+		return nil, err
 	}
-	isFactor := func(v int) bool { return hidden[v] || len(adj[v]) >= 2 }
-	name := func(v int) string {
-		if v < n {
-			return t.Name(v)
-		}
-		return fmt.Sprintf("(copy %d)", v-n+1)
-	}
-	// Nearest observed node from v in direction u: memoised over directed
-	// edges; ties go to the smaller node identifier.
-	type dir struct{ from, to int }
-	type near struct{ node, dist int }
-	memo := map[dir]near{}
-	var nearest func(from, to int) near
-	nearest = func(from, to int) near {
-		if !hidden[to] {
-			return near{to, 1}
-		}
-		if r, ok := memo[dir{from, to}]; ok {
-			return r
-		}
-		best := near{-1, 0}
-		for _, w := range adj[to] {
-			if w == from {
-				continue
-			}
-			c := nearest(to, w)
-			c.dist++
-			if best.node < 0 || c.dist < best.dist || (c.dist == best.dist && c.node < best.node) {
-				best = c
-			}
-		}
-		memo[dir{from, to}] = best
-		return best
-	}
-	cells := func(v int) int {
-		c := 1
-		if !hidden[v] {
-			c = states[v]
-		}
-		for _, u := range adj[v] {
-			c *= states[nearest(v, u).node]
-			if c > 1<<40 {
-				break
-			}
-		}
-		return c
-	}
-	// Split factors with too large tables into chains of copies; origin
-	// is the tree node a graph node stands for.
-	origin := make([]int, n)
-	for v := range origin {
-		origin[v] = v
-	}
-	for v := 0; v < len(adj); v++ {
-		if v < n && !alive[v] {
-			continue
-		}
-		if !isFactor(v) || cells(v) <= maxFactorCells {
-			continue
-		}
-		keep := 2
-		if !hidden[v] {
-			keep = 1 // its own variable is the second mode
-		}
-		if len(adj[v]) <= keep+1 {
-			continue // nothing to gain from splitting
-		}
-		c := len(adj)
-		moved := append([]int(nil), adj[v][keep:]...)
-		adj = append(adj, append(moved, v))
-		origin = append(origin, origin[v])
-		hidden = append(hidden, true)
-		rank = append(rank, rank[v])
-		adj[v] = append(adj[v][:keep:keep], c)
-		for _, u := range moved {
-			for i, w := range adj[u] {
-				if w == v {
-					adj[u][i] = c
-				}
-			}
-		}
-		slices.Sort(adj[c])
-		clear(memo)
-	}
-	net := &specNet{states: states, leafOf: make([]int, n)}
-	for i := range net.leafOf {
-		net.leafOf[i] = -1
-	}
-	index := make([]int, len(adj))
-	for v := range adj {
-		index[v] = -1
-		if (v >= n || alive[v]) && isFactor(v) {
-			index[v] = len(net.factors)
-			node := v
-			if v >= n {
-				node = -1
-			}
-			copyOf := -1
-			if v >= n {
-				copyOf = origin[v]
-			}
-			net.factors = append(net.factors, specFactor{node: node, copyOf: copyOf, parent: -1, rank: rank[v]})
-		}
-	}
+	g.split()
+	net, index := g.newFactors()
 	rootNode := model.DefaultRoot(t)
 	if index[rootNode] < 0 {
 		for v := range index {
@@ -204,8 +87,177 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 			}
 		}
 	}
+	g.link(net, index, rootNode)
+	n := g.n
+	for f := range net.factors {
+		fac := &net.factors[f]
+		if fac.parent < 0 {
+			continue
+		}
+		p := &net.factors[fac.parent]
+		fac.edge.Parent, fac.edge.Child = g.name(nodeOrCopy(p.node, fac.parent, n, index)), g.name(nodeOrCopy(fac.node, f, n, index))
+	}
+	return net, nil
+}
+
+// netGraph is the graph buildNet lays the network out on: the tree's
+// nodes (identifiers below n), then the copies made by split, each with
+// its neighbours, whether it is hidden and its rank.
+type netGraph struct {
+	t      *tree.Tree
+	states []int
+	n      int
+	adj    [][]int
+	hidden []bool
+	rank   []int
+	alive  []bool // the tree has the node (identifiers below n)
+	origin []int  // the tree node a graph node stands for
+	memo   map[netDir]netNear
+}
+
+type netDir struct{ from, to int }
+type netNear struct{ node, dist int }
+
+func newNetGraph(t *tree.Tree, states []int, k int) (*netGraph, error) {
+	n := t.MaxID()
+	g := &netGraph{t: t, states: states, n: n, adj: make([][]int, n), hidden: make([]bool, n),
+		rank: make([]int, n), alive: make([]bool, n), origin: make([]int, n), memo: map[netDir]netNear{}}
+	for _, v := range t.Nodes() {
+		g.alive[v] = true
+		g.adj[v] = append([]int(nil), t.Neighbors(v)...)
+		slices.Sort(g.adj[v])
+		g.hidden[v] = t.IsHidden(v)
+		if g.hidden[v] {
+			if len(g.adj[v]) < 2 {
+				return nil, fmt.Errorf("model: hidden node %s has %d neighbour(s); spectral parameters need at least 2", t.Name(v), len(g.adj[v]))
+			}
+			g.rank[v] = k
+		} else {
+			g.rank[v] = states[v]
+		}
+	}
+	for v := range g.origin {
+		g.origin[v] = v
+	}
+	return g, nil
+}
+
+func (g *netGraph) isFactor(v int) bool { return g.hidden[v] || len(g.adj[v]) >= 2 }
+
+func (g *netGraph) name(v int) string {
+	if v < g.n {
+		return g.t.Name(v)
+	}
+	return fmt.Sprintf("(copy %d)", v-g.n+1)
+}
+
+// nearest returns the nearest observed node from from in direction to,
+// and its distance: memoised over directed edges; ties go to the smaller
+// node identifier.
+func (g *netGraph) nearest(from, to int) netNear {
+	if !g.hidden[to] {
+		return netNear{to, 1}
+	}
+	if r, ok := g.memo[netDir{from, to}]; ok {
+		return r
+	}
+	best := netNear{-1, 0}
+	for _, w := range g.adj[to] {
+		if w == from {
+			continue
+		}
+		c := g.nearest(to, w)
+		c.dist++
+		if best.node < 0 || c.dist < best.dist || (c.dist == best.dist && c.node < best.node) {
+			best = c
+		}
+	}
+	g.memo[netDir{from, to}] = best
+	return best
+}
+
+// cells is the size of v's factor table (stopping once above 2⁴⁰).
+func (g *netGraph) cells(v int) int {
+	c := 1
+	if !g.hidden[v] {
+		c = g.states[v]
+	}
+	for _, u := range g.adj[v] {
+		c *= g.states[g.nearest(v, u).node]
+		if c > 1<<40 {
+			break
+		}
+	}
+	return c
+}
+
+// split splits factors with too large tables into chains of copies.
+func (g *netGraph) split() {
+	for v := 0; v < len(g.adj); v++ {
+		if v < g.n && !g.alive[v] {
+			continue
+		}
+		if !g.isFactor(v) || g.cells(v) <= maxFactorCells {
+			continue
+		}
+		keep := 2
+		if !g.hidden[v] {
+			keep = 1 // its own variable is the second mode
+		}
+		if len(g.adj[v]) <= keep+1 {
+			continue // nothing to gain from splitting
+		}
+		c := len(g.adj)
+		moved := append([]int(nil), g.adj[v][keep:]...)
+		g.adj = append(g.adj, append(moved, v))
+		g.origin = append(g.origin, g.origin[v])
+		g.hidden = append(g.hidden, true)
+		g.rank = append(g.rank, g.rank[v])
+		g.adj[v] = append(g.adj[v][:keep:keep], c)
+		for _, u := range moved {
+			for i, w := range g.adj[u] {
+				if w == v {
+					g.adj[u][i] = c
+				}
+			}
+		}
+		slices.Sort(g.adj[c])
+		clear(g.memo)
+	}
+}
+
+// newFactors returns the network with a factor, not yet linked, for
+// every graph node that is one, and each graph node's factor (−1: none).
+func (g *netGraph) newFactors() (*specNet, []int) {
+	n := g.n
+	net := &specNet{states: g.states, leafOf: make([]int, n)}
+	for i := range net.leafOf {
+		net.leafOf[i] = -1
+	}
+	index := make([]int, len(g.adj))
+	for v := range g.adj {
+		index[v] = -1
+		if (v >= n || g.alive[v]) && g.isFactor(v) {
+			index[v] = len(net.factors)
+			node := v
+			if v >= n {
+				node = -1
+			}
+			copyOf := -1
+			if v >= n {
+				copyOf = g.origin[v]
+			}
+			net.factors = append(net.factors, specFactor{node: node, copyOf: copyOf, parent: -1, rank: g.rank[v]})
+		}
+	}
+	return net, index
+}
+
+// link roots the network at rootNode's factor and gives every factor its
+// parent and modes, breadth-first from the root: parents before
+// children.
+func (g *netGraph) link(net *specNet, index []int, rootNode int) {
 	net.root = index[rootNode]
-	// Breadth-first from the root: parents before children.
 	type item struct{ v, parent int }
 	queue := []item{{rootNode, -1}}
 	for len(queue) > 0 {
@@ -216,18 +268,18 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 		net.order = append(net.order, f)
 		if it.parent >= 0 {
 			fac.parent = index[it.parent]
-			fac.modes = append(fac.modes, specMode{kind: modeParent, rep: nearest(it.v, it.parent).node})
+			fac.modes = append(fac.modes, specMode{kind: modeParent, rep: g.nearest(it.v, it.parent).node})
 		}
-		if !hidden[it.v] {
+		if !g.hidden[it.v] {
 			fac.modes = append(fac.modes, specMode{kind: modeLeaf, rep: it.v})
 			net.leafOf[it.v] = f
 		}
-		for _, u := range adj[it.v] {
+		for _, u := range g.adj[it.v] {
 			if u == it.parent {
 				continue
 			}
 			if index[u] >= 0 {
-				fac.modes = append(fac.modes, specMode{kind: modeChild, rep: nearest(it.v, u).node, child: index[u]})
+				fac.modes = append(fac.modes, specMode{kind: modeChild, rep: g.nearest(it.v, u).node, child: index[u]})
 				queue = append(queue, item{u, it.v})
 			} else {
 				fac.modes = append(fac.modes, specMode{kind: modeLeaf, rep: u})
@@ -236,18 +288,9 @@ func buildNet(t *tree.Tree, states []int, k int) (*specNet, error) {
 		}
 		fac.shape = make([]int, len(fac.modes))
 		for i, m := range fac.modes {
-			fac.shape[i] = states[m.rep]
+			fac.shape[i] = g.states[m.rep]
 		}
 	}
-	for f := range net.factors {
-		fac := &net.factors[f]
-		if fac.parent < 0 {
-			continue
-		}
-		p := &net.factors[fac.parent]
-		fac.edge.Parent, fac.edge.Child = name(nodeOrCopy(p.node, fac.parent, n, index)), name(nodeOrCopy(fac.node, f, n, index))
-	}
-	return net, nil
 }
 
 // nodeOrCopy returns a factor's tree node, or the graph index of a copy.

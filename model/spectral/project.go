@@ -144,7 +144,7 @@ func (s *Model) viewsFrom(fac *specFactor, ia int, oa *mat.Dense) (map[int]*mat.
 			views[fac.modes[x].rep] = oa
 			continue
 		}
-		pax := marginal2(fac.table, fac.shape, ia, x)
+		pax := marginal(fac.table, fac.shape, ia, x)
 		var q mat.Dense
 		q.Mul(&pinv, mat.NewDense(fac.shape[ia], nx, pax)) // k×nx
 		o := mat.NewDense(nx, k, nil)
@@ -179,7 +179,7 @@ func (s *Model) eigenView(fac *specFactor, i, j, l, k int, seed uint64) *mat.Den
 	if k > ni || k > nj {
 		return nil // fewer observed states than hidden ones: not identifiable this way
 	}
-	pij := mat.NewDense(ni, nj, marginal2(fac.table, fac.shape, i, j))
+	pij := mat.NewDense(ni, nj, marginal(fac.table, fac.shape, i, j))
 	var svd mat.SVD
 	if !svd.Factorize(pij, mat.SVDThin) {
 		return nil
@@ -195,7 +195,7 @@ func (s *Model) eigenView(fac *specFactor, i, j, l, k int, seed uint64) *mat.Den
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(seed, 11))
-	trip := marginal3(fac.table, fac.shape, i, j, l)
+	trip := marginal(fac.table, fac.shape, i, j, l)
 	var best *mat.Dense
 	bestGap := 0.0
 	for try := 0; try < 5; try++ {
@@ -352,55 +352,36 @@ func clipFloor(p []float64) {
 // pseudoInverse sets dst to the pseudo-inverse of a with singular values
 // below tol relative cut.
 func pseudoInverse(dst *mat.Dense, a mat.Matrix, tol float64) error {
-	var svd mat.SVD
-	if !svd.Factorize(a, mat.SVDThin) {
-		return errors.New("SVD failed")
+	u, sv, v, err := factorSVD(a)
+	if err != nil {
+		return err
 	}
-	sv := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
 	r := cutRank(sv, tol)
 	if r == 0 {
 		return errors.New("zero matrix")
 	}
 	rows, cols := a.Dims()
 	dst.ReuseAs(cols, rows)
-	for i := 0; i < cols; i++ {
-		for j := 0; j < rows; j++ {
-			x := 0.0
-			for c := 0; c < r; c++ {
-				x += v.At(i, c) / sv[c] * u.At(j, c)
-			}
-			dst.Set(i, j, x)
-		}
-	}
+	dst.Copy(mat.NewDense(cols, rows, truncatedPinv(u, sv, v, r)))
 	return nil
 }
 
-// marginal2 sums a table over every mode but i and j: an n_i×n_j matrix.
-func marginal2(t []float64, shape []int, i, j int) []float64 {
-	out := make([]float64, shape[i]*shape[j])
-	idx := make([]int, len(shape))
-	for _, x := range t {
-		out[idx[i]*shape[j]+idx[j]] += x
-		for m := len(shape) - 1; m >= 0; m-- {
-			idx[m]++
-			if idx[m] < shape[m] {
-				break
-			}
-			idx[m] = 0
-		}
+// marginal sums a table over every mode but those listed: a table over
+// the listed modes, row-major in their order (marginal(t, shape, i, j) is
+// the n_i×n_j matrix).
+func marginal(t []float64, shape []int, modes ...int) []float64 {
+	size := 1
+	for _, m := range modes {
+		size *= shape[m]
 	}
-	return out
-}
-
-// marginal3 sums a table over every mode but i, j and l.
-func marginal3(t []float64, shape []int, i, j, l int) []float64 {
-	out := make([]float64, shape[i]*shape[j]*shape[l])
+	out := make([]float64, size)
 	idx := make([]int, len(shape))
 	for _, x := range t {
-		out[(idx[i]*shape[j]+idx[j])*shape[l]+idx[l]] += x
+		o := 0
+		for _, m := range modes {
+			o = o*shape[m] + idx[m]
+		}
+		out[o] += x
 		for m := len(shape) - 1; m >= 0; m-- {
 			idx[m]++
 			if idx[m] < shape[m] {
