@@ -219,13 +219,17 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 	}
 	// Downward: posteriors and expected counts.
 	for _, v := range e.order {
-		switch {
-		case e.parent[v] < 0:
+		p := e.parent[v]
+		if p < 0 {
 			e.binRootCounts(w, v, nb, c)
-		case leaf[v]:
-			e.binLeafCounts(x[v][r0:r0+nb], miss[v], w, v, c)
-		default:
-			e.binInnerCounts(w, v, nb, c)
+			continue
+		}
+		pp0 := w.post[p][:nb]
+		pp1 := w.post[p][binBlock : binBlock+nb]
+		if leaf[v] {
+			binLeafCounts(x[v][r0:r0+nb], miss[v], pp0, pp1, e.m.CPT[v], c.cpt[v])
+		} else {
+			e.binInnerCounts(w, v, pp0, pp1, c.cpt[v])
 		}
 	}
 }
@@ -344,17 +348,11 @@ func (e *engine) binRootCounts(w *binWork, v, nb int, c *counts) {
 	c.prior[1] += s1
 }
 
-// binLeafCounts adds the expected counts of the observed leaf v, whose
-// codes in the block are xv (missing cells only if miss), from its
-// parent's posteriors.
-func (e *engine) binLeafCounts(xv []uint8, miss bool, w *binWork, v int, c *counts) {
-	nb := len(xv)
-	p := e.parent[v]
-	pp0 := w.post[p][:nb]
-	pp1 := w.post[p][binBlock : binBlock+nb]
-	t := e.m.CPT[v]
+// binLeafCounts adds to dst the expected counts of an observed leaf with
+// CPT t, whose codes in the block are xv (missing cells only if miss),
+// from its parent's posteriors pp0, pp1.
+func binLeafCounts(xv []uint8, miss bool, pp0, pp1, t, dst []float64) {
 	c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
-	dst := c.cpt[v]
 	// t sums the weighted parent posteriors of all rows, o those of rows
 	// in state 1, u those of rows whose cell is missing (state 0: the
 	// rest); indicators instead of branches.
@@ -391,14 +389,12 @@ func (e *engine) binLeafCounts(xv []uint8, miss bool, w *binWork, v int, c *coun
 }
 
 // binInnerCounts sets the posteriors of the non-leaf, non-root node v and
-// adds its expected counts, from λ and its parent's posteriors.
-func (e *engine) binInnerCounts(w *binWork, v, nb int, c *counts) {
-	p := e.parent[v]
-	pp0 := w.post[p][:nb]
-	pp1 := w.post[p][binBlock : binBlock+nb]
+// adds its expected counts to dst, from λ and its parent's posteriors
+// pp0, pp1.
+func (e *engine) binInnerCounts(w *binWork, v int, pp0, pp1, dst []float64) {
+	nb := len(pp0)
 	t := e.m.CPT[v]
 	c00, c01, c10, c11 := t[0], t[1], t[2], t[3]
-	dst := c.cpt[v]
 	l0 := w.lam[v][:nb]
 	l1 := w.lam[v][binBlock : binBlock+nb]
 	q0 := w.post[v][:nb]
