@@ -24,8 +24,9 @@
 // model files), the types those operations share (Score, Conditional,
 // Imputation, InferOptions, EMOptions and EMResult, Provenance), the
 // JSON envelope with Read, and helpers for family packages (CheckColumns,
-// StateRemap, Surrogates, ImputeDiscrete, Header, Workers). Missing
-// cells are marginalised everywhere.
+// CheckNodes, MissingColumns, StateRemap, DefaultRoot, Surrogates,
+// ImputeDiscrete, RowLikelihoods, Header and WriteDocument, Workers).
+// Missing cells are marginalised everywhere.
 //
 // # Choosing and fitting
 //

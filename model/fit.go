@@ -79,7 +79,8 @@ type FitOptions struct {
 	SpectralTol float64
 	// EM configures EM. For continuous data only Tol, MaxIter and
 	// Progress apply (Gaussian EM is plain EM with the relative-change
-	// rule); Restarts, RestartIter, KeepInit, Pseudo, Accel, Stop and Rand
+	// rule, with no random starts: Src and Workers are unused);
+	// Restarts, RestartIter, KeepInit, Pseudo, Sample, Accel and Stop
 	// must be zero.
 	EM EMOptions
 }
@@ -168,8 +169,9 @@ func (o FitOptions) Validate(gaussian bool) error {
 // discrete.Model.FitEM, and discrete.ChooseHiddenStates when AutoStates)
 // when every column is discrete; a spectral model (spectral.Fit) for
 // Params ParamsSpectral. Mixed data are an error. The chosen family must
-// be registered (see Register). The EMResult describes the EM run that produced the returned model, and
-// its LogLik is that model's log-likelihood of d.
+// be registered (see Register). The EMResult describes the EM run that
+// produced the returned model, and its LogLik is that model's
+// log-likelihood of d.
 func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error) {
 	if t == nil {
 		return nil, nil, errors.New("model: no tree")

@@ -22,6 +22,11 @@
 //   - ChooseHiddenStates picks the number of states of every hidden
 //     variable by BIC.
 //
+// Once fitted, KL compares the distributions two models give the same
+// observed variables (exactly for few observed configurations, by
+// sampling otherwise); Model.WriteJSON writes a model file, and ReadJSON
+// (or model.Read, for any family) reads it back.
+//
 // # Choosing
 //
 // Use this family for all-discrete data when you need a proper

@@ -6,11 +6,14 @@
 // renormalised; it has no hidden-variable posteriors, so Conditionals and
 // Impute work for observed variables only.
 //
-// Fit and FitWeighted fit a Model to discrete data on a given tree (Options:
-// the rank k′ of the hidden variables, the linker estimator
-// model.Linker, the singular-value cutoff). Model.Project turns the
-// estimate into conditional probability tables of a discrete model, the
-// spectral start of EM (model.InitSpectral).
+// Fit and FitWeighted fit a Model to discrete data on a given tree
+// (Options: HiddenStates, the rank k′ of the hidden variables; Linker, the
+// estimator model.Linker; Tol, the singular-value cutoff). Model.Edges
+// reports each linker's singular values and the rank kept (EdgeSpectrum),
+// the place to look when k′ seems too small or too large. Model.Project
+// turns the estimate into conditional probability tables of a discrete
+// model, the spectral start of EM (model.InitSpectral). Model.WriteJSON
+// writes a model file; model.Read reads it back.
 //
 // # Choosing
 //
