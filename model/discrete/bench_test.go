@@ -13,11 +13,11 @@ import (
 // from the newsgroups training split (testdata), or skips.
 func newsgroupsModel(b *testing.B) (*Model, *data.Dataset, *data.Dataset) {
 	b.Helper()
-	train, _, err := data.ReadCSVFile("../examples/newsgroups/newsgroups100-train.csv", data.ReadOptions{})
+	train, _, err := data.ReadCSVFile("../../examples/newsgroups/newsgroups100-train.csv", data.ReadOptions{})
 	if err != nil {
 		b.Skip("newsgroups data not available")
 	}
-	test, _, err := data.ReadCSVFile("../examples/newsgroups/newsgroups100-test.csv", data.ReadOptions{})
+	test, _, err := data.ReadCSVFile("../../examples/newsgroups/newsgroups100-test.csv", data.ReadOptions{})
 	if err != nil {
 		b.Skip("newsgroups data not available")
 	}
