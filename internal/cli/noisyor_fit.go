@@ -152,7 +152,7 @@ func (o *noisyorFitOpts) options(cmd *cobra.Command) (vem.Options, error) {
 		return opt, usagef("--max-failure %v: want a value in (0, 1]", o.maxFailure)
 	}
 	return vem.Options{Sources: o.sources, Restarts: o.restarts, MaxIter: o.maxIter, Tol: o.tol,
-		Leak: o.leak, FixLeak: o.fixLeak, MaxFailure: o.maxFailure, Src: seed.New(o.seed, seed.VEM)}, nil
+		Leak: o.leak, FixLeak: o.fixLeak, MaxFailure: o.maxFailure, Src: seed.New(o.seed, seed.Model)}, nil
 }
 
 // record adds the effective settings and the fit's bound to the

@@ -23,7 +23,7 @@ func TestOr(t *testing.T) {
 
 // TestStreamsDistinct checks that no two named streams coincide.
 func TestStreamsDistinct(t *testing.T) {
-	all := []uint64{Model, RegCL, States, Fit, Learn, Sample, NoisyOrLik, QuartetLearn, VEM, Simulate, NoisyOrNetwork, NoisyOrRows}
+	all := []uint64{Model, Fit, RegCL, States, Learn, Sample, NoisyOrLik, QuartetLearn, Simulate, NoisyOrNetwork, NoisyOrRows}
 	seen := map[uint64]bool{}
 	for _, s := range all {
 		if seen[s] {
