@@ -108,10 +108,8 @@ func (o *RandomOptions) defaults() error {
 	o.Effects = cmp.Or(o.Effects, 100)
 	o.MinChildren = cmp.Or(o.MinChildren, 4)
 	o.MaxChildren = cmp.Or(o.MaxChildren, max(o.MinChildren, min(12, o.Effects)))
-	o.PriorMin = cmp.Or(o.PriorMin, 0.05)
-	o.PriorMax = cmp.Or(o.PriorMax, max(o.PriorMin, 0.3))
-	o.FailureMin = cmp.Or(o.FailureMin, 0.05)
-	o.FailureMax = cmp.Or(o.FailureMax, max(o.FailureMin, 0.5))
+	orRange(&o.PriorMin, &o.PriorMax, 0.05, 0.3)
+	orRange(&o.FailureMin, &o.FailureMax, 0.05, 0.5)
 	o.Leak = cmp.Or(o.Leak, 0.001)
 	o.Attempts = cmp.Or(o.Attempts, 1000)
 	switch {
@@ -129,6 +127,13 @@ func (o *RandomOptions) defaults() error {
 		return fmt.Errorf("noisyor: %d attempts", o.Attempts)
 	}
 	return checkParamRanges(o.PriorMin, o.PriorMax, o.FailureMin, o.FailureMax, o.Leak)
+}
+
+// orRange gives a zero lower bound *lo the default dlo and a zero upper
+// bound *hi the default dhi, raised to *lo when that is larger.
+func orRange(lo, hi *float64, dlo, dhi float64) {
+	*lo = cmp.Or(*lo, dlo)
+	*hi = cmp.Or(*hi, max(*lo, dhi))
 }
 
 func checkParamRanges(pmin, pmax, fmin, fmax, leak float64) error {
@@ -282,10 +287,8 @@ func (o *QMROptions) defaults() error {
 	o.MinChildren = cmp.Or(o.MinChildren, 6)
 	o.MaxChildren = cmp.Or(o.MaxChildren, max(o.MinChildren, min(600, o.Effects-2)))
 	o.Popularity = cmp.Or(o.Popularity, 0.5)
-	o.PriorMin = cmp.Or(o.PriorMin, 0.001)
-	o.PriorMax = cmp.Or(o.PriorMax, max(o.PriorMin, 0.05))
-	o.FailureMin = cmp.Or(o.FailureMin, 0.1)
-	o.FailureMax = cmp.Or(o.FailureMax, max(o.FailureMin, 0.95))
+	orRange(&o.PriorMin, &o.PriorMax, 0.001, 0.05)
+	orRange(&o.FailureMin, &o.FailureMax, 0.1, 0.95)
 	o.Leak = cmp.Or(o.Leak, 0.01)
 	o.Subtypes = cmp.Or(o.Subtypes, 0.17)
 	o.Twins = cmp.Or(o.Twins, 1)
