@@ -1021,7 +1021,27 @@ func (w *emWorker) project(mask, sub uint64) []int32 {
 // scaled so that nothing underflows short of pathological parameters, and
 // leaves in each clique's table the posterior of its sources. It returns
 // the log of the component's factor beyond the sources' normalisers logZ.
+// The phases: each clique's factors (treeFactors), the sums over the
+// sources sent up to the root (treeUp), the posteriors sent back down
+// (treeDown), and the sources' and groups' marginals read off the tables
+// (treeMarginals).
 func (w *emWorker) tree(cp *emComp) (float64, int) {
+	w.treeLayout(cp)
+	logScale, st := w.treeFactors(cp)
+	if st != emOK {
+		return 0, st
+	}
+	if logScale, st = w.treeUp(cp, logScale); st != emOK {
+		return 0, st
+	}
+	w.treeDown(cp)
+	w.treeMarginals(cp)
+	return logScale, emOK
+}
+
+// treeLayout makes room in w.tabs for every clique's table and in w.msgs
+// for every separator's message.
+func (w *emWorker) treeLayout(cp *emComp) {
 	nt, nm := 0, 0
 	w.tabOff, w.msgOff = w.tabOff[:0], w.msgOff[:0]
 	for i := range cp.cliques {
@@ -1032,14 +1052,21 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 	}
 	w.tabs, w.msgs = emGrow(w.tabs, nt), emGrow(w.msgs, nm)
 	w.scale = emGrow(w.scale, len(cp.cliques))
-	table := func(i int) []float64 {
-		return w.tabs[w.tabOff[i] : w.tabOff[i]+1<<bits.OnesCount64(cp.cliques[i].mask)]
-	}
+}
+
+// table returns clique i's table, laid out by treeLayout.
+func (w *emWorker) table(cp *emComp, i int) []float64 {
+	return w.tabs[w.tabOff[i] : w.tabOff[i]+1<<bits.OnesCount64(cp.cliques[i].mask)]
+}
+
+// treeFactors sets each clique's table to the product of its sources'
+// priors and its groups' effect factors, each group's product scaled to
+// a maximum of 1; it returns the log of the scales.
+func (w *emWorker) treeFactors(cp *emComp) (float64, int) {
 	logScale := 0.0
-	// Each clique's factors.
 	for i := range cp.cliques {
 		cl := &cp.cliques[i]
-		T := table(i)
+		T := w.table(cp, i)
 		for c := range T {
 			T[c] = 1
 		}
@@ -1088,10 +1115,16 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 			}
 		}
 	}
-	// Upward: each clique sends the sum over its own sources to its parent.
+	return logScale, emOK
+}
+
+// treeUp has each clique send the sum over its own sources to its parent,
+// scaled to a maximum of 1 (the root: to a sum of 1), the scales kept in
+// w.scale and their logs added to logScale, which it returns.
+func (w *emWorker) treeUp(cp *emComp, logScale float64) (float64, int) {
 	for i := range cp.cliques {
 		cl := &cp.cliques[i]
-		T := table(i)
+		T := w.table(cp, i)
 		if cl.parent < 0 {
 			z := 0.0
 			for _, x := range T {
@@ -1128,16 +1161,22 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 		for s := range m {
 			m[s] /= mx
 		}
-		Tp := table(int(cl.parent))
+		Tp := w.table(cp, int(cl.parent))
 		P = w.project(cp.cliques[cl.parent].mask, cl.sep)
 		for c := range Tp {
 			Tp[c] *= m[P[c]]
 		}
 	}
-	// Downward: each clique's table becomes the posterior of its sources.
+	return logScale, emOK
+}
+
+// treeDown turns each clique's table, root first, into the posterior of
+// its sources: its parent's posterior marginal over the separator divided
+// by the message it sent up.
+func (w *emWorker) treeDown(cp *emComp) {
 	for i := len(cp.cliques) - 1; i >= 0; i-- {
 		cl := &cp.cliques[i]
-		T := table(i)
+		T := w.table(cp, i)
 		if cl.parent < 0 {
 			iz := 1 / w.scale[i]
 			for c := range T {
@@ -1150,7 +1189,7 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 		marg := w.marg
 		clear(marg)
 		P := w.project(cp.cliques[cl.parent].mask, cl.sep)
-		for c, x := range table(int(cl.parent)) {
+		for c, x := range w.table(cp, int(cl.parent)) {
 			marg[P[c]] += x
 		}
 		m := w.msgs[w.msgOff[i] : w.msgOff[i]+ns]
@@ -1166,17 +1205,14 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 			T[c] *= marg[P[c]]
 		}
 	}
-	// The sources' posteriors and the groups' marginals.
+}
+
+// treeMarginals sets the sources' posteriors and the groups' marginals
+// from the cliques' posterior tables.
+func (w *emWorker) treeMarginals(cp *emComp) {
 	for j, s := range cp.srcs {
-		i := cp.srcClique[j]
-		b := bits.OnesCount64(cp.cliques[i].mask & (1<<j - 1))
-		p := 0.0
-		for c, x := range table(int(i)) {
-			if c>>b&1 != 0 {
-				p += x
-			}
-		}
-		w.post[s] = p
+		i := int(cp.srcClique[j])
+		w.post[s] = bitMass(w.table(cp, i), bits.OnesCount64(cp.cliques[i].mask&(1<<j-1)))
 	}
 	w.groupMarginals(cp)
 	for g := range cp.groups {
@@ -1184,11 +1220,22 @@ func (w *emWorker) tree(cp *emComp) (float64, int) {
 		i := int(grp.clique)
 		q := w.q[w.qOff[g]:w.qOff[g+1]]
 		P := w.project(cp.cliques[i].mask, grp.mask)
-		for c, x := range table(i) {
+		for c, x := range w.table(cp, i) {
 			q[P[c]] += x
 		}
 	}
-	return logScale, emOK
+}
+
+// bitMass returns the sum, in index order, of the entries of T whose
+// index has bit b set.
+func bitMass(T []float64, b int) float64 {
+	p := 0.0
+	for c, x := range T {
+		if c>>b&1 != 0 {
+			p += x
+		}
+	}
+	return p
 }
 
 // enumerate sums a component by enumerating its 2^k source states in logs:
@@ -1243,13 +1290,7 @@ func (w *emWorker) enumerate(cp *emComp) (float64, int) {
 		W[x] /= z
 	}
 	for j, s := range cp.srcs {
-		p := 0.0
-		for x, v := range W {
-			if x>>j&1 != 0 {
-				p += v
-			}
-		}
-		w.post[s] = p
+		w.post[s] = bitMass(W, j)
 	}
 	w.groupMarginals(cp)
 	for g := range cp.groups {
