@@ -364,11 +364,32 @@ func (w *likWorker) block(blk int, res []rowResult, post [][]float64) {
 }
 
 // row computes one row's log-likelihood (and posteriors into post when
-// it is not nil).
+// it is not nil): the sources are summed out independently given the
+// negative findings and the positives with at most one parent, then the
+// components that the other positives join are summed one by one.
 func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
-	e := w.e
-	ns := len(e.n.Sources)
 	w.rowIdx, w.seeded = r, false
+	ll := w.unobserve(pos, miss)
+	ll = w.positives(pos, ll)
+	ll = w.sourcePosteriors(ll, post)
+	for _, s := range w.srcs {
+		w.inR[s] = false
+	}
+	if math.IsInf(ll, -1) || math.IsNaN(ll) {
+		return w.zeroRow(post, [3]int32{})
+	}
+	if len(w.srcs) == 0 {
+		return rowResult{ll: ll}
+	}
+	return w.sumComponents(w.components(pos), ll, post)
+}
+
+// unobserve starts the row from every effect negative (the engine's
+// sums) and takes off the positive and missing effects pos and miss:
+// their leaks' contribution to the log-likelihood, which it returns, and
+// their failures' to w.logG and w.zeroF.
+func (w *likWorker) unobserve(pos, miss []int32) float64 {
+	e := w.e
 	copy(w.logG, e.childLog)
 	copy(w.zeroF, e.childZero)
 	ll := e.leakOffSum
@@ -385,10 +406,15 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 			}
 		}
 	}
-	// Positive findings: one without parents contributes its leak; one
-	// with a single parent tilts that parent's weights (ν + (1−ν)(1−f) when
-	// on, ν when off); the others join their parents into components.
-	res := rowResult{}
+	return ll
+}
+
+// positives adds the positive findings pos to ll, which it returns: one
+// without parents contributes its leak; one with a single parent tilts
+// that parent's weights (ν + (1−ν)(1−f) when on, ν when off); the others
+// join their parents into components (w.srcs, w.uf).
+func (w *likWorker) positives(pos []int32, ll float64) float64 {
+	e := w.e
 	w.srcs, w.tilted = w.srcs[:0], w.tilted[:0]
 	for _, a := range pos {
 		ps := e.parents[a]
@@ -419,9 +445,16 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 			w.uf.Union(int32(ps[0].Source), int32(p.Source))
 		}
 	}
-	// Each source's posterior given the negative findings and its
-	// single-parent positives.
-	for s := range ns {
+	return ll
+}
+
+// sourcePosteriors sets each source's posterior given the negative
+// findings and its single-parent positives (w.pi1, w.pi0, and post when
+// it is not nil) and adds the log of its normaliser to ll, which it
+// returns.
+func (w *likWorker) sourcePosteriors(ll float64, post []float64) float64 {
+	e := w.e
+	for s := range len(e.n.Sources) {
 		prior := e.n.Sources[s].Prior
 		lg := w.logG[s]
 		if w.zeroF[s] > 0 {
@@ -457,18 +490,15 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 			post[s] = w.pi1[s]
 		}
 	}
-	for _, s := range w.srcs {
-		w.inR[s] = false
-	}
-	if math.IsInf(ll, -1) || math.IsNaN(ll) {
-		return w.zeroRow(post, res.methods)
-	}
-	if len(w.srcs) == 0 {
-		res.ll = ll
-		return res
-	}
+	return ll
+}
+
+// components sorts w.srcs and groups them, with the positives of pos that
+// have several parents, into components (w.comps, w.compPos) in order of
+// their smallest source; it returns their number.
+func (w *likWorker) components(pos []int32) int {
+	e := w.e
 	slices.Sort(w.srcs)
-	// Components in order of their smallest source.
 	nc := 0
 	for _, s := range w.srcs {
 		root := w.uf.Find(s)
@@ -496,6 +526,14 @@ func (w *likWorker) row(r int, pos, miss []int32, post []float64) rowResult {
 			w.compPos[c] = append(w.compPos[c], a)
 		}
 	}
+	return nc
+}
+
+// sumComponents adds to ll the log-factor of each of the nc components
+// (exact or sampled, as comp.eval chooses) and sets their sources'
+// posteriors into post when it is not nil.
+func (w *likWorker) sumComponents(nc int, ll float64, post []float64) rowResult {
+	res := rowResult{}
 	var relVar float64
 	for c := range nc {
 		comp := &w.comps[c]
