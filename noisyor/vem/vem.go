@@ -376,6 +376,7 @@ type vemScratch struct {
 	neg, grad, nq, ngv, ngp, acc []float64
 	gv, gp                       []float64 // per cell of the row × k
 	muG, qG                      []float64 // M-step gathers
+	leakW, leakX                 []float64 // M-step leak terms
 	qsave, musave                []float64
 }
 
@@ -395,7 +396,8 @@ func newVEMState(d *vemData, k int, opt *Options) *vemState {
 			ngv: make([]float64, k), ngp: make([]float64, k), acc: make([]float64, k),
 			gv: make([]float64, d.maxCells*k), gp: make([]float64, d.maxCells*k),
 			qsave: make([]float64, d.maxCells*k), musave: make([]float64, k),
-			muG: make([]float64, maxEff*k), qG: make([]float64, maxEff*k)}
+			muG: make([]float64, maxEff*k), qG: make([]float64, maxEff*k),
+			leakW: make([]float64, 0, maxEff*k), leakX: make([]float64, 0, maxEff*k)}
 	}
 	return st
 }
@@ -686,10 +688,21 @@ func (st *vemState) mStep(thMin, thMax float64) {
 
 // mEffect maximises J over the θ of effect a's edges, then its leak.
 func (st *vemState) mEffect(s *vemScratch, a int, thMin, thMax float64) {
-	d, p, k := st.d, st.p, st.p.k
+	n := st.mGather(s, a)
+	st.mEdges(s, a, n, thMin, thMax)
+	if !st.fixLeak {
+		st.mLeak(s, a, n, thMin, thMax)
+	}
+}
+
+// mGather sets s.acc[j] to A_j, the posterior mass of source j over the
+// rows where effect a is 0, and gathers μ and q over a's n positive rows
+// into s.muG and s.qG (source-major: entry j·n+i for the i-th row). It
+// returns n.
+func (st *vemState) mGather(s *vemScratch, a int) int {
+	d, k := st.d, st.p.k
 	cells := d.effCells[a]
 	n := len(cells)
-	// A_j: posterior mass of source j over the rows where a is 0.
 	A := s.acc
 	clear(A)
 	for wi, word := range d.zeros[a] {
@@ -709,6 +722,14 @@ func (st *vemState) mEffect(s *vemScratch, a int, thMin, thMax float64) {
 			qG[j*n+i] = st.q[int(c)*k+j]
 		}
 	}
+	return n
+}
+
+// mEdges maximises J over the θ of each possible edge into effect a, the
+// others and the leak held fixed, from the sums of mGather.
+func (st *vemState) mEdges(s *vemScratch, a, n int, thMin, thMax float64) {
+	p, k := st.p, st.p.k
+	muG, qG, A := s.muG[:n*k], s.qG[:n*k], s.acc
 	th := p.th[a*k : a*k+k]
 	th0 := p.th0[a]
 	for j := range k {
@@ -738,9 +759,14 @@ func (st *vemState) mEffect(s *vemScratch, a int, thMin, thMax float64) {
 		}
 		th[j] = maxConcave(th[j], thMin, thMax, deriv, val)
 	}
-	if st.fixLeak {
-		return
-	}
+}
+
+// mLeak maximises J over the leak θ_0 of effect a, its edges held fixed,
+// from the sums of mGather.
+func (st *vemState) mLeak(s *vemScratch, a, n int, thMin, thMax float64) {
+	d, p, k := st.d, st.p, st.p.k
+	muG, qG := s.muG[:n*k], s.qG[:n*k]
+	th := p.th[a*k : a*k+k]
 	// W: the mass Σ_j q_j(1−μ_j) of the leak-only term over a's positive rows.
 	W := 0.0
 	for i := range n {
@@ -750,41 +776,41 @@ func (st *vemState) mEffect(s *vemScratch, a int, thMin, thMax float64) {
 		}
 		W += max(w, 0)
 	}
+	// The terms w·g(θ_0 + θ_j/q_j) of the edges: weights μq > 0 and
+	// offsets θ_j/q_j, by source and then row.
+	lw, lx := s.leakW[:0], s.leakX[:0]
+	for j := range k {
+		if th[j] <= 0 {
+			continue
+		}
+		mj, qj := muG[j*n:(j+1)*n], qG[j*n:(j+1)*n]
+		for i, m := range mj {
+			if w := m * qj[i]; w > 0 {
+				lw = append(lw, w)
+				lx = append(lx, th[j]/qj[i])
+			}
+		}
+	}
+	s.leakW, s.leakX = lw, lx
 	n0 := float64(d.neg[a])
 	deriv := func(x float64) (float64, float64) {
 		g1 := gprime(x)
 		d1, d2 := -n0+W*g1, -W*g1*(1+g1)
-		for j := range k {
-			if th[j] <= 0 {
-				continue
-			}
-			mj, qj := muG[j*n:(j+1)*n], qG[j*n:(j+1)*n]
-			for i, m := range mj {
-				if w := m * qj[i]; w > 0 {
-					g1 := gprime(x + th[j]/qj[i])
-					d1 += w * g1
-					d2 -= w * g1 * (1 + g1)
-				}
-			}
+		for t, w := range lw {
+			g1 := gprime(x + lx[t])
+			d1 += w * g1
+			d2 -= w * g1 * (1 + g1)
 		}
 		return d1, d2
 	}
 	val := func(x float64) float64 {
 		v := -n0*x + W*gval(x)
-		for j := range k {
-			if th[j] <= 0 {
-				continue
-			}
-			mj, qj := muG[j*n:(j+1)*n], qG[j*n:(j+1)*n]
-			for i, m := range mj {
-				if w := m * qj[i]; w > 0 {
-					v += w * gval(x+th[j]/qj[i])
-				}
-			}
+		for t, w := range lw {
+			v += w * gval(x+lx[t])
 		}
 		return v
 	}
-	p.th0[a] = maxConcave(th0, thMin, thMax, deriv, val)
+	p.th0[a] = maxConcave(p.th0[a], thMin, thMax, deriv, val)
 }
 
 // maxConcave returns a maximiser over [lo, hi] (0 < lo < hi) of a concave
