@@ -428,7 +428,9 @@ type verdict struct {
 	worst    float64
 }
 
-// learn is STRUCTURE-LEARN on any moments.
+// learn is STRUCTURE-LEARN on any moments: rounds (learner.round) until
+// one finds no source or MaxRounds is reached, then the refinement and
+// the leaks.
 func learn(mo moments, names []string, exact bool, opt Options) (*Result, error) {
 	start := time.Now()
 	r, err := resolve(opt, exact)
@@ -437,114 +439,11 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 	}
 	rng := seed.Rand(opt.Src, seed.QuartetLearn)
 	m := mo.numEffects()
-	learned := newLearnedIndex(m)
-	net := &noisyor.Network{Effects: slices.Clone(names)}
-	res := &Result{Network: net}
+	l := &learner{mo: mo, r: r, exact: exact, m: m, learned: newLearnedIndex(m), net: &noisyor.Network{Effects: slices.Clone(names)}}
+	res := &Result{Network: l.net}
 	var touched bitset // effects whose moments changed in the last round
 	for depth := 0; r.maxRounds == 0 || depth < r.maxRounds; depth++ {
-		t0 := time.Now()
-		upto := len(learned.sources)
-		adj := dependenceGraph(mo, learned, upto, exact, r.pmiTol*1e-3, r.pairZ, r.workers)
-		cands, all := cliques(adj, touched, r.maxQuartets)
-		round := Round{Depth: depth}
-		next := newBitset(m)
-		// absorb turns passing quartets, in increasing order of their
-		// largest third singular value, into new sources.
-		absorb := func(pass []verdict) int {
-			slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
-			var t [16]float64
-			set := make([]int, 4)
-			added := 0
-			for _, v := range pass {
-				for k := range 4 {
-					set[k] = int(v.q[k])
-				}
-				// Subtract this round's sources too: a quartet they explain
-				// is not a new source. (The paper skips every quartet that
-				// overlaps a source found in the round; that would also
-				// delay a source sharing one child with it to a later
-				// round.)
-				if overlaps(learned, upto, set) {
-					if w := testQuartet(mo, learned, len(learned.sources), set, &t, r, false); !w.pass {
-						continue
-					}
-				}
-				s, ok := newSource(mo, learned, set, v, depth, r)
-				if !ok {
-					continue
-				}
-				s.Name = "X" + strconv.Itoa(len(net.Sources)+1)
-				net.Sources = append(net.Sources, s)
-				learned.add(&net.Sources[len(net.Sources)-1])
-				added++
-				round.Edges += len(s.Children)
-				for _, c := range s.Children {
-					next.set(c.Effect)
-				}
-			}
-			round.Sources += added
-			return added
-		}
-		if !all {
-			// Too many cliques to test them all: a search from every
-			// anchor, in phases. A phase's passing quartets that this
-			// round's sources already explain do not count, so later
-			// phases spend their budget on sources not yet found.
-			nAnchors := m
-			if touched != nil {
-				nAnchors = touched.count()
-			}
-			budget := min(max(50, r.maxQuartets/max(1, nAnchors)/searchPhases), 20000)
-			round.Sampled = true
-			for range searchPhases {
-				pass, tested, pre := searchQuartets(mo, learned, upto, adj, touched, budget, searchFound, rng.Uint64(), r)
-				round.Candidates += tested
-				round.Pretest += pre
-				round.Passed += len(pass)
-				if absorb(pass) == 0 {
-					break
-				}
-			}
-		} else {
-			var pass []verdict
-			round.Candidates = len(cands)
-			// Test in blocks; keep only the survivors, in candidate order.
-			const block = 512
-			nb := (len(cands) + block - 1) / block
-			blockPass := make([][]verdict, nb)
-			blockPre := make([]int, nb)
-			parallel.For(r.workers, nb, func(_, bi int) {
-				var t [16]float64
-				set := make([]int, 4)
-				for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
-					q := cands[i]
-					for k := range 4 {
-						set[k] = int(q[k])
-					}
-					v := testQuartet(mo, learned, upto, set, &t, r, false)
-					if v.pretest {
-						blockPre[bi]++
-					}
-					if v.pass {
-						blockPass[bi] = append(blockPass[bi], v)
-					}
-				}
-			})
-			for bi := range nb {
-				round.Pretest += blockPre[bi]
-				pass = append(pass, blockPass[bi]...)
-			}
-			round.Passed = len(pass)
-			absorb(pass)
-		}
-		cands = nil
-		// learned.sources point into net.Sources, which append may move:
-		// rebuild the index on the final slice.
-		learned = newLearnedIndex(m)
-		for i := range net.Sources {
-			learned.add(&net.Sources[i])
-		}
-		round.Time = time.Since(t0)
+		round, next := l.round(depth, touched, rng)
 		res.Rounds = append(res.Rounds, round)
 		if opt.Logger != nil {
 			opt.Logger.Info("noisyor round", "depth", depth, "candidates", round.Candidates, "sampled", round.Sampled,
@@ -557,12 +456,145 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 	}
 	if !opt.NoRefine {
 		for range 2 {
-			refine(mo, learned, r)
+			refine(mo, l.learned, r)
 		}
 	}
-	net.Leak = leaks(mo, learned)
+	l.net.Leak = leaks(mo, l.learned)
 	res.Time = time.Since(start)
 	return res, nil
+}
+
+// learner is the state of learn between rounds: the sources found so far,
+// in net and indexed by learned.
+type learner struct {
+	mo      moments
+	r       resolved
+	exact   bool
+	m       int // effects
+	learned *learnedIndex
+	net     *noisyor.Network
+}
+
+// round runs round depth: the candidate quartets among the effects
+// touched in the last round (all effects when touched is nil) are tested,
+// all of them or, when there are more than MaxQuartets, those of a search
+// in phases, and the passing ones become sources. It returns the round's
+// report and the effects that got a new parent.
+func (l *learner) round(depth int, touched bitset, rng *rand.Rand) (Round, bitset) {
+	t0 := time.Now()
+	r := l.r
+	upto := len(l.learned.sources)
+	adj := dependenceGraph(l.mo, l.learned, upto, l.exact, r.pmiTol*1e-3, r.pairZ, r.workers)
+	cands, all := cliques(adj, touched, r.maxQuartets)
+	round := Round{Depth: depth}
+	next := newBitset(l.m)
+	if !all {
+		// Too many cliques to test them all: a search from every
+		// anchor, in phases. A phase's passing quartets that this
+		// round's sources already explain do not count, so later
+		// phases spend their budget on sources not yet found.
+		nAnchors := l.m
+		if touched != nil {
+			nAnchors = touched.count()
+		}
+		budget := min(max(50, r.maxQuartets/max(1, nAnchors)/searchPhases), 20000)
+		round.Sampled = true
+		for range searchPhases {
+			pass, tested, pre := searchQuartets(l.mo, l.learned, upto, adj, touched, budget, searchFound, rng.Uint64(), r)
+			round.Candidates += tested
+			round.Pretest += pre
+			round.Passed += len(pass)
+			if l.absorb(pass, upto, &round, next) == 0 {
+				break
+			}
+		}
+	} else {
+		pass, pre := l.testAll(cands, upto)
+		round.Candidates = len(cands)
+		round.Pretest += pre
+		round.Passed = len(pass)
+		l.absorb(pass, upto, &round, next)
+	}
+	// learned.sources point into net.Sources, which append may move:
+	// rebuild the index on the final slice.
+	l.learned = newLearnedIndex(l.m)
+	for i := range l.net.Sources {
+		l.learned.add(&l.net.Sources[i])
+	}
+	round.Time = time.Since(t0)
+	return round, next
+}
+
+// testAll tests every candidate quartet, subtracting off the first upto
+// learned sources, in blocks on the workers. It returns the passing ones
+// in candidate order and the number that passed PRETEST.
+func (l *learner) testAll(cands []quartetKey, upto int) ([]verdict, int) {
+	const block = 512
+	nb := (len(cands) + block - 1) / block
+	blockPass := make([][]verdict, nb)
+	blockPre := make([]int, nb)
+	parallel.For(l.r.workers, nb, func(_, bi int) {
+		var t [16]float64
+		set := make([]int, 4)
+		for i := bi * block; i < min(len(cands), (bi+1)*block); i++ {
+			q := cands[i]
+			for k := range 4 {
+				set[k] = int(q[k])
+			}
+			v := testQuartet(l.mo, l.learned, upto, set, &t, l.r, false)
+			if v.pretest {
+				blockPre[bi]++
+			}
+			if v.pass {
+				blockPass[bi] = append(blockPass[bi], v)
+			}
+		}
+	})
+	var pass []verdict
+	pre := 0
+	for bi := range nb {
+		pre += blockPre[bi]
+		pass = append(pass, blockPass[bi]...)
+	}
+	return pass, pre
+}
+
+// absorb turns passing quartets, in increasing order of their largest
+// third singular value, into new sources of round, marking their children
+// in next. It returns the number of sources added.
+func (l *learner) absorb(pass []verdict, upto int, round *Round, next bitset) int {
+	slices.SortStableFunc(pass, func(x, y verdict) int { return cmp.Compare(x.worst, y.worst) })
+	var t [16]float64
+	set := make([]int, 4)
+	added := 0
+	for _, v := range pass {
+		for k := range 4 {
+			set[k] = int(v.q[k])
+		}
+		// Subtract this round's sources too: a quartet they explain is
+		// not a new source. (The paper skips every quartet that overlaps
+		// a source found in the round; that would also delay a source
+		// sharing one child with it to a later round.)
+		if overlaps(l.learned, upto, set) {
+			if w := testQuartet(l.mo, l.learned, len(l.learned.sources), set, &t, l.r, false); !w.pass {
+				continue
+			}
+		}
+		s, ok := newSource(l.mo, l.learned, set, v, round.Depth, l.r)
+		if !ok {
+			continue
+		}
+		s.Name = "X" + strconv.Itoa(len(l.net.Sources)+1)
+		l.net.Sources = append(l.net.Sources, s)
+		l.learned.add(&l.net.Sources[len(l.net.Sources)-1])
+		added++
+		round.Edges += len(s.Children)
+		for _, c := range s.Children {
+			next.set(c.Effect)
+		}
+	}
+	round.Sources += added
+	return added
 }
 
 // testQuartet computes the quartet's negative moments, subtracts off the

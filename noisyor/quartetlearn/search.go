@@ -64,75 +64,19 @@ func searchQuartets(mo moments, learned *learnedIndex, upto int, adj []bitset, a
 	return pass, tested, pretest
 }
 
+// searchFrom runs the repair search of searchQuartets from anchor a.
 func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weight []float64, a, budget, found int, seed uint64, r resolved) searchResult {
 	var res searchResult
 	rng := rand.New(rand.NewPCG(seed, uint64(a)))
 	m := len(adj)
-	cand, tmp := newBitset(m), newBitset(m)
-	var members []int
-	var cum []float64
-	pick := func(s bitset, avoid []int) int {
-		members, cum = members[:0], cum[:0]
-		total := 0.0
-		s.members(func(i int) bool {
-			if !slices.Contains(avoid, i) {
-				members = append(members, i)
-				total += weight[i]
-				cum = append(cum, total)
-			}
-			return true
-		})
-		if len(members) == 0 || !(total > 0) {
-			return -1
-		}
-		u := rng.Float64() * total
-		j, _ := slices.BinarySearch(cum, u)
-		return members[min(j, len(members)-1)]
-	}
-	q := make([]int, 4)
-	// start draws a random 4-clique through a into q.
-	start := func() bool {
-		q[0] = a
-		copy(cand, adj[a])
-		for k := 1; k < 4; k++ {
-			x := pick(cand, nil)
-			if x < 0 {
-				return false
-			}
-			q[k] = x
-			and(tmp, cand, adj[x])
-			cand, tmp = tmp, cand
-		}
-		return true
-	}
-	// replace puts in position k a random common neighbour of the others.
-	replace := func(k int) bool {
-		first := true
-		for j := range 4 {
-			if j == k {
-				continue
-			}
-			if first {
-				copy(cand, adj[q[j]])
-				first = false
-			} else {
-				and(cand, cand, adj[q[j]])
-			}
-		}
-		x := pick(cand, q)
-		if x < 0 {
-			return false
-		}
-		q[k] = x
-		return true
-	}
+	s := &searcher{adj: adj, weight: weight, a: a, rng: rng, cand: newBitset(m), tmp: newBitset(m), q: make([]int, 4)}
 	var t [16]float64
 	sorted := make([]int, 4)
 	fresh := true
 	misses := 0
 	for res.tested < budget && len(res.pass) < found {
 		if fresh {
-			if !start() {
+			if !s.start() {
 				misses++
 				if misses > 20 {
 					break
@@ -141,7 +85,7 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 			}
 			fresh = false
 		}
-		copy(sorted, q)
+		copy(sorted, s.q)
 		slices.Sort(sorted)
 		res.tested++
 		v := testQuartet(mo, learned, upto, sorted, &t, r, true)
@@ -161,36 +105,120 @@ func searchFrom(mo moments, learned *learnedIndex, upto int, adj []bitset, weigh
 			fresh = true
 			continue
 		}
-		// Which member to replace (never the anchor, position 0).
-		k := 1 + rng.IntN(3)
-		if v.pretest {
-			passing := -1
-			n := 0
-			for u := range 3 {
-				if v.singular[u] <= r.rankTol {
-					passing, n = u, n+1
-				}
-			}
-			if n == 1 {
-				// Positions (in sorted order) kept together by the passing
-				// unfolding: (01|23), (02|13), (03|12).
-				pairs := [3][2][2]int{{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}}
-				pr := pairs[passing][rng.IntN(2)]
-				x := sorted[pr[rng.IntN(2)]]
-				if x == a {
-					x = sorted[pr[0]+pr[1]-slices.Index(sorted, a)]
-					if pr[0] != slices.Index(sorted, a) && pr[1] != slices.Index(sorted, a) {
-						x = sorted[pr[rng.IntN(2)]]
-					}
-				}
-				if x != a {
-					k = slices.Index(q, x)
-				}
-			}
-		}
-		if !replace(k) {
+		if !s.replace(s.culprit(v, sorted, r.rankTol)) {
 			fresh = true
 		}
 	}
 	return res
+}
+
+// searcher is the state of one anchor's repair search: the quartet q
+// (the anchor a in position 0) and scratch space.
+type searcher struct {
+	adj       []bitset
+	weight    []float64
+	a         int
+	rng       *rand.Rand
+	cand, tmp bitset
+	members   []int
+	cum       []float64
+	q         []int
+}
+
+// pick draws a member of set s not in avoid with probability
+// proportional to its weight; −1 when there is none.
+func (sr *searcher) pick(s bitset, avoid []int) int {
+	sr.members, sr.cum = sr.members[:0], sr.cum[:0]
+	total := 0.0
+	s.members(func(i int) bool {
+		if !slices.Contains(avoid, i) {
+			sr.members = append(sr.members, i)
+			total += sr.weight[i]
+			sr.cum = append(sr.cum, total)
+		}
+		return true
+	})
+	if len(sr.members) == 0 || !(total > 0) {
+		return -1
+	}
+	u := sr.rng.Float64() * total
+	j, _ := slices.BinarySearch(sr.cum, u)
+	return sr.members[min(j, len(sr.members)-1)]
+}
+
+// start draws a random 4-clique through the anchor into q.
+func (sr *searcher) start() bool {
+	sr.q[0] = sr.a
+	copy(sr.cand, sr.adj[sr.a])
+	for k := 1; k < 4; k++ {
+		x := sr.pick(sr.cand, nil)
+		if x < 0 {
+			return false
+		}
+		sr.q[k] = x
+		and(sr.tmp, sr.cand, sr.adj[x])
+		sr.cand, sr.tmp = sr.tmp, sr.cand
+	}
+	return true
+}
+
+// replace puts in position k of q a random common neighbour of the
+// others.
+func (sr *searcher) replace(k int) bool {
+	first := true
+	for j := range 4 {
+		if j == k {
+			continue
+		}
+		if first {
+			copy(sr.cand, sr.adj[sr.q[j]])
+			first = false
+		} else {
+			and(sr.cand, sr.cand, sr.adj[sr.q[j]])
+		}
+	}
+	x := sr.pick(sr.cand, sr.q)
+	if x < 0 {
+		return false
+	}
+	sr.q[k] = x
+	return true
+}
+
+// culprit returns the position in q of the member to replace after the
+// failed test v of q (sorted: q in increasing order), never the anchor's
+// (position 0): when exactly one unfolding passes (third singular value
+// at most tol), a member of one of the pairs it keeps together, else a
+// random member.
+func (sr *searcher) culprit(v verdict, sorted []int, tol float64) int {
+	a, rng := sr.a, sr.rng
+	k := 1 + rng.IntN(3)
+	if !v.pretest {
+		return k
+	}
+	passing := -1
+	n := 0
+	for u := range 3 {
+		if v.singular[u] <= tol {
+			passing, n = u, n+1
+		}
+	}
+	if n != 1 {
+		return k
+	}
+	// Positions (in sorted order) kept together by the passing
+	// unfolding: (01|23), (02|13), (03|12).
+	pairs := [3][2][2]int{{{0, 1}, {2, 3}}, {{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}}
+	pr := pairs[passing][rng.IntN(2)]
+	x := sorted[pr[rng.IntN(2)]]
+	if x == a {
+		x = sorted[pr[0]+pr[1]-slices.Index(sorted, a)]
+		if pr[0] != slices.Index(sorted, a) && pr[1] != slices.Index(sorted, a) {
+			x = sorted[pr[rng.IntN(2)]]
+		}
+	}
+	if x != a {
+		k = slices.Index(sr.q, x)
+	}
+	return k
 }
