@@ -364,112 +364,24 @@ func QMRLike(src rand.Source, opt QMROptions) (*Network, error) {
 	}
 	rng := seed.Rand(src, seed.Model)
 	m := opt.Effects
-	weight := make([]float64, m)
-	for r, a := range rng.Perm(m) {
-		weight[a] = math.Pow(float64(r+1), -opt.Popularity)
-	}
-	cum := make([]float64, m)
-	total := 0.0
-	for a, w := range weight {
-		total += w
-		cum[a] = total
-	}
-	taken := make([]int, m) // taken[a] == stamp: a is chosen or skipped
-	stamp := 0
-	keys := make([]float64, m)
-	order := make([]int, 0, m)
-	// pick chooses k findings by popularity without replacement, none in
-	// skip, in increasing order: draws by weight, rejecting findings
-	// already chosen, while few are; then, if needed, the rest by
-	// Efraimidis–Spirakis (the largest u^(1/w) among those left), which
-	// has the same distribution.
-	pick := func(k int, skip []int) []int {
-		stamp++
-		for _, a := range skip {
-			taken[a] = stamp
-		}
-		out := make([]int, 0, k)
-		if k+len(skip) <= m/2 {
-			for tries := 0; len(out) < k && tries < 20*k+100; tries++ {
-				a, _ := slices.BinarySearch(cum, rng.Float64()*total)
-				a = min(a, m-1)
-				if taken[a] != stamp {
-					taken[a] = stamp
-					out = append(out, a)
-				}
-			}
-		}
-		if len(out) < k {
-			order = order[:0]
-			for a := range m {
-				if taken[a] != stamp {
-					order = append(order, a)
-					keys[a] = math.Log(1-rng.Float64()) / weight[a]
-				}
-			}
-			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[b], keys[a]) })
-			out = append(out, order[:k-len(out)]...)
-		}
-		slices.Sort(out)
-		return out
-	}
-	size := func() int {
-		k := int(math.Round(opt.MedianChildren * math.Exp(opt.ChildrenSpread*rng.NormFloat64())))
-		return min(max(k, opt.MinChildren), opt.MaxChildren)
-	}
+	q := newQMRDraw(rng, &opt)
 	pairs := opt.Twins + opt.NearTwins
 	ordinary := opt.Sources - 2*pairs
 	subtypes := int(math.Round(opt.Subtypes * float64(ordinary)))
 	sets := make([][]int, 0, opt.Sources)
 	for range ordinary - subtypes {
-		sets = append(sets, pick(size(), nil))
+		sets = append(sets, q.pick(q.size(), nil))
 	}
 	hasSub := make([]bool, opt.Sources)
 	for range subtypes {
-		var bases []int
-		for i, s := range sets {
-			if len(s) >= 8 && !hasSub[i] {
-				bases = append(bases, i)
-			}
-		}
-		if len(bases) == 0 {
-			sets = append(sets, pick(size(), nil))
-			continue
-		}
-		b := bases[rng.IntN(len(bases))]
-		hasSub[b] = true
-		base := sets[b]
-		keep := int(math.Round(drawUniform(rng, 0.5, 0.85) * float64(len(base))))
-		keep = min(keep, len(base)-4)
-		own := 2
-		if u := rng.Float64(); u < 1.0/6 {
-			own = 0
-		} else if u < 2.0/6 {
-			own = 1
-		}
-		keep = max(keep, 4-own)
-		kids := slices.Clone(base)
-		rng.Shuffle(len(kids), func(i, j int) { kids[i], kids[j] = kids[j], kids[i] })
-		kids = kids[:keep]
-		if own > 0 {
-			kids = append(kids, pick(own, base)...)
-		}
-		slices.Sort(kids)
-		sets = append(sets, kids)
+		sets = append(sets, q.subtype(sets, hasSub))
 	}
 	for p := range pairs {
 		own := 1
 		if p >= opt.Twins {
 			own = 2
 		}
-		k := max(size()-own, 4)
-		all := pick(min(k+2*own, m), nil)
-		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		shared := all[:len(all)-2*own]
-		x := slices.Concat(shared, all[len(all)-2*own:len(all)-own])
-		y := slices.Concat(shared, all[len(all)-own:])
-		slices.Sort(x)
-		slices.Sort(y)
+		x, y := q.twins(own)
 		sets = append(sets, x, y)
 	}
 	rng.Shuffle(len(sets), func(i, j int) { sets[i], sets[j] = sets[j], sets[i] })
@@ -490,4 +402,127 @@ func QMRLike(src rand.Source, opt QMROptions) (*Network, error) {
 		return nil, errors.Join(errors.New("noisyor: QMRLike built an invalid network (a bug)"), err)
 	}
 	return n, nil
+}
+
+// qmrDraw draws the children of QMRLike's sources.
+type qmrDraw struct {
+	rng    *rand.Rand
+	opt    *QMROptions
+	m      int
+	weight []float64 // popularity of each finding
+	cum    []float64 // cumulative weights
+	total  float64
+	taken  []int // taken[a] == stamp: a is chosen or skipped
+	stamp  int
+	keys   []float64
+	order  []int
+}
+
+// newQMRDraw draws the findings' popularity (step 1 of QMRLike).
+func newQMRDraw(rng *rand.Rand, opt *QMROptions) *qmrDraw {
+	m := opt.Effects
+	q := &qmrDraw{rng: rng, opt: opt, m: m, weight: make([]float64, m), cum: make([]float64, m),
+		taken: make([]int, m), keys: make([]float64, m), order: make([]int, 0, m)}
+	for r, a := range rng.Perm(m) {
+		q.weight[a] = math.Pow(float64(r+1), -opt.Popularity)
+	}
+	for a, w := range q.weight {
+		q.total += w
+		q.cum[a] = q.total
+	}
+	return q
+}
+
+// pick chooses k findings by popularity without replacement, none in
+// skip, in increasing order: draws by weight, rejecting findings already
+// chosen, while few are; then, if needed, the rest by Efraimidis–Spirakis
+// (the largest u^(1/w) among those left), which has the same
+// distribution.
+func (q *qmrDraw) pick(k int, skip []int) []int {
+	rng, m := q.rng, q.m
+	q.stamp++
+	for _, a := range skip {
+		q.taken[a] = q.stamp
+	}
+	out := make([]int, 0, k)
+	if k+len(skip) <= m/2 {
+		for tries := 0; len(out) < k && tries < 20*k+100; tries++ {
+			a, _ := slices.BinarySearch(q.cum, rng.Float64()*q.total)
+			a = min(a, m-1)
+			if q.taken[a] != q.stamp {
+				q.taken[a] = q.stamp
+				out = append(out, a)
+			}
+		}
+	}
+	if len(out) < k {
+		q.order = q.order[:0]
+		for a := range m {
+			if q.taken[a] != q.stamp {
+				q.order = append(q.order, a)
+				q.keys[a] = math.Log(1-rng.Float64()) / q.weight[a]
+			}
+		}
+		slices.SortFunc(q.order, func(a, b int) int { return cmp.Compare(q.keys[b], q.keys[a]) })
+		out = append(out, q.order[:k-len(out)]...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// size draws the number of children of an ordinary source (step 2).
+func (q *qmrDraw) size() int {
+	opt := q.opt
+	k := int(math.Round(opt.MedianChildren * math.Exp(opt.ChildrenSpread*q.rng.NormFloat64())))
+	return min(max(k, opt.MinChildren), opt.MaxChildren)
+}
+
+// subtype draws the children of a subtype of one of sets (step 3),
+// marking its base in hasSub; without a possible base it draws those of
+// an ordinary source.
+func (q *qmrDraw) subtype(sets [][]int, hasSub []bool) []int {
+	rng := q.rng
+	var bases []int
+	for i, s := range sets {
+		if len(s) >= 8 && !hasSub[i] {
+			bases = append(bases, i)
+		}
+	}
+	if len(bases) == 0 {
+		return q.pick(q.size(), nil)
+	}
+	b := bases[rng.IntN(len(bases))]
+	hasSub[b] = true
+	base := sets[b]
+	keep := int(math.Round(drawUniform(rng, 0.5, 0.85) * float64(len(base))))
+	keep = min(keep, len(base)-4)
+	own := 2
+	if u := rng.Float64(); u < 1.0/6 {
+		own = 0
+	} else if u < 2.0/6 {
+		own = 1
+	}
+	keep = max(keep, 4-own)
+	kids := slices.Clone(base)
+	rng.Shuffle(len(kids), func(i, j int) { kids[i], kids[j] = kids[j], kids[i] })
+	kids = kids[:keep]
+	if own > 0 {
+		kids = append(kids, q.pick(own, base)...)
+	}
+	slices.Sort(kids)
+	return kids
+}
+
+// twins draws the children of a pair of sources that share all but own
+// each (step 4).
+func (q *qmrDraw) twins(own int) (x, y []int) {
+	k := max(q.size()-own, 4)
+	all := q.pick(min(k+2*own, q.m), nil)
+	q.rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	shared := all[:len(all)-2*own]
+	x = slices.Concat(shared, all[len(all)-2*own:len(all)-own])
+	y = slices.Concat(shared, all[len(all)-own:])
+	slices.Sort(x)
+	slices.Sort(y)
+	return x, y
 }
