@@ -438,7 +438,46 @@ func newCompBuilder(f *emFit) *compBuilder {
 	return c
 }
 
+// build splits the parents of row's positive effects pos into
+// components, in order of their smallest source, each with its groups
+// and elimination tree. It fails when a component has more than 64
+// sources or a clique wider than EMOptions.MaxSources.
 func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
+	f := c.f
+	c.join(pos)
+	if len(c.touch) == 0 {
+		return nil, nil
+	}
+	comps, err := c.components(row)
+	if err != nil {
+		c.reset()
+		return nil, err
+	}
+	c.effectMasks(pos)
+	lo := 0
+	for i := range comps {
+		cp := &comps[i]
+		hi := lo
+		for hi < len(c.em) && int(c.em[hi].comp) == i {
+			hi++
+		}
+		c.groups(cp, c.em[lo:hi])
+		lo = hi
+		width := cp.eliminate()
+		if width > f.opt.MaxSources {
+			c.reset()
+			return nil, fmt.Errorf("noisyor: row %d (counting from 1): summing out the %d sources that its positive effects connect (%s) needs a table over %d of them, more than EMOptions.MaxSources = %d",
+				row+1, len(cp.srcs), c.sourceNames(cp.srcs), width, f.opt.MaxSources)
+		}
+		c.maxWidth = max(c.maxWidth, width)
+	}
+	c.reset()
+	return comps, nil
+}
+
+// join unites the parents of each positive effect of pos, listing the
+// sources it touches in c.touch.
+func (c *compBuilder) join(pos []int32) {
 	f := c.f
 	c.touch = c.touch[:0]
 	for _, a := range pos {
@@ -456,12 +495,13 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 			c.uf.Union(ps[0].s, p.s)
 		}
 	}
-	if len(c.touch) == 0 {
-		return nil, nil
-	}
+}
+
+// components returns the components of the touched sources in order of
+// their smallest source, local indices in increasing source order
+// (c.local), and numbers them (c.comp of each root, from 1).
+func (c *compBuilder) components(row int) ([]emComp, error) {
 	slices.Sort(c.touch)
-	// Components in order of their smallest source; local indices in
-	// increasing source order.
 	var comps []emComp
 	// c.comp[r] is the component of root r, from 1 (0: not seen yet).
 	for _, s := range c.touch {
@@ -477,14 +517,19 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 	}
 	for i := range comps {
 		if k := len(comps[i].srcs); k > 64 {
-			c.reset()
 			return nil, fmt.Errorf("noisyor: row %d (counting from 1): its positive effects connect %d sources (%s), more than the 64 that FitEM can sum exactly",
 				row+1, k, c.sourceNames(comps[i].srcs))
 		}
 	}
-	// Positive effects by component, with their parents' masks; in each
-	// component the largest masks first, so that each effect can join the
-	// first group whose mask holds its parents.
+	return comps, nil
+}
+
+// effectMasks lists in c.em the positive effects of pos with parents, by
+// component, with their parents' local masks; in each component the
+// largest masks first, so that each effect can join the first group whose
+// mask holds its parents.
+func (c *compBuilder) effectMasks(pos []int32) {
+	f := c.f
 	c.em = c.em[:0]
 	for _, a := range pos {
 		ps := f.parents[a]
@@ -509,60 +554,47 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 		}
 		return cmp.Compare(x.a, y.a)
 	})
-	lo := 0
-	for i := range comps {
-		cp := &comps[i]
-		hi := lo
-		for hi < len(c.em) && int(c.em[hi].comp) == i {
-			hi++
-		}
-		em := c.em[lo:hi]
-		lo = hi
-		c.gidx = c.gidx[:0]
-		for _, e := range em {
-			g := slices.IndexFunc(cp.groups, func(g emGroup) bool { return g.mask&e.mask == e.mask })
-			if g < 0 {
-				g = len(cp.groups)
-				n0 := len(c.bitPool)
-				for x := e.mask; x != 0; x &= x - 1 {
-					c.bitPool = append(c.bitPool, uint8(bits.TrailingZeros64(x)))
-				}
-				// Sub-slices of pools (with their capacity cut) save
-				// allocations; a pool that grows leaves them valid.
-				cp.groups = append(cp.groups, emGroup{mask: e.mask, bits: c.bitPool[n0:len(c.bitPool):len(c.bitPool)]})
+}
+
+// groups sorts the positive effects em of component cp into groups: each
+// effect joins the first group whose mask holds its parents, or starts
+// one.
+func (c *compBuilder) groups(cp *emComp, em []emEffMask) {
+	c.gidx = c.gidx[:0]
+	for _, e := range em {
+		g := slices.IndexFunc(cp.groups, func(g emGroup) bool { return g.mask&e.mask == e.mask })
+		if g < 0 {
+			g = len(cp.groups)
+			n0 := len(c.bitPool)
+			for x := e.mask; x != 0; x &= x - 1 {
+				c.bitPool = append(c.bitPool, uint8(bits.TrailingZeros64(x)))
 			}
-			c.gidx = append(c.gidx, int32(g))
+			// Sub-slices of pools (with their capacity cut) save
+			// allocations; a pool that grows leaves them valid.
+			cp.groups = append(cp.groups, emGroup{mask: e.mask, bits: c.bitPool[n0:len(c.bitPool):len(c.bitPool)]})
 		}
-		effs := make([]emEff, len(em))
-		n := 0
-		for g := range cp.groups {
-			grp := &cp.groups[g]
-			n0 := n
-			for x, e := range em {
-				if int(c.gidx[x]) != g {
-					continue
-				}
-				p0 := len(c.parPool)
-				for _, p := range f.parents[e.a] {
-					l := uint64(c.local[p.s])
-					bit := bits.OnesCount64(grp.mask & (1<<l - 1))
-					c.parPool = append(c.parPool, emPar{bit: uint8(bit), e: p.e})
-				}
-				effs[n] = emEff{a: e.a, par: c.parPool[p0:len(c.parPool):len(c.parPool)]}
-				n++
-			}
-			grp.effs = effs[n0:n:n]
-		}
-		width := cp.eliminate()
-		if width > f.opt.MaxSources {
-			c.reset()
-			return nil, fmt.Errorf("noisyor: row %d (counting from 1): summing out the %d sources that its positive effects connect (%s) needs a table over %d of them, more than EMOptions.MaxSources = %d",
-				row+1, len(cp.srcs), c.sourceNames(cp.srcs), width, f.opt.MaxSources)
-		}
-		c.maxWidth = max(c.maxWidth, width)
+		c.gidx = append(c.gidx, int32(g))
 	}
-	c.reset()
-	return comps, nil
+	effs := make([]emEff, len(em))
+	n := 0
+	for g := range cp.groups {
+		grp := &cp.groups[g]
+		n0 := n
+		for x, e := range em {
+			if int(c.gidx[x]) != g {
+				continue
+			}
+			p0 := len(c.parPool)
+			for _, p := range c.f.parents[e.a] {
+				l := uint64(c.local[p.s])
+				bit := bits.OnesCount64(grp.mask & (1<<l - 1))
+				c.parPool = append(c.parPool, emPar{bit: uint8(bit), e: p.e})
+			}
+			effs[n] = emEff{a: e.a, par: c.parPool[p0:len(c.parPool):len(c.parPool)]}
+			n++
+		}
+		grp.effs = effs[n0:n:n]
+	}
 }
 
 // sourceNames quotes the names of up to five sources and says how many
@@ -586,6 +618,32 @@ func (c *compBuilder) sourceNames(srcs []int32) string {
 // the clique that eliminates it, each group's factor to the clique that
 // eliminates the first of its sources.
 func (cp *emComp) eliminate() int {
+	raw, step := cp.minFill()
+	k := len(cp.srcs)
+	first := func(mask uint64) int {
+		f := k
+		for x := mask; x != 0; x &= x - 1 {
+			f = min(f, step[bits.TrailingZeros64(x)])
+		}
+		return f
+	}
+	for i := range raw {
+		raw[i].parent = -1
+		if raw[i].sep != 0 {
+			raw[i].parent = int32(first(raw[i].sep))
+		}
+	}
+	for g := range cp.groups {
+		i := first(cp.groups[g].mask)
+		raw[i].groups = append(raw[i].groups, int32(g))
+	}
+	return cp.setCliques(raw, mergeSeparators(raw))
+}
+
+// minFill eliminates the component's sources greedily (min-fill, then
+// fewest neighbours, then lowest index) and returns the clique each
+// elimination makes, in order, and the step at which each source goes.
+func (cp *emComp) minFill() ([]emClique, []int) {
 	k := len(cp.srcs)
 	adj := make([]uint64, k)
 	for _, g := range cp.groups {
@@ -624,26 +682,13 @@ func (cp *emComp) eliminate() int {
 		}
 		alive &^= 1 << best
 	}
-	first := func(mask uint64) int {
-		f := k
-		for x := mask; x != 0; x &= x - 1 {
-			f = min(f, step[bits.TrailingZeros64(x)])
-		}
-		return f
-	}
-	for i := range raw {
-		raw[i].parent = -1
-		if raw[i].sep != 0 {
-			raw[i].parent = int32(first(raw[i].sep))
-		}
-	}
-	for g := range cp.groups {
-		i := first(cp.groups[g].mask)
-		raw[i].groups = append(raw[i].groups, int32(g))
-	}
-	// A clique that equals the separator of one of its children takes over
-	// that child (its sources, factors and children), keeping its place
-	// after all of them.
+	return raw, step
+}
+
+// mergeSeparators has a clique that equals the separator of one of its
+// children take over that child (its sources, factors and children),
+// keeping its place after all of them; it returns which cliques are gone.
+func mergeSeparators(raw []emClique) []bool {
 	gone := make([]bool, len(raw))
 	for i := range raw {
 		for c := range i {
@@ -662,6 +707,13 @@ func (cp *emComp) eliminate() int {
 			break
 		}
 	}
+	return gone
+}
+
+// setCliques keeps the cliques of raw that are not gone as cp.cliques,
+// renumbered, records where each source and group went, and returns the
+// width.
+func (cp *emComp) setCliques(raw []emClique, gone []bool) int {
 	renum := make([]int32, len(raw))
 	cp.cliques = cp.cliques[:0]
 	for i := range raw {
@@ -670,7 +722,7 @@ func (cp *emComp) eliminate() int {
 			cp.cliques = append(cp.cliques, raw[i])
 		}
 	}
-	cp.srcClique = make([]int32, k)
+	cp.srcClique = make([]int32, len(cp.srcs))
 	width := 0
 	for i := range cp.cliques {
 		cl := &cp.cliques[i]
