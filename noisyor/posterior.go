@@ -521,95 +521,13 @@ func (c *likComponent) qs(j int, odd bool, lf dd) {
 // defensive mixture. A draw costs time proportional to the number of
 // sources drawn on and their positive children, not to k.
 func (c *likComponent) sample(rng *rand.Rand, nsamp int) (float64, float64) {
-	k, np := c.k, c.np
-	c.proposal()
-	c.free, c.fixedOn = c.free[:0], c.fixedOn[:0]
-	c.dp, c.dq = resize(c.dp, k), resize(c.dq, k)
-	baseP, baseQ := 0.0, 0.0
-	for t := range k {
-		switch {
-		case c.pi1[t] == 0:
-		case c.pi0[t] == 0:
-			c.fixedOn = append(c.fixedOn, int32(t))
-		default:
-			c.free = append(c.free, int32(t))
-			lp0, lq0 := math.Log(c.pi0[t]), math.Log1p(-c.qv[t])
-			baseP += lp0
-			baseQ += lq0
-			c.dp[t] = math.Log(c.pi1[t]) - lp0
-			c.dq[t] = math.Log(c.qv[t]) - lq0
-		}
-	}
-	c.drawPi.init(c.pi1, c.free)
-	c.drawQ.init(c.qv, c.free)
-	// Positives: with no parent on, a positive's factor is ν.
-	c.logNu = resize(c.logNu, np)
-	baseNu, zeroNu := 0.0, 0
-	for j := range np {
-		if c.leak[j] == 0 {
-			zeroNu++
-			c.logNu[j] = 0
-			continue
-		}
-		c.logNu[j] = math.Log(c.leak[j])
-		baseNu += c.logNu[j]
-	}
-	c.fj, c.cj = resize(c.fj, np), resize(c.cj, np)
-	c.stamp = resizeInt(c.stamp, np)
-	for j := range np {
-		c.stamp[j] = -1
-	}
-	clear(c.sx[:k])
-	lmix, lprior := math.Log(defensiveMix), math.Log1p(-defensiveMix)
+	k := c.k
+	b := c.sampleSetup()
 	big := math.Inf(-1)
 	var sum, sum2 float64
 	for it := range nsamp {
-		on := c.on[:0]
-		if rng.Float64() < defensiveMix {
-			on = c.drawQ.draw(rng, on)
-		} else {
-			on = c.drawPi.draw(rng, on)
-		}
-		c.on = on
-		lp, lq := baseP, baseQ
-		for _, t := range on {
-			lp += c.dp[t]
-			lq += c.dq[t]
-		}
-		lw := lp - logAddExp(lmix+lq, lprior+lp)
-		// The positives with a parent on.
-		c.hit = c.hit[:0]
-		stamp := int32(it)
-		for _, list := range [2][]int32{on, c.fixedOn} {
-			for _, t := range list {
-				for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
-					j := c.chPos[i]
-					if c.stamp[j] != stamp {
-						c.stamp[j] = stamp
-						c.fj[j], c.cj[j] = 1, 0
-						c.hit = append(c.hit, j)
-					}
-					c.cj[j] += c.fj[j] * (1 - c.chF[i])
-					c.fj[j] *= c.chF[i]
-				}
-			}
-		}
-		prod := scaled{v: 1}
-		lnu := baseNu
-		zero := zeroNu
-		for _, j := range c.hit {
-			prod = prod.mul(c.leak[j] + c.leakOff[j]*c.cj[j])
-			if c.leak[j] == 0 {
-				zero--
-			} else {
-				lnu -= c.logNu[j]
-			}
-		}
-		if zero > 0 || prod.v == 0 {
-			continue // a positive with no cause: weight 0
-		}
-		lw += lnu + prod.log()
-		if math.IsNaN(lw) || math.IsInf(lw, -1) {
+		lw, ok := c.logWeight(rng, it, &b)
+		if !ok {
 			continue
 		}
 		if lw > big {
@@ -624,7 +542,7 @@ func (c *likComponent) sample(rng *rand.Rand, nsamp int) (float64, float64) {
 		wt := math.Exp(lw - big)
 		sum += wt
 		sum2 += wt * wt
-		for _, t := range on {
+		for _, t := range c.on {
 			c.sx[t] += wt
 		}
 	}
@@ -642,6 +560,116 @@ func (c *likComponent) sample(rng *rand.Rand, nsamp int) (float64, float64) {
 		}
 	}
 	return big + math.Log(sum/n), rel
+}
+
+// sampleBase holds the log-weight of a draw with every free source off,
+// under the posterior given the negatives (p) and the proposal (q), and
+// the positives' leak factors (nu, over the zeroNu positives with a
+// nonzero leak not counted).
+type sampleBase struct {
+	p, q, nu     float64
+	zeroNu       int
+	lmix, lprior float64 // log of the mixture's weights
+}
+
+// sampleSetup prepares the draws of sample: the proposal, the fixed and
+// free sources, each free source's change of the log-weights when on,
+// and the positives' leak factors.
+func (c *likComponent) sampleSetup() sampleBase {
+	k, np := c.k, c.np
+	c.proposal()
+	c.free, c.fixedOn = c.free[:0], c.fixedOn[:0]
+	c.dp, c.dq = resize(c.dp, k), resize(c.dq, k)
+	var b sampleBase
+	for t := range k {
+		switch {
+		case c.pi1[t] == 0:
+		case c.pi0[t] == 0:
+			c.fixedOn = append(c.fixedOn, int32(t))
+		default:
+			c.free = append(c.free, int32(t))
+			lp0, lq0 := math.Log(c.pi0[t]), math.Log1p(-c.qv[t])
+			b.p += lp0
+			b.q += lq0
+			c.dp[t] = math.Log(c.pi1[t]) - lp0
+			c.dq[t] = math.Log(c.qv[t]) - lq0
+		}
+	}
+	c.drawPi.init(c.pi1, c.free)
+	c.drawQ.init(c.qv, c.free)
+	// Positives: with no parent on, a positive's factor is ν.
+	c.logNu = resize(c.logNu, np)
+	for j := range np {
+		if c.leak[j] == 0 {
+			b.zeroNu++
+			c.logNu[j] = 0
+			continue
+		}
+		c.logNu[j] = math.Log(c.leak[j])
+		b.nu += c.logNu[j]
+	}
+	c.fj, c.cj = resize(c.fj, np), resize(c.cj, np)
+	c.stamp = resizeInt(c.stamp, np)
+	for j := range np {
+		c.stamp[j] = -1
+	}
+	clear(c.sx[:k])
+	b.lmix, b.lprior = math.Log(defensiveMix), math.Log1p(-defensiveMix)
+	return b
+}
+
+// logWeight draws draw number it from the defensive mixture into c.on
+// and returns its log importance weight; false when the weight is 0.
+func (c *likComponent) logWeight(rng *rand.Rand, it int, b *sampleBase) (float64, bool) {
+	on := c.on[:0]
+	if rng.Float64() < defensiveMix {
+		on = c.drawQ.draw(rng, on)
+	} else {
+		on = c.drawPi.draw(rng, on)
+	}
+	c.on = on
+	lp, lq := b.p, b.q
+	for _, t := range on {
+		lp += c.dp[t]
+		lq += c.dq[t]
+	}
+	lw := lp - logAddExp(b.lmix+lq, b.lprior+lp)
+	// The positives with a parent on.
+	c.hit = c.hit[:0]
+	stamp := int32(it)
+	for _, list := range [2][]int32{on, c.fixedOn} {
+		for _, t := range list {
+			for i := c.chStart[t]; i < c.chStart[t+1]; i++ {
+				j := c.chPos[i]
+				if c.stamp[j] != stamp {
+					c.stamp[j] = stamp
+					c.fj[j], c.cj[j] = 1, 0
+					c.hit = append(c.hit, j)
+				}
+				c.cj[j] += c.fj[j] * (1 - c.chF[i])
+				c.fj[j] *= c.chF[i]
+			}
+		}
+	}
+	prod := scaled{v: 1}
+	lnu := b.nu
+	zero := b.zeroNu
+	for _, j := range c.hit {
+		prod = prod.mul(c.leak[j] + c.leakOff[j]*c.cj[j])
+		if c.leak[j] == 0 {
+			zero--
+		} else {
+			lnu -= c.logNu[j]
+		}
+	}
+	if zero > 0 || prod.v == 0 {
+		return 0, false // a positive with no cause: weight 0
+	}
+	lw += lnu + prod.log()
+	if math.IsNaN(lw) || math.IsInf(lw, -1) {
+		return 0, false
+	}
+	return lw, true
 }
 
 // proposal sets c.qv to a damped fixed point of each source's odds given
