@@ -145,103 +145,29 @@ func ReadJSON(r io.Reader) (*Network, *model.Provenance, error) {
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return nil, nil, fmt.Errorf("noisyor: model file: %w", err)
 	}
-	if j.Format != "latentree-model" {
-		return nil, nil, fmt.Errorf("noisyor: format %q, want \"latentree-model\"", j.Format)
+	if err := j.checkHeader(); err != nil {
+		return nil, nil, err
 	}
-	if j.Version != 1 {
-		return nil, nil, fmt.Errorf("noisyor: model file version %d, want 1", j.Version)
-	}
-	if j.Type != FormatType {
-		return nil, nil, fmt.Errorf("noisyor: model type %q, want %q", j.Type, FormatType)
-	}
-	n := &Network{Effects: j.Effects}
-	if len(n.Effects) == 0 {
-		// Files written by hand may list effects only in children and leaks.
-		seen := map[string]bool{}
-		add := func(k string) {
-			if !seen[k] {
-				seen[k] = true
-				n.Effects = append(n.Effects, k)
-			}
-		}
-		for _, k := range j.Leak.keys {
-			add(k)
-		}
-		for _, s := range j.Sources {
-			for _, k := range s.Children.keys {
-				add(k)
-			}
-		}
-	}
-	index := make(map[string]int, len(n.Effects))
+	n := &Network{Effects: j.effects()}
+	index := make(effectIndex, len(n.Effects))
 	for a, name := range n.Effects {
 		if _, dup := index[name]; dup {
 			return nil, nil, fmt.Errorf("noisyor: effect %q listed twice", name)
 		}
 		index[name] = a
 	}
-	lookup := func(what, name string) (int, error) {
-		a, ok := index[name]
-		if !ok {
-			return 0, fmt.Errorf("noisyor: %s names unknown effect %q", what, name)
-		}
-		return a, nil
-	}
 	n.Leak = make([]float64, len(n.Effects))
 	for i, k := range j.Leak.keys {
-		a, err := lookup("leak", k)
+		a, err := index.lookup("leak", k)
 		if err != nil {
 			return nil, nil, err
 		}
 		n.Leak[a] = j.Leak.vals[i]
 	}
-	for i, js := range j.Sources {
-		s := Source{Name: js.Name, Prior: js.Prior}
-		if s.Name == "" {
-			s.Name = "X" + strconv.Itoa(i+1)
-		}
-		what := "source " + strconv.Quote(s.Name)
-		for k, name := range js.Children.keys {
-			a, err := lookup(what, name)
-			if err != nil {
-				return nil, nil, err
-			}
-			s.Children = append(s.Children, Child{Effect: a, Failure: js.Children.vals[k]})
-		}
-		slices.SortFunc(s.Children, func(x, y Child) int { return x.Effect - y.Effect })
-		for k := 1; k < len(s.Children); k++ {
-			if s.Children[k].Effect == s.Children[k-1].Effect {
-				return nil, nil, fmt.Errorf("noisyor: %s lists child %q twice", what, n.Effects[s.Children[k].Effect])
-			}
-		}
-		if js.Depth != nil {
-			p := &Provenance{Depth: *js.Depth}
-			if len(js.Quartet) != 4 || len(js.Pair) != 2 || len(js.Singular) > 3 {
-				return nil, nil, fmt.Errorf("noisyor: %s has a depth but not a quartet of 4 effects, a pair of 2 and at most 3 singular values", what)
-			}
-			if *js.Depth < 0 {
-				return nil, nil, fmt.Errorf("noisyor: %s has depth %d", what, *js.Depth)
-			}
-			if len(js.Quartet) == 4 {
-				for k, name := range js.Quartet {
-					a, err := lookup(what+" quartet", name)
-					if err != nil {
-						return nil, nil, err
-					}
-					p.Quartet[k] = a
-				}
-			}
-			copy(p.Singular[:], js.Singular)
-			if len(js.Pair) == 2 {
-				for k, name := range js.Pair {
-					a, err := lookup(what+" pair", name)
-					if err != nil {
-						return nil, nil, err
-					}
-					p.Pair[k] = a
-				}
-			}
-			s.Learned = p
+	for i := range j.Sources {
+		s, err := j.Sources[i].source(i, index, n.Effects)
+		if err != nil {
+			return nil, nil, err
 		}
 		n.Sources = append(n.Sources, s)
 	}
@@ -249,4 +175,116 @@ func ReadJSON(r io.Reader) (*Network, *model.Provenance, error) {
 		return nil, nil, err
 	}
 	return n, j.Provenance, nil
+}
+
+// checkHeader checks the file's format, version and model type.
+func (j *jsonNetwork) checkHeader() error {
+	if j.Format != "latentree-model" {
+		return fmt.Errorf("noisyor: format %q, want \"latentree-model\"", j.Format)
+	}
+	if j.Version != 1 {
+		return fmt.Errorf("noisyor: model file version %d, want 1", j.Version)
+	}
+	if j.Type != FormatType {
+		return fmt.Errorf("noisyor: model type %q, want %q", j.Type, FormatType)
+	}
+	return nil
+}
+
+// effects returns the effects of the file: its list, or for files written
+// by hand that have none, the effects named in the leaks and then in the
+// sources' children, in order of first appearance.
+func (j *jsonNetwork) effects() []string {
+	if len(j.Effects) > 0 {
+		return j.Effects
+	}
+	effs := j.Effects // empty, possibly not nil
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			effs = append(effs, k)
+		}
+	}
+	for _, k := range j.Leak.keys {
+		add(k)
+	}
+	for _, s := range j.Sources {
+		for _, k := range s.Children.keys {
+			add(k)
+		}
+	}
+	return effs
+}
+
+// effectIndex maps an effect's name to its index.
+type effectIndex map[string]int
+
+// lookup returns the index of effect name, named by what in the error
+// when there is no such effect.
+func (index effectIndex) lookup(what, name string) (int, error) {
+	a, ok := index[name]
+	if !ok {
+		return 0, fmt.Errorf("noisyor: %s names unknown effect %q", what, name)
+	}
+	return a, nil
+}
+
+// source decodes source i (named "X<i+1>" when unnamed) over the given
+// effects: its children, sorted by effect, and the provenance of a
+// learned source.
+func (js *jsonSource) source(i int, index effectIndex, effects []string) (Source, error) {
+	s := Source{Name: js.Name, Prior: js.Prior}
+	if s.Name == "" {
+		s.Name = "X" + strconv.Itoa(i+1)
+	}
+	what := "source " + strconv.Quote(s.Name)
+	for k, name := range js.Children.keys {
+		a, err := index.lookup(what, name)
+		if err != nil {
+			return s, err
+		}
+		s.Children = append(s.Children, Child{Effect: a, Failure: js.Children.vals[k]})
+	}
+	slices.SortFunc(s.Children, func(x, y Child) int { return x.Effect - y.Effect })
+	for k := 1; k < len(s.Children); k++ {
+		if s.Children[k].Effect == s.Children[k-1].Effect {
+			return s, fmt.Errorf("noisyor: %s lists child %q twice", what, effects[s.Children[k].Effect])
+		}
+	}
+	if js.Depth != nil {
+		p, err := js.provenance(what, index)
+		if err != nil {
+			return s, err
+		}
+		s.Learned = p
+	}
+	return s, nil
+}
+
+// provenance decodes the provenance of a learned source (what names it).
+func (js *jsonSource) provenance(what string, index effectIndex) (*Provenance, error) {
+	p := &Provenance{Depth: *js.Depth}
+	if len(js.Quartet) != 4 || len(js.Pair) != 2 || len(js.Singular) > 3 {
+		return nil, fmt.Errorf("noisyor: %s has a depth but not a quartet of 4 effects, a pair of 2 and at most 3 singular values", what)
+	}
+	if *js.Depth < 0 {
+		return nil, fmt.Errorf("noisyor: %s has depth %d", what, *js.Depth)
+	}
+	for k, name := range js.Quartet {
+		a, err := index.lookup(what+" quartet", name)
+		if err != nil {
+			return nil, err
+		}
+		p.Quartet[k] = a
+	}
+	copy(p.Singular[:], js.Singular)
+	for k, name := range js.Pair {
+		a, err := index.lookup(what+" pair", name)
+		if err != nil {
+			return nil, err
+		}
+		p.Pair[k] = a
+	}
+	return p, nil
 }
