@@ -14,7 +14,7 @@
 // singular value, give new sources: MIXTURE (eq. 2, the median over the
 // quartet's triplets) their prior and failures on the quartet, EXTEND
 // (conditional PMI, eqs. 4–6) their other children. Rounds continue until
-// one finds nothing; a source's depth is its round. Leaks are what the
+// one finds nothing (or Options.MaxRounds); a source's depth is its round. Leaks are what the
 // sources leave unexplained. τq defaults to the paper's 0.01 for data and
 // to 1e-9 for exact moments; τe to 1e-9 for exact moments and, for data,
 // to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4

@@ -79,8 +79,9 @@ type Options struct {
 	RankTol float64
 	// PMITol is τe: PRETEST and EXTEND call three effects siblings when
 	// PMI exceeds CPMI by more than τe. Zero means, for data, an adaptive
-	// rule: the gap must exceed DefaultPMIFloor and DefaultPMIZ standard
-	// errors of its estimate (delta method on the counts), which works
+	// rule: the gap must exceed DefaultPMIFloor, DefaultPMIRel·(PMI − 1)
+	// and DefaultPMIZ standard errors of its estimate (delta method on
+	// the counts), which works
 	// for weak sources (priors of a few percent, failures near 0.5, whose
 	// gaps are ~0.01) as for strong ones; the paper's fixed τe = 0.1
 	// (DefaultPMITol) misses such sources entirely. For exact moments
@@ -220,12 +221,17 @@ type Result struct {
 // (Jernite, Halpern & Sontag 2013, Algorithm 1 and §4): round d tests the
 // candidate quartets, with the sources of rounds < d subtracted off
 // (eq. 3), by PRETEST and the rank (or coherence) test; each surviving
-// quartet, in increasing order of its largest third singular value and
-// unless it overlaps a source already found in the round, gives a new
-// source by MIXTURE (eq. 2) whose other children and failures EXTEND finds
-// with conditional PMI (eqs. 4–6). Rounds continue until one finds
-// nothing. Leaks are what the learned sources leave unexplained:
-// ν_a = 1 − P(a = 0)/∏_X(1 − p_X + p_X f_{X,a}).
+// quartet, in increasing order of its largest third singular value, gives
+// a new source by MIXTURE (eq. 2) whose other children and failures EXTEND
+// finds with conditional PMI (eqs. 4–6), unless it overlaps a source
+// already found in the round and fails the test again with that round's
+// sources subtracted off too. Rounds continue until one finds nothing (or
+// Options.MaxRounds). Leaks are what the learned sources leave
+// unexplained: ν_a = 1 − P(a = 0)/∏_X(1 − p_X + p_X f_{X,a}). Beyond the
+// paper, and each step optional (Options.NoRefine, NoPrune, Polish), the
+// sources are then re-estimated with the others subtracted off, those
+// that do not improve the BIC of their children's columns are dropped,
+// and the parameters are polished by EM.
 //
 // Moments use, for each set of effects, the rows that observe all of it,
 // so missing cells are marginalised (unbiased when they are missing at

@@ -156,7 +156,7 @@ func marginalLogLik(n *noisyor.Network, set []int, counts []float64) (float64, b
 	}
 	// neg[mask]: P(every effect whose index bit is 0 is 0), as
 	// noisyor.Network.Joint's table before noisyor.NegToJoint;
-	// zeroSet(mask) are the positions with bit 0.
+	// full&^mask is the set of positions with bit 0.
 	full := 1<<k - 1
 	neg := make([]float64, 1<<k)
 	leak := make([]float64, 1<<k) // ∏ (1 − ν) over the zero set
