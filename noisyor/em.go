@@ -478,12 +478,11 @@ func (c *compBuilder) build(pos []int32, row int) ([]emComp, error) {
 // join unites the parents of each positive effect of pos, listing the
 // sources it touches in c.touch.
 func (c *compBuilder) join(pos []int32) {
-	f := c.f
 	c.touch = c.touch[:0]
 	for _, a := range pos {
-		ps := f.parents[a]
-		if len(ps) == 0 {
-			continue
+		ps := c.f.parents[a]
+		if len(ps) < 1 {
+			continue // a leak-only positive touches no source
 		}
 		for _, p := range ps {
 			if c.uf[p.s] < 0 {
@@ -1182,11 +1181,8 @@ func (w *emWorker) treeUp(cp *emComp, logScale float64) (float64, int) {
 			for _, x := range T {
 				z += x
 			}
-			if z == 0 {
-				return 0, emZero
-			}
-			if !(z >= emTiny) {
-				return 0, emUnderflow
+			if st := scaleStatus(z); st != emOK {
+				return 0, st
 			}
 			w.scale[i] = z
 			logScale += math.Log(z)
@@ -1202,11 +1198,8 @@ func (w *emWorker) treeUp(cp *emComp, logScale float64) (float64, int) {
 		for _, x := range m {
 			mx = max(mx, x)
 		}
-		if mx == 0 {
-			return 0, emZero
-		}
-		if !(mx >= emTiny) {
-			return 0, emUnderflow
+		if st := scaleStatus(mx); st != emOK {
+			return 0, st
 		}
 		w.scale[i] = mx
 		logScale += math.Log(mx)
@@ -1220,6 +1213,18 @@ func (w *emWorker) treeUp(cp *emComp, logScale float64) (float64, int) {
 		}
 	}
 	return logScale, emOK
+}
+
+// scaleStatus says whether the sum v can scale a message: emZero when it
+// is 0, emUnderflow when it is below emTiny (or NaN), else emOK.
+func scaleStatus(v float64) int {
+	if v == 0 {
+		return emZero
+	}
+	if !(v >= emTiny) {
+		return emUnderflow
+	}
+	return emOK
 }
 
 // treeDown turns each clique's table, root first, into the posterior of
