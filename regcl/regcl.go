@@ -83,19 +83,29 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	// Final model: all hidden variables hidden again, parameters refined
 	// by EM on the whole tree.
-	m, err := discrete.ForData(l.t, d, l.k)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.InitSurrogate(d, 0); err != nil {
-		return nil, err
-	}
-	em, err := m.FitEM(d, l.emOpt)
+	m, em, err := l.fitSurrogate(l.t, d)
 	if err != nil {
 		return nil, err
 	}
 	l.res.Tree, l.res.Model, l.res.EM = l.t, m, em
 	return l.res, nil
+}
+
+// fitSurrogate fits a model with l.k states per hidden variable on t to d
+// by EM from the surrogate start.
+func (l *learner) fitSurrogate(t *tree.Tree, d *data.Dataset) (*discrete.Model, *model.EMResult, error) {
+	m, err := discrete.ForData(t, d, l.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.InitSurrogate(d, 0); err != nil {
+		return nil, nil, err
+	}
+	em, err := m.FitEM(d, l.emOpt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, em, nil
 }
 
 // learner is the state of one Learn run: the tree grown so far, the data
@@ -284,14 +294,7 @@ func (l *learner) evaluate(i int) (*cand, error) {
 	if sub.NumHidden() == 0 {
 		return c, nil
 	}
-	fm, err := discrete.ForData(sub, dsN, l.k)
-	if err != nil {
-		return nil, err
-	}
-	if err := fm.InitSurrogate(dsN, 0); err != nil {
-		return nil, err
-	}
-	fres, err := fm.FitEM(dsN, l.emOpt)
+	fm, fres, err := l.fitSurrogate(sub, dsN)
 	if err != nil {
 		return nil, err
 	}
