@@ -284,88 +284,126 @@ func (rd *reader) selectColumns(header []string, at liner) error {
 		return rd.errorf(0, nil, "empty input: no header line")
 	}
 	rd.fields = len(header)
+	h := cleanHeader(header)
 	hline := at.line(0)
-	// Clean every name; a bad name is an error only if its column is read.
-	names := make([]string, len(header))
-	bad := make([]error, len(header))
-	where := make(map[string][]int, len(header)) // name -> 0-based fields
+	read, err := rd.columnsToRead(h, hline)
+	if err != nil {
+		return err
+	}
+	seen, err := rd.makeColumns(h, read, at)
+	if err != nil {
+		return err
+	}
+	if err := rd.forceKind(h, seen, rd.opt.Discrete, Discrete); err != nil {
+		return err
+	}
+	return rd.forceKind(h, seen, rd.opt.Continuous, Continuous)
+}
+
+// headerNames are the cleaned names of a header line.
+type headerNames struct {
+	names []string         // cleaned name of each field ("" when bad)
+	bad   []error          // why a field's name is unusable, or nil
+	where map[string][]int // name -> 0-based fields
+}
+
+// cleanHeader cleans every name of a header; a bad name is an error only
+// if its column is read.
+func cleanHeader(header []string) headerNames {
+	h := headerNames{
+		names: make([]string, len(header)),
+		bad:   make([]error, len(header)),
+		where: make(map[string][]int, len(header)),
+	}
 	for j, f := range header {
 		s, ok := cleanField(f)
 		switch {
 		case !ok:
-			bad[j] = errors.New("invalid UTF-8 in header name")
+			h.bad[j] = errors.New("invalid UTF-8 in header name")
 		case s == "":
-			bad[j] = errors.New("empty header name")
+			h.bad[j] = errors.New("empty header name")
 		default:
 			s = strings.Clone(s)
-			names[j] = s
-			where[s] = append(where[s], j)
+			h.names[j] = s
+			h.where[s] = append(h.where[s], j)
 		}
 	}
-	headerList := func() string {
-		var named []string
-		for _, n := range names {
-			if n != "" {
-				named = append(named, n)
-			}
+	return h
+}
+
+// describe lists the header's usable names for messages.
+func (h headerNames) describe() string {
+	var named []string
+	for _, n := range h.names {
+		if n != "" {
+			named = append(named, n)
 		}
-		return fmt.Sprintf("the header has %d columns: %s", len(header), quoteNames(named, 12))
 	}
-	clean := func(list []string) []string {
-		out := make([]string, len(list))
-		for i, n := range list {
-			out[i] = strings.TrimSpace(n)
+	return fmt.Sprintf("the header has %d columns: %s", len(h.names), quoteNames(named, 12))
+}
+
+// unknown is an error naming the listed columns that are not in the
+// header, or nil.
+func (rd *reader) unknown(h headerNames, hline int, what string, list []string) error {
+	var unknown []string
+	for _, n := range list {
+		if _, ok := h.where[n]; !ok && !slices.Contains(unknown, n) {
+			unknown = append(unknown, n)
 		}
-		return out
 	}
-	// unknownError names the listed columns that are not in the header.
-	unknownError := func(what string, list []string) error {
-		var unknown []string
-		for _, n := range list {
-			if _, ok := where[n]; !ok && !slices.Contains(unknown, n) {
-				unknown = append(unknown, n)
-			}
-		}
-		if len(unknown) == 0 {
-			return nil
-		}
-		return &ParseError{File: rd.name, Line: hline,
-			Err: fmt.Errorf("%s not in the header: %s (%s)", what, quoteNames(unknown, 12), headerList())}
+	if len(unknown) == 0 {
+		return nil
 	}
-	ignore := clean(rd.opt.Ignore)
-	columns := clean(rd.opt.Columns)
-	if err := unknownError("columns to ignore are", ignore); err != nil {
-		return err
+	return &ParseError{File: rd.name, Line: hline,
+		Err: fmt.Errorf("%s not in the header: %s (%s)", what, quoteNames(unknown, 12), h.describe())}
+}
+
+// trimNames returns the names of list with surrounding space removed.
+func trimNames(list []string) []string {
+	out := make([]string, len(list))
+	for i, n := range list {
+		out[i] = strings.TrimSpace(n)
 	}
-	if err := unknownError("selected columns are", columns); err != nil {
-		return err
+	return out
+}
+
+// columnsToRead applies Columns and Ignore: the 0-based fields read, in
+// dataset order. Fields not read are listed in rd.skipped.
+func (rd *reader) columnsToRead(h headerNames, hline int) ([]int, error) {
+	ignore := trimNames(rd.opt.Ignore)
+	columns := trimNames(rd.opt.Columns)
+	if err := rd.unknown(h, hline, "columns to ignore are", ignore); err != nil {
+		return nil, err
 	}
-	var read []int // the fields read, in dataset order
+	if err := rd.unknown(h, hline, "selected columns are", columns); err != nil {
+		return nil, err
+	}
+	var read []int
 	if len(columns) > 0 {
 		for i, n := range columns {
 			if slices.Contains(columns[:i], n) {
-				return &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column selected twice")}
+				return nil, &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column selected twice")}
 			}
 			if slices.Contains(ignore, n) {
-				return &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column both selected and ignored")}
+				return nil, &ParseError{File: rd.name, Line: hline, ColumnName: n, Err: errors.New("column both selected and ignored")}
 			}
-			read = append(read, where[n]...)
+			read = append(read, h.where[n]...)
 		}
 	} else {
-		for j, n := range names {
-			if bad[j] != nil || !slices.Contains(ignore, n) {
+		for j, n := range h.names {
+			if h.bad[j] != nil || !slices.Contains(ignore, n) {
 				read = append(read, j)
 			}
 		}
 	}
 	if len(read) == 0 {
-		return &ParseError{File: rd.name, Line: hline, Err: fmt.Errorf("no columns left to read: every column is ignored (%s)", headerList())}
+		return nil, &ParseError{File: rd.name, Line: hline, Err: fmt.Errorf("no columns left to read: every column is ignored (%s)", h.describe())}
 	}
-	isRead := make([]bool, len(header))
+	isRead := make([]bool, len(h.names))
 	for _, j := range read {
 		isRead[j] = true
 	}
-	for j, n := range names {
+	for j, n := range h.names {
 		if !isRead[j] {
 			if n == "" {
 				n = "#" + strconv.Itoa(j+1)
@@ -373,56 +411,62 @@ func (rd *reader) selectColumns(header []string, at liner) error {
 			rd.skipped = append(rd.skipped, n)
 		}
 	}
-	seen := make(map[string]int, len(read)) // name -> 1-based field
+	return read, nil
+}
+
+// makeColumns makes rd.cols for the fields read, rejecting bad and
+// duplicate names; it returns the index in rd.cols of each name.
+func (rd *reader) makeColumns(h headerNames, read []int, at liner) (map[string]int, error) {
+	seen := make(map[string]int, len(read))
 	rd.cols = make([]*column, 0, len(read))
 	for _, j := range read {
 		line := at.line(j)
-		if bad[j] != nil {
-			return &ParseError{File: rd.name, Line: line, Column: j + 1, Err: bad[j]}
+		if h.bad[j] != nil {
+			return nil, &ParseError{File: rd.name, Line: line, Column: j + 1, Err: h.bad[j]}
 		}
-		s := names[j]
+		s := h.names[j]
 		if k, dup := seen[s]; dup {
-			return &ParseError{File: rd.name, Line: line, Column: j + 1, ColumnName: s,
+			return nil, &ParseError{File: rd.name, Line: line, Column: j + 1, ColumnName: s,
 				Err: fmt.Errorf("duplicate header name (columns %d and %d)", rd.cols[k].pos, j+1)}
 		}
 		seen[s] = len(rd.cols)
 		rd.cols = append(rd.cols, &column{name: s, pos: j + 1})
 	}
-	force := func(names []string, kind Kind) error {
-		var unknown, skipped []string
-		for _, n := range names {
-			k, ok := seen[n]
-			if !ok {
-				list := &unknown
-				if _, inHeader := where[n]; inHeader {
-					list = &skipped
-				}
-				if !slices.Contains(*list, n) {
-					*list = append(*list, n)
-				}
-				continue
+	return seen, nil
+}
+
+// forceKind forces the named columns (Discrete or Continuous options) to
+// kind.
+func (rd *reader) forceKind(h headerNames, seen map[string]int, names []string, kind Kind) error {
+	var unknown, skipped []string
+	for _, n := range names {
+		k, ok := seen[n]
+		if !ok {
+			list := &unknown
+			if _, inHeader := h.where[n]; inHeader {
+				list = &skipped
 			}
-			c := rd.cols[k]
-			if c.forced && c.kind != kind {
-				return &ParseError{File: rd.name, Column: c.pos, ColumnName: n,
-					Err: errors.New("column is forced both discrete and continuous")}
+			if !slices.Contains(*list, n) {
+				*list = append(*list, n)
 			}
-			c.forced, c.kind = true, kind
+			continue
 		}
-		if len(unknown) > 0 {
-			return &ParseError{File: rd.name,
-				Err: fmt.Errorf("columns forced %s are not in the header: %s (%s)", kind, quoteNames(unknown, 12), headerList())}
+		c := rd.cols[k]
+		if c.forced && c.kind != kind {
+			return &ParseError{File: rd.name, Column: c.pos, ColumnName: n,
+				Err: errors.New("column is forced both discrete and continuous")}
 		}
-		if len(skipped) > 0 {
-			return &ParseError{File: rd.name,
-				Err: fmt.Errorf("columns forced %s are not read (not selected, or ignored): %s", kind, quoteNames(skipped, 12))}
-		}
-		return nil
+		c.forced, c.kind = true, kind
 	}
-	if err := force(rd.opt.Discrete, Discrete); err != nil {
-		return err
+	if len(unknown) > 0 {
+		return &ParseError{File: rd.name,
+			Err: fmt.Errorf("columns forced %s are not in the header: %s (%s)", kind, quoteNames(unknown, 12), h.describe())}
 	}
-	return force(rd.opt.Continuous, Continuous)
+	if len(skipped) > 0 {
+		return &ParseError{File: rd.name,
+			Err: fmt.Errorf("columns forced %s are not read (not selected, or ignored): %s", kind, quoteNames(skipped, 12))}
+	}
+	return nil
 }
 
 // delimiters are the field delimiters that detection tells apart, in
