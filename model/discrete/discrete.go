@@ -107,9 +107,17 @@ func (m *Model) StateLabels(v int) []string {
 
 const probTol = 1e-9
 
+// roundTol is how far below 0 a probability may be and still count as
+// round-off: a real parameter computed in floating point as a sum of
+// differences can land at −1e-16 where the exact value is 0.
+const roundTol = 1e-12
+
 // Validate checks the model: a valid tree, positive state counts, a prior
 // and CPT for every node of the right sizes whose rows are probability
-// distributions (non-negative, summing to 1 within 1e-9).
+// distributions (non-negative, summing to 1 within 1e-9). An entry no
+// more than 1e-12 below 0 is round-off, not invalid input: Validate sets
+// it to 0 and renormalises its row; anything further below 0, NaN or
+// infinite is an error.
 func (m *Model) Validate() error {
 	if m.Tree == nil {
 		return errors.New("model: no tree")
@@ -151,9 +159,12 @@ func checkDist(p []float64, rows, k int) error {
 		return fmt.Errorf("has %d entries, want %d×%d", len(p), rows, k)
 	}
 	for a := 0; a < rows; a++ {
-		s := 0.0
-		for b := 0; b < k; b++ {
-			x := p[a*k+b]
+		row := p[a*k : (a+1)*k]
+		s, clamped := 0.0, false
+		for b, x := range row {
+			if x < 0 && x >= -roundTol {
+				row[b], x, clamped = 0, 0, true
+			}
 			if !(x >= 0) || math.IsInf(x, 0) {
 				return fmt.Errorf("row %d has invalid probability %g", a, x)
 			}
@@ -161,6 +172,11 @@ func checkDist(p []float64, rows, k int) error {
 		}
 		if math.Abs(s-1) > probTol {
 			return fmt.Errorf("row %d sums to %g, not 1", a, s)
+		}
+		if clamped {
+			for b := range row {
+				row[b] /= s
+			}
 		}
 	}
 	return nil

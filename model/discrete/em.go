@@ -261,18 +261,20 @@ func (m *Model) mstep(c *counts, pseudo float64) {
 }
 
 // normalizeInto sets each row of dst to (src + pseudo) normalised; a row
-// with no mass keeps its previous values.
+// with no mass keeps its previous values. Expected counts are sums of
+// differences of posteriors, so a count that is 0 in exact arithmetic may
+// come out a little below 0: negative entries count as 0.
 func normalizeInto(dst, src []float64, rows, k int, pseudo float64) {
 	for a := 0; a < rows; a++ {
 		s := 0.0
 		for x := 0; x < k; x++ {
-			s += src[a*k+x] + pseudo
+			s += max(src[a*k+x]+pseudo, 0)
 		}
 		if !(s > 0) {
 			continue
 		}
 		for x := 0; x < k; x++ {
-			dst[a*k+x] = (src[a*k+x] + pseudo) / s
+			dst[a*k+x] = max(src[a*k+x]+pseudo, 0) / s
 		}
 	}
 }

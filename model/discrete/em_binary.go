@@ -382,9 +382,11 @@ func binLeafCounts(xv []uint8, miss bool, pp0, pp1, t, dst []float64) {
 		u0 += f2 * a0
 		u1 += f2 * a1
 	}
-	dst[0] += t0 - o0 - u0 + u0*c00
+	// t0 − o0 − u0 is the mass of observed state-0 rows; when there are
+	// none it is 0 up to round-off, which may be negative.
+	dst[0] += max(t0-o0-u0, 0) + u0*c00
 	dst[1] += o0 + u0*c01
-	dst[2] += t1 - o1 - u1 + u1*c10
+	dst[2] += max(t1-o1-u1, 0) + u1*c10
 	dst[3] += o1 + u1*c11
 }
 
