@@ -653,11 +653,7 @@ func learnReg(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 	if m == RegCLRG {
 		inner = structure.MethodRG
 	}
-	k := opt.Fit.HiddenStates
-	if k == 0 {
-		k = 2
-	}
-	rr, err := regcl.Learn(d, regcl.Options{Inner: inner, HiddenStates: k, MaxHidden: opt.Reg.MaxHidden, SampleHidden: opt.Reg.SampleHidden,
+	rr, err := regcl.Learn(d, regcl.Options{Inner: inner, HiddenStates: opt.Fit.HiddenStates, MaxHidden: opt.Reg.MaxHidden, SampleHidden: opt.Reg.SampleHidden,
 		EM: model.EMOptions{Tol: opt.Fit.EM.Tol, MaxIter: opt.Fit.EM.MaxIter, Pseudo: opt.Fit.EM.Pseudo, Progress: opt.Fit.EM.Progress,
 			Accel: opt.Fit.EM.Accel, Stop: opt.Fit.EM.Stop},
 		Src: opt.rng()})

@@ -91,7 +91,8 @@ func (m Method) Contracts() bool {
 }
 
 // Regularized reports whether the method is regularized CLGrouping, which
-// fits discrete parameters while it learns the structure (Options.Reg).
+// fits parameters (discrete or Gaussian) while it learns the structure
+// (Options.Reg).
 func (m Method) Regularized() bool { return m == RegCLNJ || m == RegCLRG }
 
 // NeedsRows reports whether the method needs the data rows, not only

@@ -18,4 +18,9 @@
 // is incorporated while some ΔBIC is positive (or until a requested
 // number of hidden variables), then all parameters are refined by EM on
 // the whole tree.
+//
+// Discrete data give discrete models; continuous data give Gaussian latent
+// trees, whose hidden variables are completed with their conditional
+// means. Missing cells are kept: the distances are pairwise-complete and
+// every likelihood in ΔBIC is marginalised over them by EM.
 package regcl

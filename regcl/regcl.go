@@ -12,6 +12,7 @@ import (
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
+	_ "github.com/latentree/latentree/model/gaussian" // the family of continuous data
 	"github.com/latentree/latentree/stats"
 	"github.com/latentree/latentree/structure"
 	"github.com/latentree/latentree/tree"
@@ -50,20 +51,30 @@ type Step struct {
 
 // Result is the outcome of Learn.
 type Result struct {
-	Tree  *tree.Tree
-	Model *discrete.Model
+	Tree *tree.Tree
+	// Model is a *discrete.Model for discrete data and a *gaussian.Model
+	// for continuous data.
+	Model model.Model
 	Steps []Step
 	// Evaluated counts the candidate subtrees fitted.
 	Evaluated int
 	EM        *model.EMResult
 }
 
-// Learn runs regCLNJ or regCLRG on discrete data d.
+// Learn runs regCLNJ or regCLRG on d, all discrete or all continuous.
 //
 // It starts from the Chow–Liu tree of d and, while some neighbourhood's
 // latent subtree improves the BIC (Choi et al. 2011, §6.4), replaces the
 // best one by its subtree and completes the data with the new hidden
-// variables; then it fits the whole tree by EM.
+// variables; then it fits the whole tree by EM. On continuous data the
+// models are Gaussian latent trees (HiddenStates does not apply) and a
+// hidden variable is completed with its conditional mean (or a draw from
+// its conditional distribution with SampleHidden).
+//
+// Missing cells are kept: the distances are pairwise-complete, and every
+// log-likelihood in the BIC comparisons, the star's included, is the
+// marginal likelihood of the observed cells, maximised by EM; the
+// completed hidden columns have no missing cells.
 func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	l, err := newLearner(d, opt)
 	if err != nil {
@@ -83,7 +94,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	// Final model: all hidden variables hidden again, parameters refined
 	// by EM on the whole tree.
-	m, em, err := l.fitSurrogate(l.t, d)
+	m, em, err := l.fit(l.t, d)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +102,12 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	return l.res, nil
 }
 
-// fitSurrogate fits a model with l.k states per hidden variable on t to d
-// by EM from the surrogate start.
-func (l *learner) fitSurrogate(t *tree.Tree, d *data.Dataset) (*discrete.Model, *model.EMResult, error) {
+// fit fits a model on t to d by EM: a discrete model with l.k states per
+// hidden variable from the surrogate start, or a Gaussian model.
+func (l *learner) fit(t *tree.Tree, d *data.Dataset) (model.Model, *model.EMResult, error) {
+	if l.cont {
+		return model.Fit(t, d, model.FitOptions{EM: model.EMOptions{Tol: l.emOpt.Tol, MaxIter: l.emOpt.MaxIter, Progress: l.emOpt.Progress}})
+	}
 	m, err := discrete.ForData(t, d, l.k)
 	if err != nil {
 		return nil, nil, err
@@ -108,6 +122,25 @@ func (l *learner) fitSurrogate(t *tree.Tree, d *data.Dataset) (*discrete.Model, 
 	return m, em, nil
 }
 
+// fitStar fits the star model on the completed data dsN of a
+// neighbourhood. Without missing cells every variable of the star is
+// observed and one M-step gives the discrete maximum-likelihood
+// parameters; with missing cells, or Gaussian, EM runs to convergence.
+func (l *learner) fitStar(star *tree.Tree, dsN *data.Dataset) (model.Model, *model.EMResult, error) {
+	if l.cont || dsN.HasMissing() {
+		return l.fit(star, dsN)
+	}
+	sm, err := discrete.ForData(star, dsN, l.k)
+	if err != nil {
+		return nil, nil, err
+	}
+	sres, err := sm.FitEM(dsN, model.EMOptions{Restarts: -1, MaxIter: 2, Workers: l.emOpt.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sm, sres, nil
+}
+
 // learner is the state of one Learn run: the tree grown so far, the data
 // completed with a column for every hidden variable added, and the
 // candidate subtrees of the neighbourhoods not yet processed.
@@ -118,8 +151,10 @@ type learner struct {
 	rng         *rand.Rand
 	emOpt       model.EMOptions
 	inner       structure.Method
+	cont        bool // continuous data: Gaussian models
 	t           *tree.Tree
-	cols        map[string][]uint16 // completed data, by variable name
+	cols        map[string][]uint16  // completed discrete data, by variable name
+	fcols       map[string][]float64 // completed continuous data, by variable name
 	vars        map[string]data.Variable
 	centers     []int // nodes of degree ≥ 2 of the Chow–Liu tree
 	cands       map[int]*cand
@@ -133,7 +168,7 @@ type learner struct {
 type cand struct {
 	valid bool // false once the neighbourhood has changed
 	sub   *tree.Tree
-	fit   *discrete.Model
+	fit   model.Model
 	delta float64
 	nbd   []int
 }
@@ -143,14 +178,15 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	if d == nil || d.NumVars() < 3 {
 		return nil, errors.New("regcl: need at least 3 variables")
 	}
-	if !d.AllDiscrete() {
-		return nil, errors.New("regcl: regularized CLGrouping needs discrete data")
+	cont := d.AllContinuous()
+	if !cont && !d.AllDiscrete() {
+		return nil, errors.New("regcl: regularized CLGrouping needs all-discrete or all-continuous data, not a mix")
 	}
-	if d.HasMissing() {
-		return nil, errors.New("regcl: missing cells are not supported by regularized CLGrouping yet")
+	if cont && opt.HiddenStates != 0 {
+		return nil, fmt.Errorf("regcl: HiddenStates %d does not apply to continuous data (Gaussian hidden variables have no states)", opt.HiddenStates)
 	}
-	l := &learner{opt: opt, inner: opt.Inner, k: opt.HiddenStates, n: d.NumRows(), res: &Result{},
-		cols: map[string][]uint16{}, vars: map[string]data.Variable{}, processed: map[int]bool{}}
+	l := &learner{opt: opt, inner: opt.Inner, k: opt.HiddenStates, n: d.NumRows(), res: &Result{}, cont: cont,
+		cols: map[string][]uint16{}, fcols: map[string][]float64{}, vars: map[string]data.Variable{}, processed: map[int]bool{}}
 	if l.inner == "" {
 		l.inner = structure.MethodNJ
 	}
@@ -174,7 +210,11 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	}
 	// Variables with different numbers of states get the rank-k distance
 	// (distance.DefaultRank with the hidden variables' k).
-	dm, _, err := distance.Information(st, distance.InfoOptions{HiddenStates: l.k})
+	info := distance.InfoOptions{HiddenStates: l.k}
+	if cont {
+		info = distance.InfoOptions{}
+	}
+	dm, _, err := distance.Information(st, info)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +223,11 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 	}
 	for j := 0; j < d.NumVars(); j++ {
 		v := d.Var(j)
-		l.cols[v.Name], l.vars[v.Name] = d.Discrete(j), v
+		if l.vars[v.Name] = v; cont {
+			l.fcols[v.Name] = d.Continuous(j)
+		} else {
+			l.cols[v.Name] = d.Discrete(j)
+		}
 	}
 	for _, v := range l.t.Nodes() {
 		if l.t.Degree(v) >= 2 {
@@ -196,6 +240,13 @@ func newLearner(d *data.Dataset, opt Options) (*learner, error) {
 
 // local returns the completed data of the named variables.
 func (l *learner) local(names []string) (*data.Dataset, error) {
+	if l.cont {
+		fs := make([][]float64, len(names))
+		for x, nm := range names {
+			fs[x] = l.fcols[nm]
+		}
+		return data.FromContinuous(names, fs)
+	}
 	vs := make([]data.Variable, len(names))
 	cs := make([][]uint16, len(names))
 	for x, nm := range names {
@@ -269,11 +320,7 @@ func (l *learner) evaluate(i int) (*cand, error) {
 			return nil, err
 		}
 	}
-	sm, err := discrete.ForData(star, dsN, l.k)
-	if err != nil {
-		return nil, err
-	}
-	sres, err := sm.FitEM(dsN, model.EMOptions{Restarts: -1, MaxIter: 2, Workers: l.emOpt.Workers})
+	sm, sres, err := l.fitStar(star, dsN)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +329,11 @@ func (l *learner) evaluate(i int) (*cand, error) {
 	if err != nil {
 		return nil, err
 	}
-	sdm, _, err := distance.Information(sst, distance.InfoOptions{Rank: min(l.k, minStates(dsN))})
+	info := distance.InfoOptions{}
+	if !l.cont {
+		info.Rank = min(l.k, minStates(dsN))
+	}
+	sdm, _, err := distance.Information(sst, info)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +345,7 @@ func (l *learner) evaluate(i int) (*cand, error) {
 	if sub.NumHidden() == 0 {
 		return c, nil
 	}
-	fm, fres, err := l.fitSurrogate(sub, dsN)
+	fm, fres, err := l.fit(sub, dsN)
 	if err != nil {
 		return nil, err
 	}
@@ -355,8 +406,8 @@ func (l *learner) complete(best *cand, newIDs []int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	hid := best.fit.Tree.Hidden()
-	post, err := best.fit.Posterior(dsN, hid, model.InferOptions{Workers: l.emOpt.Workers})
+	hid := best.fit.Structure().Hidden()
+	cond, err := best.fit.Conditionals(dsN, hid, model.InferOptions{Workers: l.emOpt.Workers})
 	if err != nil {
 		return 0, err
 	}
@@ -376,34 +427,56 @@ func (l *learner) complete(best *cand, newIDs []int) (int, error) {
 		if err := l.t.SetName(tid, name); err != nil {
 			return 0, err
 		}
-		kh := best.fit.States[h]
-		col := make([]uint16, l.n)
-		for r := 0; r < l.n; r++ {
-			p := post[x][r*kh : (r+1)*kh]
-			s := 0
-			if !l.opt.SampleHidden {
-				for a := range p {
-					if p[a] > p[s] {
-						s = a
-					}
-				}
-			} else {
-				u := l.rng.Float64()
-				for acc := p[0]; u >= acc && s < kh-1; {
-					s++
-					acc += p[s]
-				}
-			}
-			col[r] = uint16(s)
+		if l.cont {
+			l.fcols[name], l.vars[name] = l.completeGaussian(&cond[x]), data.Variable{Name: name, Kind: data.Continuous}
+		} else {
+			col, labels := l.completeDiscrete(&cond[x])
+			l.cols[name], l.vars[name] = col, data.Variable{Name: name, Kind: data.Discrete, States: labels}
 		}
-		labels := make([]string, kh)
-		for s := range labels {
-			labels[s] = fmt.Sprint(s)
-		}
-		l.cols[name], l.vars[name] = col, data.Variable{Name: name, Kind: data.Discrete, States: labels}
 		added++
 	}
 	return added, nil
+}
+
+// completeDiscrete returns a hidden variable's column in the completed
+// data, its most likely state in each row (or a draw with SampleHidden),
+// and its state labels.
+func (l *learner) completeDiscrete(c *model.Conditional) ([]uint16, []string) {
+	kh := len(c.Labels)
+	col := make([]uint16, l.n)
+	for r := 0; r < l.n; r++ {
+		p := c.Row(r)
+		s := 0
+		if !l.opt.SampleHidden {
+			s, _ = c.Mode(r)
+		} else {
+			u := l.rng.Float64()
+			for acc := p[0]; u >= acc && s < kh-1; {
+				s++
+				acc += p[s]
+			}
+		}
+		col[r] = uint16(s)
+	}
+	labels := make([]string, kh)
+	for s := range labels {
+		labels[s] = fmt.Sprint(s)
+	}
+	return col, labels
+}
+
+// completeGaussian returns a hidden variable's column in the completed
+// data: its conditional mean in each row, or a draw from its conditional
+// distribution with SampleHidden.
+func (l *learner) completeGaussian(c *model.Conditional) []float64 {
+	col := make([]float64, l.n)
+	for r := range col {
+		col[r] = c.Mean[r]
+		if l.opt.SampleHidden {
+			col[r] += c.SD[r] * l.rng.NormFloat64()
+		}
+	}
+	return col
 }
 
 func minStates(d *data.Dataset) int {
