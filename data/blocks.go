@@ -520,11 +520,7 @@ func (s *csvSource) next() error {
 }
 
 func (s *csvSource) cell(j int) (string, error) {
-	v, ok := cleanField(s.rec[j])
-	if !ok {
-		return "", &ParseError{File: s.rd.name, Line: s.rd.line(j), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
-	}
-	return v, nil
+	return s.rd.cleanCell(s.rec[j], j, s.names[j])
 }
 
 func (s *csvSource) line(j int) int { return s.rd.line(j) }

@@ -28,6 +28,17 @@
 // discrete variable only grow from block to block, so codes are stable;
 // SortStates gives the order ReadCSV would give them. Memory is bounded by
 // the block size, and errors name the file, line (Parquet: row) and column.
+//
+// # Limits
+//
+// Every CSV reader bounds what one row may take: a row longer than
+// ReadOptions.MaxLineBytes (DefaultMaxLineBytes, 16 MiB; a quoted field's
+// line breaks count in its row) and a cell of a column read longer than
+// MaxFieldBytes (DefaultMaxFieldBytes, 64 KiB) are errors naming the file,
+// line and limit, so that a file of one long line, a huge quoted field or
+// an endless stream fail at the limit instead of exhausting memory. A
+// discrete column has at most MaxStates states. Cells holding a NUL byte
+// are errors.
 // ReadCSV and OpenBlocks build columns with one column builder (column.go:
 // type inference, interning, the switch to float storage, state order), so
 // a file read whole, its gzip, and either read in one block give the same

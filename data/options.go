@@ -111,6 +111,18 @@ type ReadOptions struct {
 	// used. A header line that the delimiter leaves as one column while
 	// it holds another of these delimiters is an error naming it.
 	Delimiter rune
+	// MaxLineBytes bounds the length of a row in bytes (a quoted
+	// field's line breaks included): a longer row is an error naming its
+	// line, so that memory stays bounded whatever the input (a stream
+	// without line breaks, such as /dev/zero, fails at the limit). Zero
+	// means DefaultMaxLineBytes; negative values are an error.
+	MaxLineBytes int
+	// MaxFieldBytes bounds the length of a cell of a column read, in
+	// bytes, before white space is trimmed: a longer cell is an error
+	// naming its line and column. With at most MaxStates states, it
+	// bounds the memory of a discrete column's labels. Zero means
+	// DefaultMaxFieldBytes; negative values are an error.
+	MaxFieldBytes int
 	// Logger, if not nil, receives warnings about dropped rows and
 	// columns.
 	Logger *slog.Logger

@@ -192,7 +192,8 @@ func TestQuoteCell(t *testing.T) {
 	}
 }
 
-// A huge cell is not echoed whole in any error message.
+// A huge cell (under a raised MaxFieldBytes) is not echoed whole in any
+// error message.
 func TestLongCellsCappedInErrors(t *testing.T) {
 	big := strings.Repeat("z", 1<<20)
 	cases := []struct {
@@ -213,6 +214,7 @@ func TestLongCellsCappedInErrors(t *testing.T) {
 	}
 	for i, c := range cases {
 		c.opt.Name = "t.csv"
+		c.opt.MaxFieldBytes = 4 << 20
 		_, _, err := ReadCSV(strings.NewReader(c.in), c.opt)
 		if err == nil {
 			t.Errorf("case %d: no error", i)
@@ -223,7 +225,7 @@ func TestLongCellsCappedInErrors(t *testing.T) {
 		}
 	}
 	// The report of a dropped constant column is capped too.
-	_, rep := read(t, "a,b\n1,x"+big+"\n2,x"+big+"\n", ReadOptions{DropConstant: true})
+	_, rep := read(t, "a,b\n1,x"+big+"\n2,x"+big+"\n", ReadOptions{DropConstant: true, MaxFieldBytes: 4 << 20})
 	if len(rep.ColumnsDropped) != 1 || len(rep.ColumnsDropped[0].Reason) > 200 {
 		t.Errorf("dropped: %d columns, reason of %d bytes", len(rep.ColumnsDropped), len(rep.ColumnsDropped[0].Reason))
 	}

@@ -362,9 +362,9 @@ func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte
 		return "", b, nil
 	}
 	// Callers clone what they keep.
-	t, ok := cleanField(unsafe.String(&b[0], len(b)))
-	if !ok {
-		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: errors.New("invalid UTF-8")}
+	t, err := cleanField(unsafe.String(&b[0], len(b)))
+	if err != nil {
+		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: err}
 	}
 	return t, b, nil
 }

@@ -74,6 +74,7 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 type reader struct {
 	typing
 	opt        ReadOptions
+	lim        limits
 	delimName  string // the name whose extension may select the tab delimiter
 	tokens     []string
 	tokenStart [256]bool // first bytes of the tokens
@@ -91,7 +92,11 @@ func newReader(opt ReadOptions) (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &reader{typing: t, opt: opt, delimName: t.name}
+	lim, err := newLimits(opt)
+	if err != nil {
+		return nil, err
+	}
+	rd := &reader{typing: t, opt: opt, lim: lim, delimName: t.name}
 	if opt.Missing > MissingKeep {
 		return nil, fmt.Errorf("data: unknown missing-value policy %d", uint8(opt.Missing))
 	}
@@ -132,6 +137,10 @@ func (rd *reader) line(j int) int {
 
 // csvError translates an error from encoding/csv.
 func (rd *reader) csvError(err error) error {
+	var long *lineTooLong
+	if errors.As(err, &long) {
+		return rd.errorf(long.Line, nil, "%v", long)
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		hint := ""
@@ -150,15 +159,18 @@ func (rd *reader) csvError(err error) error {
 	return rd.errorf(0, nil, "read error: %w", err)
 }
 
-// cleanField checks and normalises one raw field: valid UTF-8, CRLF inside
-// quoted fields turned into LF, white space trimmed.
-func cleanField(f string) (string, bool) {
+// cleanField checks and normalises one raw field: valid UTF-8 without NUL
+// bytes, CRLF inside quoted fields turned into LF, white space trimmed.
+func cleanField(f string) (string, error) {
+	if strings.IndexByte(f, 0) >= 0 {
+		return "", errNUL
+	}
 	cr := false
 	for i := 0; i < len(f); i++ {
 		b := f[i]
 		if b >= utf8.RuneSelf {
 			if !utf8.ValidString(f[i:]) {
-				return "", false
+				return "", errInvalidUTF8
 			}
 			cr = cr || strings.IndexByte(f[i:], '\r') >= 0
 			break
@@ -171,9 +183,22 @@ func cleanField(f string) (string, bool) {
 		f = strings.ReplaceAll(f, "\r\n", "\n")
 	}
 	if n := len(f); n > 0 && f[0] > ' ' && f[0] < utf8.RuneSelf && f[n-1] > ' ' && f[n-1] < utf8.RuneSelf {
-		return f, true
+		return f, nil
 	}
-	return strings.TrimSpace(f), true
+	return strings.TrimSpace(f), nil
+}
+
+// cleanCell checks the length of field j of the current record, raw, and
+// cleans it (cleanField); name is the column's, for errors.
+func (rd *reader) cleanCell(raw string, j int, name string) (string, error) {
+	if len(raw) > rd.lim.field {
+		return "", &ParseError{File: rd.name, Line: rd.line(j), Column: j + 1, ColumnName: name, Err: rd.lim.fieldError(len(raw))}
+	}
+	s, err := cleanField(raw)
+	if err != nil {
+		return "", &ParseError{File: rd.name, Line: rd.line(j), Column: j + 1, ColumnName: name, Err: err}
+	}
+	return s, nil
 }
 
 // start begins reading CSV text from in: it skips a byte order mark,
@@ -181,7 +206,7 @@ func cleanField(f string) (string, bool) {
 // header is not one column holding another delimiter, and makes the CSV
 // reader.
 func (rd *reader) start(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 64<<10)
+	br := bufio.NewReaderSize(newRowLimiter(in, rd.lim.line), 64<<10)
 	if b, err := br.Peek(3); err == nil && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		if _, err := br.Discard(3); err != nil {
 			return rd.csvError(err)
@@ -229,9 +254,9 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 		anyMissing := false
 		for k, c := range rd.cols {
 			j := c.pos - 1
-			s, ok := cleanField(rec[j])
-			if !ok {
-				return nil, nil, rd.errorf(rd.line(j), c, "invalid UTF-8")
+			s, err := rd.cleanCell(rec[j], j, c.name)
+			if err != nil {
+				return nil, nil, err
 			}
 			rec[j] = s
 			m := rd.isMissing(s)
@@ -316,10 +341,10 @@ func cleanHeader(header []string) headerNames {
 		where: make(map[string][]int, len(header)),
 	}
 	for j, f := range header {
-		s, ok := cleanField(f)
+		s, err := cleanField(f)
 		switch {
-		case !ok:
-			h.bad[j] = errors.New("invalid UTF-8 in header name")
+		case err != nil:
+			h.bad[j] = fmt.Errorf("header name: %w", err)
 		case s == "":
 			h.bad[j] = errors.New("empty header name")
 		default:

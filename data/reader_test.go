@@ -96,7 +96,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"ragged long", "a,b\n1,2\n1,2,3\n", ReadOptions{}, []string{"t.csv:3: row has 3 fields, but the header has 2"}},
 		{"ragged short", "a,b\n1,2\n\n3\n", ReadOptions{}, []string{"t.csv:4: row has 1 fields, but the header has 2"}},
 		{"invalid utf8", "a,b\n1,2\n1,x\xffy\n", ReadOptions{}, []string{`t.csv:3: column "b": invalid UTF-8`}},
-		{"invalid utf8 header", "a,\xfe\n1,2\n", ReadOptions{}, []string{"t.csv:1: column 2: invalid UTF-8"}},
+		{"invalid utf8 header", "a,\xfe\n1,2\n", ReadOptions{}, []string{"t.csv:1: column 2: header name: invalid UTF-8"}},
 		{"bare quote", "a,b\n1,2\n1,x\"y\n", ReadOptions{}, []string{"t.csv:3: malformed CSV at byte 4", `bare "`}},
 		{"unterminated quote", "a,b\n1,2\n1,\"xy\n", ReadOptions{}, []string{"t.csv:3: malformed CSV", `extraneous or missing "`}},
 		{"missing NA", "a,b\n1,2\n3,NA\n", ReadOptions{}, []string{`t.csv:3: column "b": missing value ("NA")`, "--missing drop-rows"}},

@@ -12,11 +12,6 @@ import (
 	"github.com/latentree/latentree/data"
 )
 
-// maxTableCells bounds the total number of cells of the discrete pair
-// tables (16 GiB of counts), so that an impossible request fails with an
-// error instead of exhausting memory.
-const maxTableCells = 1 << 31
-
 // cacheBudget is the number of bytes of column data a row block of a pair
 // kernel may touch: about half of a typical per-core L2 cache.
 const cacheBudget = 512 << 10
@@ -46,8 +41,9 @@ type computer struct {
 
 // Compute computes the statistics of d. It returns an error if d is nil, if
 // opt.Workers is negative, if a column has the wrong length, a discrete
-// code out of range or an infinite continuous value, or if the pair tables
-// would be impossibly large.
+// code out of range or an infinite continuous value, or if the pair
+// statistics would take more than opt.MaxPairBytes (checked before they
+// are allocated).
 func Compute(d *data.Dataset, opt Options) (*Stats, error) {
 	return compute(d, opt, cacheBudget)
 }
@@ -72,15 +68,11 @@ func compute(d *data.Dataset, opt Options, budget int) (*Stats, error) {
 			vars[j].States = nil
 		}
 	}
-	if cells := newLayout(vars).tableCells(); !opt.NoPairs && cells > maxTableCells {
-		most := 0
-		for j, v := range vars {
-			if len(v.States) > len(vars[most].States) {
-				most = j
-			}
-		}
-		return nil, fmt.Errorf("stats: pair tables would need %d cells (limit %d), the most states being the %d of %s; skip columns with that many states (--ignore, data.ReadOptions.Ignore), or compute without pair tables (Options.NoPairs)",
-			cells, int64(maxTableCells), len(vars[most].States), data.QuoteCell(vars[most].Name))
+	if opt.MaxPairBytes < 0 {
+		return nil, fmt.Errorf("stats: negative MaxPairBytes %d", opt.MaxPairBytes)
+	}
+	if err := opt.checkPairs(vars); err != nil {
+		return nil, err
 	}
 	s := newStats(vars, !opt.NoPairs)
 	rows := d.NumRows()

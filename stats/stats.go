@@ -14,6 +14,14 @@ type Options struct {
 	// NoPairs computes only counts, marginals, means and variances and
 	// skips the pairwise tables and moments.
 	NoPairs bool
+	// MaxPairBytes bounds the memory of the pair statistics (8 bytes per
+	// cell of every discrete pair table, plus the mixed and continuous
+	// pairs): data whose pair statistics would take more are refused
+	// before anything is allocated, with an error naming the limit. Zero
+	// means DefaultMaxPairBytes; negative values are an error. Computing
+	// from blocks (ComputeBlocks, ComputeSource) holds up to three such
+	// sets at once while merging.
+	MaxPairBytes int64
 }
 
 // contPair holds the pairwise-complete moments of two continuous variables

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -256,7 +257,7 @@ func TestComputeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compute(big, Options{}); err == nil || !strings.Contains(err.Error(), "NoPairs") {
+	if _, err := Compute(big, Options{}); err == nil || !strings.Contains(err.Error(), "more than the limit of 4.0 GiB") {
 		t.Errorf("huge tables: got %v", err)
 	}
 	if _, err := Compute(big, Options{NoPairs: true}); err != nil {
@@ -310,8 +311,11 @@ func TestNames(t *testing.T) {
 	}
 }
 
-// Pair tables too large to hold are an error naming the variable with
-// the most states and the remedies.
+// Pair statistics too large to hold are refused before anything is
+// allocated, with an error naming the size, the limit, the variable with
+// the most states and the remedies a command-line user can follow: two
+// 46,000-state columns (16 GiB of counts under the old cell limit) and
+// 30,000 binary columns (m²/2 tables of 4 cells).
 func TestPairTablesTooLarge(t *testing.T) {
 	labels := func(n int) []string {
 		s := make([]string, n)
@@ -320,21 +324,70 @@ func TestPairTablesTooLarge(t *testing.T) {
 		}
 		return s
 	}
-	vars := []data.Variable{
-		{Name: "a", Kind: data.Discrete, States: labels(40000)},
-		{Name: "id", Kind: data.Discrete, States: labels(data.MaxStates)},
-		{Name: "x", Kind: data.Continuous},
+	binary := make([]data.Variable, 30000)
+	for j := range binary {
+		binary[j] = data.Variable{Name: fmt.Sprintf("v%d", j), Kind: data.Discrete, States: []string{"0", "1"}}
 	}
-	d, err := data.New(vars, 1)
+	const remedy = "read fewer columns (--columns, --ignore; data.ReadOptions.Columns, Ignore), skip the columns with many states, or raise the limit if the machine has the memory (--max-pair-memory; stats.Options.MaxPairBytes)"
+	for _, tc := range []struct {
+		name string
+		vars []data.Variable
+		rows int
+		want string
+	}{
+		{"46000 states", []data.Variable{
+			{Name: "a", Kind: data.Discrete, States: labels(46000)},
+			{Name: "b", Kind: data.Discrete, States: labels(46000)},
+			{Name: "x", Kind: data.Continuous},
+		}, 1, `stats: the pair statistics of 3 variables (2 discrete, 1 continuous), the most states being the 46000 of "a" would take 15.8 GiB, more than the limit of 4.0 GiB: ` + remedy},
+		{"30000 binary", binary, 100, "stats: the pair statistics of 30000 variables (30000 discrete, 0 continuous) would take 13.4 GiB, more than the limit of 4.0 GiB: " + remedy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := data.New(tc.vars, tc.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = Compute(d, Options{})
+			runtime.ReadMemStats(&after)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v\nwant %s", err, tc.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+				t.Errorf("the refusal allocated %d bytes", grew)
+			}
+			if _, err := Compute(d, Options{NoPairs: true}); err != nil {
+				t.Errorf("NoPairs: %v", err)
+			}
+		})
+	}
+}
+
+// MaxPairBytes is the limit: the pair statistics of two variables of 3
+// and 4 states and one continuous variable take 8·12 + 8·2 bytes = 112
+// bytes.
+func TestMaxPairBytes(t *testing.T) {
+	d, err := data.New([]data.Variable{
+		{Name: "a", Kind: data.Discrete, States: []string{"0", "1", "2"}},
+		{Name: "b", Kind: data.Discrete, States: []string{"0", "1", "2", "3"}},
+		{Name: "x", Kind: data.Continuous},
+	}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Compute(d, Options{})
-	want := fmt.Sprintf(`stats: pair tables would need %d cells (limit %d), the most states being the 65535 of "id"; skip columns with that many states (--ignore, data.ReadOptions.Ignore), or compute without pair tables (Options.NoPairs)`, 40000*data.MaxStates, 1<<31)
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v\nwant %s", err, want)
+	if _, err := Compute(d, Options{MaxPairBytes: 112}); err != nil {
+		t.Errorf("at the limit: %v", err)
 	}
-	if _, err := Compute(d, Options{NoPairs: true}); err != nil {
-		t.Errorf("NoPairs: %v", err)
+	if _, err := Compute(d, Options{MaxPairBytes: 111}); err == nil || !strings.Contains(err.Error(), "would take 112 B, more than the limit of 111 B") {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, err := Compute(d, Options{MaxPairBytes: -1}); err == nil {
+		t.Error("negative limit accepted")
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 4 << 30: "4.0 GiB", 1 << 60: "1.0 EiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

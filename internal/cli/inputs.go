@@ -25,6 +25,7 @@ type dataFlags struct {
 	missing              string
 	dropConstant         bool
 	maxStates            int
+	maxLine, maxField    byteSize
 	keepConstant         bool // not a flag: set by commands that score data
 }
 
@@ -37,6 +38,8 @@ func (d *dataFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&d.missing, "missing", "error", "missing cells (empty, NA, NaN, ?): error, drop-rows or keep")
 	f.BoolVar(&d.dropConstant, "drop-constant", false, "drop columns with a single observed value (with --missing keep, also columns with none) instead of failing")
 	f.IntVar(&d.maxStates, "max-states", 10, "numeric columns with more distinct values than this are continuous")
+	f.Var(&d.maxLine, "max-line-bytes", "longest row of a CSV file, in bytes (default 16MiB): a longer row is an error, so memory stays bounded")
+	f.Var(&d.maxField, "max-field-bytes", "longest cell of a column read, in bytes (default 64KiB)")
 }
 
 // parseDelimiter reads --delimiter: "auto" (or empty) detects it, "tab"
@@ -69,6 +72,8 @@ func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions,
 		DropConstant:      d.dropConstant,
 		KeepConstant:      d.keepConstant,
 		MaxDiscreteStates: d.maxStates,
+		MaxLineBytes:      int(d.maxLine),
+		MaxFieldBytes:     int(d.maxField),
 		Logger:            logger,
 	}
 	var err error

@@ -175,7 +175,7 @@ func TestKeepDropConstantDropsEmptyColumn(t *testing.T) {
 
 func TestLongCellNotEchoed(t *testing.T) {
 	big := strings.Repeat("Q", 5<<20)
-	code, _, errs := run(t, "a,b\n1,"+big+"\n2,3\n", "stats", "--continuous", "b", "-")
+	code, _, errs := run(t, "a,b\n1,"+big+"\n2,3\n", "stats", "--continuous", "b", "--max-field-bytes", "8MiB", "-")
 	if code != ExitFailure || len(errs) > 500 || !strings.Contains(errs, fmt.Sprintf("(%d bytes)", len(big))) {
 		t.Errorf("exit %d, %d bytes of error: %.300s", code, len(errs), errs)
 	}

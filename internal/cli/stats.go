@@ -22,6 +22,7 @@ func newStatsCmd(e *env) *cobra.Command {
 	df := &dataFlags{}
 	var asJSON bool
 	var out string
+	var maxPair byteSize
 	c := &cobra.Command{
 		Use:   "stats DATA.csv…",
 		Short: "Summarise a dataset, and write its sufficient statistics to a file (.lts)",
@@ -56,17 +57,18 @@ one shard).`,
   latentree stats part1.csv part2.csv part3.csv --out all.lts`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStatsCmd(e, args, df, out, asJSON)
+			return runStatsCmd(e, args, df, out, asJSON, stats.Options{MaxPairBytes: int64(maxPair)})
 		},
 	}
 	df.register(c.Flags())
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVarP(&out, "out", "o", "", "write the sufficient statistics to this file (.lts binary format; - for standard output)")
+	c.Flags().Var(&maxPair, "max-pair-memory", "largest memory for the pair statistics, in bytes (default 4GiB): wider data are refused before reading")
 	c.AddCommand(newStatsMergeCmd(e))
 	return c
 }
 
-func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) error {
+func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool, sopt stats.Options) error {
 	ins := make([]pathFlag, len(args))
 	for i, a := range args {
 		ins[i] = pathFlag{"DATA", a}
@@ -124,7 +126,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 				continue // read with the first
 			}
 			var err error
-			if st, err = e.streamStats(dataPaths, df); err != nil {
+			if st, err = e.streamStats(dataPaths, df, sopt); err != nil {
 				return err
 			}
 			name = strings.Join(dataPaths, ", ")
@@ -139,7 +141,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 				}
 				rep.RowsDropped += r.RowsDropped
 			}
-			if st, err = computeStats(path, d); err != nil {
+			if st, err = computeStats(path, d, sopt); err != nil {
 				return err
 			}
 		}
@@ -158,7 +160,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool) 
 
 // streamStats computes the statistics of data files read in row blocks as
 // shards of one dataset.
-func (e *env) streamStats(paths []string, df *dataFlags) (*stats.Stats, error) {
+func (e *env) streamStats(paths []string, df *dataFlags, sopt stats.Options) (*stats.Stats, error) {
 	opt, err := df.options("", e.logger())
 	if err != nil {
 		return nil, err
@@ -168,12 +170,12 @@ func (e *env) streamStats(paths []string, df *dataFlags) (*stats.Stats, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return stats.ComputeBlocks(r, stats.Options{})
+	return stats.ComputeBlocks(r, sopt)
 }
 
 // computeStats computes the statistics of one dataset read from path.
-func computeStats(path string, d *data.Dataset) (*stats.Stats, error) {
-	st, err := stats.Compute(d, stats.Options{})
+func computeStats(path string, d *data.Dataset, sopt stats.Options) (*stats.Stats, error) {
+	st, err := stats.Compute(d, sopt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
