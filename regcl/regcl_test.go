@@ -97,42 +97,6 @@ func mst(t *testing.T, d *data.Dataset) *distanceMatrix {
 
 type distanceMatrix = distance.Matrix
 
-// blank returns a copy of d with each cell missing with probability frac.
-func blank(t *testing.T, d *data.Dataset, frac float64, rng *rand.Rand) *data.Dataset {
-	t.Helper()
-	vars := make([]data.Variable, d.NumVars())
-	dc := make([][]uint16, d.NumVars())
-	fc := make([][]float64, d.NumVars())
-	for j := range vars {
-		vars[j] = d.Var(j)
-		if d.AllContinuous() {
-			fc[j] = append([]float64(nil), d.Continuous(j)...)
-		} else {
-			dc[j] = append([]uint16(nil), d.Discrete(j)...)
-		}
-		for r := 0; r < d.NumRows(); r++ {
-			if rng.Float64() < frac {
-				if fc[j] != nil {
-					fc[j][r] = math.NaN()
-				} else {
-					dc[j][r] = data.Missing
-				}
-			}
-		}
-	}
-	var out *data.Dataset
-	var err error
-	if d.AllContinuous() {
-		out, err = data.FromContinuous(d.Names(), fc)
-	} else {
-		out, err = data.FromDiscrete(vars, dc)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestRegCLMissingAndContinuous learns the double star from data with 10%
 // of cells missing, discrete and continuous (Gaussian), with both inner
 // methods: hidden variables are found, every step improves the BIC, the
@@ -156,7 +120,7 @@ func TestRegCLMissingAndContinuous(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		d    *data.Dataset
-	}{{"discrete, 10% missing", blank(t, dd, 0.1, rng)}, {"continuous", gd}, {"continuous, 10% missing", blank(t, gd, 0.1, rng)}} {
+	}{{"discrete, 10% missing", mustBlank(t, dd, rng)}, {"continuous", gd}, {"continuous, 10% missing", mustBlank(t, gd, rng)}} {
 		for _, inner := range []structure.Method{structure.MethodNJ, structure.MethodRG} {
 			res, err := Learn(c.d, Options{Inner: inner})
 			if err != nil {
@@ -191,4 +155,14 @@ func TestRegCLMissingAndContinuous(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustBlank returns d with 10% of its cells missing at random.
+func mustBlank(t *testing.T, d *data.Dataset, rng *rand.Rand) *data.Dataset {
+	t.Helper()
+	b, err := simulate.Blank(rng, d, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

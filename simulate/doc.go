@@ -4,6 +4,7 @@
 // random binary trees by recursive splitting, and random minimal latent
 // trees whose observed variables may be internal nodes; and, on any
 // topology, Gaussian, symmetric discrete and general discrete models.
+// Blank hides cells of any dataset completely at random.
 //
 // Observed variables are named x1, x2, ... in the order the topology
 // creates them; hidden nodes are unnamed (see tree.Tree.AutoNameHidden).

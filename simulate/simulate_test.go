@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/tree"
 )
@@ -439,5 +440,45 @@ func TestScatterMatrix(t *testing.T) {
 	}
 	if _, err := ScatterMatrix(rng, []float64{1, 2, 2, 1}, 2, 10); err == nil {
 		t.Error("indefinite covariance accepted")
+	}
+}
+
+func TestBlank(t *testing.T) {
+	vars := []data.Variable{{Name: "a", Kind: data.Discrete, States: []string{"0", "1", "2"}}, {Name: "b", Kind: data.Continuous}}
+	const n = 20000
+	d, err := data.New(vars, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range n {
+		d.Discrete(0)[r] = uint16(r % 3)
+		d.Continuous(1)[r] = float64(r)
+	}
+	b, err := Blank(rand.NewPCG(1, 2), d, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept cells are unchanged and each column's missing count is
+	// Binomial(n, 0.2): within 5 standard deviations (√(n·0.2·0.8) ≈ 57).
+	for j := range 2 {
+		if got := b.MissingCount(j); math.Abs(float64(got)-0.2*n) > 5*math.Sqrt(n*0.2*0.8) {
+			t.Errorf("column %d: %d missing of %d, want about %g", j, got, n, 0.2*n)
+		}
+	}
+	for r := range n {
+		if x := b.Discrete(0)[r]; x != data.Missing && x != uint16(r%3) {
+			t.Fatalf("row %d: discrete cell %d, want %d", r, x, r%3)
+		}
+		if x := b.Continuous(1)[r]; !math.IsNaN(x) && x != float64(r) {
+			t.Fatalf("row %d: continuous cell %g, want %d", r, x, r)
+		}
+	}
+	if d.HasMissing() {
+		t.Error("Blank changed its input")
+	}
+	for _, f := range []float64{-0.1, 1.1, math.NaN()} {
+		if _, err := Blank(rand.NewPCG(1, 2), d, f); err == nil {
+			t.Errorf("fraction %g accepted", f)
+		}
 	}
 }
