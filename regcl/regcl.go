@@ -23,7 +23,8 @@ type Options struct {
 	// Inner is structure.MethodNJ (regCLNJ, the default) or
 	// structure.MethodRG (regCLRG).
 	Inner structure.Method
-	// HiddenStates of every new hidden variable (default 2).
+	// HiddenStates of every new hidden variable (default 2) on discrete
+	// data; it must be 0 on continuous data.
 	HiddenStates int
 	// MaxHidden, when positive, grows the tree up to this many hidden
 	// variables, never more, even through subtrees that do not improve
