@@ -40,9 +40,9 @@ type BlockReader interface {
 }
 
 // OpenBlocks opens CSV files (plain, or gzip-compressed), Parquet files
-// (each told by DetectFormat) and directories (their regular files, except
-// those whose names begin with "." or "_", in lexical order) as the shards
-// of one dataset, to be read in blocks of at most opt.BlockRows rows. A
+// (each told by DetectFormat) and directories (their files, except those
+// whose names begin with "." or "_", in lexical order; see shardFiles) as
+// the shards of one dataset, to be read in blocks of at most opt.BlockRows rows. A
 // block never spans two files. Only one file is open at a time, and memory
 // is bounded by the block size whatever the number of rows.
 //
@@ -77,31 +77,9 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("data: no input files")
 	}
-	var files []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err
-		}
-		n := len(files)
-		for _, e := range ents { // os.ReadDir sorts by name
-			name := e.Name()
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || !e.Type().IsRegular() {
-				continue
-			}
-			files = append(files, filepath.Join(p, name))
-		}
-		if len(files) == n {
-			return nil, fmt.Errorf("data: directory %s has no data files", p)
-		}
+	files, err := shardFiles(paths)
+	if err != nil {
+		return nil, err
 	}
 	opt.Name = ""
 	base, err := newReader(opt.ReadOptions)
@@ -114,6 +92,63 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 		return nil, err
 	}
 	return br, nil
+}
+
+// shardFiles lists the files of paths: a file is itself, a directory its
+// entries in lexical order, except those whose names begin with "." or "_"
+// (hidden files, _SUCCESS markers). A symbolic link in a directory is
+// followed; a subdirectory (or a link to one), a broken link, or any entry
+// that is not a regular file is an error naming it, never skipped
+// silently, and so is a file listed twice (the same file by two paths or
+// links), whose rows would be counted twice.
+func shardFiles(paths []string) ([]string, error) {
+	var files []string
+	var infos []os.FileInfo
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			files, infos = append(files, p), append(infos, fi)
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		n := len(files)
+		for _, e := range ents { // os.ReadDir sorts by name
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				continue
+			}
+			path := filepath.Join(p, name)
+			fi, err := os.Stat(path) // follows a link
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("data: directory %s: %s: %w (remove it, or rename it to begin with \".\" or \"_\" to skip it)", p, name, err)
+			case fi.IsDir():
+				return nil, fmt.Errorf("data: directory %s holds the subdirectory %s: shards are read from the directory itself, not from its subdirectories (give the subdirectory as an input of its own, or rename it to begin with \".\" or \"_\" to skip it)", p, name)
+			case !fi.Mode().IsRegular():
+				return nil, fmt.Errorf("data: directory %s: %s is not a regular file (%v; rename it to begin with \".\" or \"_\" to skip it)", p, name, fi.Mode().Type())
+			}
+			files, infos = append(files, path), append(infos, fi)
+		}
+		if len(files) == n {
+			return nil, fmt.Errorf("data: directory %s has no data files", p)
+		}
+	}
+	bySize := make(map[int64][]int)
+	for i, fi := range infos {
+		for _, k := range bySize[fi.Size()] {
+			if os.SameFile(infos[k], fi) {
+				return nil, fmt.Errorf("data: %s and %s are the same file: its rows would be read twice", files[k], files[i])
+			}
+		}
+		bySize[fi.Size()] = append(bySize[fi.Size()], i)
+	}
+	return files, nil
 }
 
 // rowSource reads the rows of one file.

@@ -30,21 +30,7 @@ func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, &ParseError{File: opt.Name, Err: fmt.Errorf("not a valid gzip file: %w", err)}
-		}
-		defer zr.Close()
-		rd, err := newReader(opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		rd.delimName = strings.TrimSuffix(rd.name, filepath.Ext(rd.name))
-		return rd.read(zr)
-	}
-	return ReadCSV(br, opt)
+	return ReadCSV(f, opt)
 }
 
 // ReadCSV reads a dataset from CSV text: a header line of unique, non-empty
@@ -54,6 +40,12 @@ func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 // (see ReadOptions.MaxDiscreteStates). The states of a discrete column are
 // its distinct observed values, ordered numerically when every label is a
 // number and lexicographically otherwise.
+//
+// Text compressed with gzip (told by its first bytes, so also on standard
+// input) is decompressed as it is read; the name without its last
+// extension (x.tsv for x.tsv.gz) is the one whose extension may select the
+// tab delimiter. Parquet data (told by "PAR1") is an error: a Parquet file
+// is read from its end, so it must be given by its path (OpenBlocks).
 //
 // The input is read as a stream: each column keeps its distinct values and
 // a 16-bit code per cell, so a discrete dataset takes about 2 bytes per cell
@@ -68,7 +60,21 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return rd.read(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, _ := br.Peek(4)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, &ParseError{File: rd.name, Err: fmt.Errorf("not a valid gzip file: %w", err)}
+		}
+		defer zr.Close()
+		rd.delimName = strings.TrimSuffix(rd.name, filepath.Ext(rd.name))
+		return rd.read(zr)
+	case string(magic) == "PAR1":
+		return nil, nil, &ParseError{File: rd.name, Err: errors.New("Parquet data, not CSV: a Parquet file is read from its end, so give it by its path, not on standard input")}
+	}
+	return rd.read(br)
 }
 
 type reader struct {
