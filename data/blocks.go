@@ -23,6 +23,14 @@ type BlockOptions struct {
 	// BlockRows is the largest number of rows in a block; zero means
 	// DefaultBlockRows, negative values are an error.
 	BlockRows int
+	// FirstBlockTyping infers the kinds of the columns from the first
+	// block alone and reads the files once, instead of reading them all
+	// once first to infer kinds and states from every row, as ReadCSV
+	// does from a whole file. The states of a discrete column then grow
+	// from block to block, and a later value that does not fit the kind
+	// inferred (a numeric column with few values in the first block and
+	// more than MaxDiscreteStates in all) is an error naming it.
+	FirstBlockTyping bool
 }
 
 // BlockReader reads a dataset as a sequence of row blocks. Each block is a
@@ -48,16 +56,21 @@ type BlockReader interface {
 //
 // Every file must have the same columns (the order may differ: the first
 // file's order is the dataset's); the columns read are selected by
-// opt.Columns and opt.Ignore in each. Column kinds are forced by opt or
-// inferred from the first block as ReadCSV infers them from a whole file,
-// and then fixed: a later value that does not fit its column's kind is a
-// *ParseError. The checks ReadCSV makes of a whole file are made of the
-// whole stream: the last call to Next returns the error instead of io.EOF
-// if a column was constant (unless opt.KeepConstant) or never observed, or
-// if no rows were read. opt.DropConstant is not supported (a column can
-// only be known to be constant at the end), nor is a column whose every
-// value in the first block is missing and whose kind is not forced
-// continuous.
+// opt.Columns and opt.Ignore in each. OpenBlocks first reads every file
+// once to infer the kinds of the columns not forced by opt, and the states
+// of the discrete ones, from every row, as ReadCSV infers them from a whole
+// file, so that a file, its gzip and its Parquet form, read whole or in
+// blocks of any size, give the same variables and cells; it returns the
+// errors of that pass (a bad value, a missing cell under MissingError, a
+// column constant (unless opt.KeepConstant) or never observed, no rows).
+// Every block then has every state, in SortStates order. With
+// opt.FirstBlockTyping the files are read once: kinds are inferred from
+// the first block and then fixed, a later value that does not fit its
+// column's kind is a *ParseError, and the checks of the whole stream are
+// made at its end (the last call to Next returns the error instead of
+// io.EOF); a column whose every value in the first block is missing and
+// whose kind is not forced continuous is then an error. opt.DropConstant
+// is not supported (a column can only be known to be constant at the end).
 //
 // Errors are *ParseError values naming the file, line and column; in a
 // Parquet file the "line" is the 1-based row number. Parquet columns must
@@ -90,6 +103,12 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 	if err := br.openNext(); err != nil {
 		br.Close()
 		return nil, err
+	}
+	if !opt.FirstBlockTyping {
+		if err := br.typeAll(); err != nil {
+			br.Close()
+			return nil, err
+		}
 	}
 	return br, nil
 }
@@ -149,6 +168,63 @@ func shardFiles(paths []string) ([]string, error) {
 		bySize[fi.Size()] = append(bySize[fi.Size()], i)
 	}
 	return files, nil
+}
+
+// typeAll reads every file once to decide the kinds of the columns and
+// the states of the discrete ones from all the rows, as ReadCSV decides
+// them from a whole file (a numeric column with two values in the first
+// block and decimals later is continuous, as read whole), makes the
+// checks of the whole stream, and opens the first file again. The
+// columns are then fixed: every block has the states of the whole
+// dataset, in SortStates order.
+func (b *blockReader) typeAll() error {
+	for b.src != nil {
+		n, err := b.readBlock()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if err := b.openNext(); err != nil {
+				return err
+			}
+		}
+	}
+	// The checks in ReadCSV's order: the kind of each column (or its
+	// having no value), then those of the whole stream.
+	if b.rows == 0 {
+		return b.finish()
+	}
+	t := &b.base.typing
+	kinds := make([]Kind, len(b.cols))
+	for j, c := range b.cols {
+		if c.observed == 0 {
+			return b.finish()
+		}
+		kind, err := c.decide(t)
+		if err != nil {
+			return err
+		}
+		kinds[j] = kind
+	}
+	if err := b.finish(); err != nil {
+		return err
+	}
+	for j, c := range b.cols {
+		kind := kinds[j]
+		switch {
+		case c.float:
+		case kind == Continuous:
+			c.toFloat(nil, 0)
+		default:
+			c.codes = nil
+			c.pq.recode(c.sortStates())
+		}
+		c.kind, c.fixed = kind, true
+		c.floats, c.codes = nil, nil
+		c.observed, c.missing, c.haveFirst, c.varied, c.first = 0, 0, false, false, 0
+	}
+	b.rows, b.kept, b.fi = 0, 0, -1
+	return b.openNext()
 }
 
 // rowSource reads the rows of one file.

@@ -98,11 +98,22 @@ func TestOpenBlocksBlocks(t *testing.T) {
 	if len(blocks) != 3 || blocks[0].NumRows() != 2 || blocks[2].NumRows() != 1 {
 		t.Fatalf("got %d blocks", len(blocks))
 	}
-	// States are sorted in the first block and extended after.
-	if got := blocks[0].Var(0).States; !slices.Equal(got, []string{"3"}) {
+	// Every block has the states of the whole file, sorted.
+	for _, k := range []int{0, 2} {
+		if got := blocks[k].Var(0).States; !slices.Equal(got, []string{"2", "3", "10"}) {
+			t.Errorf("block %d states %q", k, got)
+		}
+	}
+	// Typed from the first block, states are sorted in the first block and
+	// extended after.
+	first, err := readAll([]string{p}, BlockOptions{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"x"}}, BlockRows: 2, FirstBlockTyping: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := first[0].Var(0).States; !slices.Equal(got, []string{"3"}) {
 		t.Errorf("block 0 states %q", got)
 	}
-	if got := blocks[2].Var(0).States; !slices.Equal(got, []string{"3", "10", "2"}) {
+	if got := first[2].Var(0).States; !slices.Equal(got, []string{"3", "10", "2"}) {
 		t.Errorf("block 2 states %q", got)
 	}
 	if got := blocks[1].Var(1).States; !slices.Equal(got, []string{"a", "b", "c"}) {
@@ -156,6 +167,7 @@ func TestOpenBlocksErrors(t *testing.T) {
 		cont += string(rune('0'+i%10)) + "." + string(rune('0'+i/10)) + ",u\n"
 	}
 	cont += "oops,u\n"
+	laterNumbers := "x,b\n0,u\n1,v\n0,u\n1,v\n2,u\n3,v\n"
 	cases := []struct {
 		name  string
 		paths []string
@@ -168,7 +180,8 @@ func TestOpenBlocksErrors(t *testing.T) {
 		{"not gzip", []string{writeTemp(t, dir, "plain.gz", []byte("a,b\n"))}, BlockOptions{}, []string{"plain.gz", "gzip"}},
 		{"truncated parquet", []string{writeTemp(t, dir, "trunc.parquet", validPQ[:len(validPQ)/2])}, BlockOptions{}, []string{"trunc.parquet"}},
 		{"corrupt parquet", []string{writeTemp(t, dir, "corrupt.parquet", corruptPQ)}, BlockOptions{ReadOptions: ReadOptions{Missing: MissingKeep}}, []string{"corrupt.parquet"}},
-		{"later non-numeric", []string{writeTemp(t, dir, "cont.csv", []byte(cont))}, BlockOptions{BlockRows: 15}, []string{"cont.csv:22", `column "x"`, "oops"}},
+		{"later non-numeric", []string{writeTemp(t, dir, "cont.csv", []byte(cont))}, BlockOptions{BlockRows: 15, FirstBlockTyping: true}, []string{"cont.csv:22", `column "x"`, "oops"}},
+		{"later numbers", []string{writeTemp(t, dir, "later.csv", []byte(laterNumbers))}, BlockOptions{ReadOptions: ReadOptions{MaxDiscreteStates: 2}, BlockRows: 4, FirstBlockTyping: true}, []string{"later.csv:6", `column "x"`, `value "2"`, "more than 2 distinct values", "--continuous x"}},
 		{"missing", []string{writeTemp(t, dir, "miss.csv", []byte("a,b\n1,x\n2,\n"))}, BlockOptions{}, []string{"miss.csv:3", `column "b"`}},
 		{"constant", []string{writeTemp(t, dir, "const0.csv", []byte("a,b\n1,x\n2,x\n")), writeTemp(t, dir, "const.csv", []byte("b,a\nx,1\nx,3\n"))}, BlockOptions{ReadOptions: ReadOptions{Columns: []string{"b"}}}, []string{"constant", `"b"`}},
 		{"empty dir", []string{t.TempDir()}, BlockOptions{}, []string{"no data files"}},
@@ -189,7 +202,7 @@ func TestOpenBlocksErrors(t *testing.T) {
 		})
 	}
 	// A later-block parse error is a *ParseError with the line and column.
-	_, err := readAll([]string{filepath.Join(dir, "cont.csv")}, BlockOptions{BlockRows: 15})
+	_, err := readAll([]string{filepath.Join(dir, "cont.csv")}, BlockOptions{BlockRows: 15, FirstBlockTyping: true})
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 22 || pe.Column != 1 || pe.ColumnName != "x" {
 		t.Errorf("got %#v", err)

@@ -11,7 +11,8 @@ import (
 
 // This file holds the one column builder of both CSV readers: ReadCSV,
 // which types a column from the whole input, and OpenBlocks, which types it
-// from the first block and then fixes its kind. The rules:
+// from a first pass over every row (or from the first block, with
+// FirstBlockTyping) and then fixes its kind. The rules:
 //
 //   - A column is discrete if forced so, or if some value is not a number,
 //     or if it has at most MaxDiscreteStates distinct values; else it is
@@ -206,6 +207,10 @@ func (c *column) add(t *typing, s string, at liner) error {
 		}
 	}
 	n := len(c.labels)
+	if c.fixed && !c.forced && c.kind == Discrete && !c.text && class == classFinite && n >= t.maxDisc {
+		return t.errorf(at.line(c.pos-1), c, "value %s makes more than %d distinct values in a numeric column typed discrete from the first block, which a whole file would make continuous: force its kind with --continuous %s or --discrete %s (ReadOptions.Continuous, Discrete)",
+			QuoteCell(s), t.maxDisc, ignoreArg(c.name), ignoreArg(c.name))
+	}
 	if !c.fixed && n >= t.switchAt && !c.text && c.badLine == 0 && !(c.forced && c.kind == Discrete) {
 		c.toFloat(floatBuffer(c.floats, max(cap(c.codes), 16)), t.switchAt)
 		return c.addFloat(t, s, at)

@@ -47,6 +47,13 @@ func readAllWays(t *testing.T, dir, name, in string, opt ReadOptions) ([]string,
 		}
 		add(label, d, err)
 	}
+	// In blocks of 2 rows, typed from every row.
+	var d2 *Dataset
+	p, err := Pack(Files{Paths: []string{zipped}, Options: BlockOptions{ReadOptions: opt, BlockRows: 2}})
+	if err == nil {
+		d2, err = p.Dataset()
+	}
+	add("OpenBlocks(gzip, 2 rows)", d2, err)
 	return labels, ds, errs
 }
 
@@ -94,7 +101,7 @@ func sameAllWays(t *testing.T, dir, name, in string, opt ReadOptions) {
 
 // TestReadersTypeAlike: a CSV file read whole by ReadCSV (from memory or
 // from the file), by ReadCSVFile on its gzip, and by OpenBlocks on the
-// plain and gzip files gives the same variables (names, kinds, states and
+// plain and gzip files (in one block, and the gzip in blocks of 2 rows) gives the same variables (names, kinds, states and
 // their order) and cells, or the same error (line, column and message).
 func TestReadersTypeAlike(t *testing.T) {
 	many := func(n int, cell func(i int) string) string {

@@ -23,10 +23,12 @@
 // plain or gzip CSV and Parquet files (flat boolean, integer, float and
 // string columns, nulls missing), several files or directories of shards
 // read as one dataset with the same columns; DetectFormat (format.go) tells
-// which a path is, by its first bytes or its name. Column kinds are inferred from
-// the first block as ReadCSV infers them and then fixed; the states of a
-// discrete variable only grow from block to block, so codes are stable;
-// SortStates gives the order ReadCSV would give them. Memory is bounded by
+// which a path is, by its first bytes or its name. Column kinds and states
+// are inferred from every row, in a first pass over the files, as ReadCSV
+// infers them from a whole file (BlockOptions.FirstBlockTyping infers them
+// from the first block and reads the files once; the states of a discrete
+// variable then grow from block to block, so codes are stable, and
+// SortStates gives the order ReadCSV would give them). Memory is bounded by
 // the block size, and errors name the file, line (Parquet: row) and column.
 //
 // # Limits

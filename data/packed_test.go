@@ -262,7 +262,7 @@ func TestPackFiles(t *testing.T) {
 	writeTemp(t, shards, "part-2.parquet", packParquet(t, all[555:]))
 
 	// The late states are late: the first block of 16 rows lacks them.
-	blocks, err := readAll([]string{csvPath}, BlockOptions{ReadOptions: packReadOptions(), BlockRows: 16})
+	blocks, err := readAll([]string{csvPath}, BlockOptions{ReadOptions: packReadOptions(), BlockRows: 16, FirstBlockTyping: true})
 	if err != nil {
 		t.Fatal(err)
 	}

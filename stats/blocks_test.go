@@ -260,7 +260,7 @@ func TestComputeBlocksErrors(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := writeFile(t, filepath.Join(dir, "bad.csv"), []byte("a,b\n1,x\n2,y\n3,\n"))
-	r, err := data.OpenBlocks([]string{path}, data.BlockOptions{BlockRows: 2})
+	r, err := data.OpenBlocks([]string{path}, data.BlockOptions{BlockRows: 2, FirstBlockTyping: true})
 	if err != nil {
 		t.Fatal(err)
 	}

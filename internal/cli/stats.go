@@ -99,7 +99,7 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool, 
 		return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, stats.Summarize(d))
 	}
 	// Data files are read in row blocks as shards of one dataset (same
-	// columns, kinds fixed by the first block), with memory bounded by the
+	// columns, kinds inferred from every row), with memory bounded by the
 	// block; standard input and --drop-constant need the in-memory reader.
 	var dataPaths []string
 	streamed := !df.dropConstant
