@@ -8,8 +8,8 @@ import (
 )
 
 // EMOptions configures the EM of a discrete model (discrete.Model.FitEM,
-// discrete.FitSource, and Fit, which gives Gaussian EM only MaxIter, Tol
-// and Progress). The zero value runs 5 random restarts of 10
+// discrete.FitSource, and Fit, which gives Gaussian EM only MaxIter, Tol,
+// Accel, Stop and Progress). The zero value runs 5 random restarts of 10
 // plain EM iterations, then SQUAREM-accelerated EM (AccelSQUAREM) from the
 // best start until StopAuto's bound on the remaining gain in
 // log-likelihood is at most DefaultTol·|L|. The protocol of Song et al.
@@ -110,7 +110,7 @@ type EMStage struct {
 	Converged  bool    `json:"converged"`
 }
 
-// Accel selects how discrete EM's steps are accelerated.
+// Accel selects how EM's steps are accelerated (discrete and Gaussian EM).
 type Accel int
 
 const (
@@ -159,7 +159,9 @@ func ParseAccel(s string) (Accel, error) {
 	return 0, fmt.Errorf("model: unknown EM acceleration %q (want squarem or none)", s)
 }
 
-// Stop selects discrete EM's stopping rule.
+// Stop selects EM's stopping rule (discrete and Gaussian EM; Gaussian
+// EM's StopAuto bounds the remaining gain by Tol·min(|L|, 100) nat instead
+// of Tol·|L|, see gaussian.Options.Stop).
 type Stop int
 
 const (

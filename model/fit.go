@@ -14,9 +14,11 @@ import (
 // DefaultTol is the one EM stopping tolerance of latentree, used by every
 // EM (discrete, Gaussian, the local fits of regularized CLGrouping, Fit)
 // when its Tol is zero. Discrete EM by default (StopAuto) stops when its
-// estimated remaining gain in log-likelihood is at most DefaultTol·|L|;
-// with StopRelative, and Gaussian EM, when the relative change of the
-// log-likelihood between two iterations is at most DefaultTol.
+// estimated remaining gain in log-likelihood is at most DefaultTol·|L|,
+// Gaussian EM when it is at most DefaultTol·min(|L|, 100) nat (see
+// gaussian.Options.Stop); with StopRelative, when the relative change of
+// the log-likelihood between two iterations (or cycles) is at most
+// DefaultTol.
 const DefaultTol = 1e-6
 
 // DefaultMaxIter bounds EM iterations when MaxIter is zero.
@@ -77,11 +79,10 @@ type FitOptions struct {
 	// ParamsSpectral, or Init InitSpectral); see spectral.Options.
 	Linker      Linker
 	SpectralTol float64
-	// EM configures EM. For continuous data only Tol, MaxIter and
-	// Progress apply (Gaussian EM is plain EM with the relative-change
-	// rule, with no random starts: Src and Workers are unused);
-	// Restarts, RestartIter, KeepInit, Pseudo, Sample, Accel and Stop
-	// must be zero.
+	// EM configures EM. For continuous data only Tol, MaxIter, Accel,
+	// Stop and Progress apply (see gaussian.Options; Gaussian EM has no
+	// random starts: Src and Workers are unused); Restarts, RestartIter,
+	// KeepInit, Pseudo and Sample must be zero.
 	EM EMOptions
 }
 
@@ -153,9 +154,6 @@ func (o FitOptions) Validate(gaussian bool) error {
 	}
 	if e.Sample != 0 {
 		bad = append(bad, "EM.Sample")
-	}
-	if e.Accel != AccelSQUAREM || e.Stop != StopAuto {
-		bad = append(bad, "EM.Accel/Stop")
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("model: %v do not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts)", bad)

@@ -20,7 +20,7 @@ func init() {
 			return g, prov, nil
 		},
 		Fit: func(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (model.Model, *model.EMResult, error) {
-			g, res, err := Fit(t, d, Options{MaxIter: opt.EM.MaxIter, Tol: opt.EM.Tol, Progress: opt.EM.Progress})
+			g, res, err := Fit(t, d, Options{MaxIter: opt.EM.MaxIter, Tol: opt.EM.Tol, Accel: opt.EM.Accel, Stop: opt.EM.Stop, Progress: opt.EM.Progress})
 			if err != nil {
 				return nil, nil, err
 			}
