@@ -128,7 +128,11 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		case *gaussian.Model:
 			// Edge lengths are −log|ρ| of the warm model, summed by the
 			// contraction: gaussian.Fit starts from the same correlations.
-			m, res, err = gaussian.Fit(ct, d, gaussian.Options{MaxIter: iters, Tol: tol, Cache: cache})
+			// Candidates are ranked by plain EM with the relative-change
+			// rule, which stops sooner than fit's rule (SQUAREM to a bound
+			// on the remaining gain); the chosen model is run to fit's
+			// rule at the end.
+			m, res, err = gaussian.Fit(ct, d, gaussian.Options{MaxIter: iters, Tol: tol, Cache: cache, Accel: model.AccelNone, Stop: model.StopRelative})
 		case *discrete.Model:
 			var dm *discrete.Model
 			if dm, err = warmDiscrete(w, ct); err == nil {
@@ -168,6 +172,22 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		cr.State.ll, cr.State.em = res.LogLik, res
 		if err := setFittedLengths(cr.Tree, dm); err != nil {
 			return nil, err
+		}
+	}
+	if _, ok := cr.State.m.(*gaussian.Model); ok && cr.Contracted > 0 {
+		// Finish the chosen model with fit's rule, from the closed-form
+		// start at its fitted edge lengths (the correlations it reached).
+		g := fit
+		g.EM.Progress = nil
+		m, res, err := model.Fit(cr.Tree, d, g)
+		if err != nil {
+			return nil, err
+		}
+		if res.LogLik > cr.State.ll {
+			cr.State.m, cr.State.ll, cr.State.em = m, res.LogLik, res
+			if err := setFittedLengths(cr.Tree, m); err != nil {
+				return nil, err
+			}
 		}
 	}
 	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, EM: cr.State.em, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),

@@ -7,7 +7,7 @@ import (
 )
 
 // --em-accel and --em-stop take only their listed values, apply to
-// discrete data only, and select the paper's protocol.
+// discrete and continuous data, and select the paper's protocol.
 func TestEMAccelStopFlags(t *testing.T) {
 	disc, cont := simulated(t)
 	dir := t.TempDir()
@@ -25,8 +25,7 @@ func TestEMAccelStopFlags(t *testing.T) {
 	}{
 		{[]string{"fit", nwk, disc, "--em-accel", "fast"}, "--em-accel"},
 		{[]string{"fit", nwk, disc, "--em-stop", "never"}, "--em-stop"},
-		{[]string{"fit", cnwk, cont, "--em-accel", "none"}, "--em-accel"},
-		{[]string{"fit", cnwk, cont, "--em-stop", "relative"}, "--em-stop"},
+		{[]string{"fit", cnwk, cont, "--em-accel", "fast"}, "--em-accel"},
 		{[]string{"learn", disc, "--em-stop", "sometimes"}, "--em-stop"},
 	} {
 		code, _, errs := run(t, "", c.args...)
@@ -38,6 +37,7 @@ func TestEMAccelStopFlags(t *testing.T) {
 		{"fit", nwk, disc, "--em-accel", "none", "--em-stop", "relative", "--tol", "1e-4", "--random-init"},
 		{"fit", nwk, disc, "--em-accel", "squarem", "--em-stop", "auto"},
 		{"learn", disc, "--em-accel", "none"},
+		{"fit", cnwk, cont, "--em-accel", "none", "--em-stop", "relative"},
 	} {
 		if code, _, errs := run(t, "", args...); code != ExitOK {
 			t.Errorf("%v: exit %d: %s", args, code, errs)

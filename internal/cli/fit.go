@@ -38,14 +38,14 @@ type emFlags struct {
 func (f *emFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
 	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (every hidden variable a noisy copy of its nearest observed variable); each runs 10 iterations and the best continues. More starts guard against poor local optima, at 10 E-steps each")
-	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): discrete EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto) or when the relative change is at most tol (--em-stop relative, and Gaussian EM)")
+	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto; Gaussian EM: at most tol·min(|log-likelihood|, 100)) or when the relative change is at most tol (--em-stop relative)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
 	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data, parameter stage: pseudo-count added to EM's expected counts each time the conditional probability tables are re-estimated (the M-step), so that no probability becomes exactly 0 for a combination the rows never show (≥ 0; 0: maximum likelihood). Raise it (0.1 to 1) when rows are few for the number of states, or when new data get probability 0 under the model (score). Not the structure stage's --table-pseudo")
 	fs.Uint64Var(&f.seed, "seed", seed.Default, seedHelp)
 	fs.BoolVar(&f.random, "random-init", false, "discrete data: start EM from random parameters (5 starts unless --restarts) instead of the surrogate start")
-	fs.StringVar(&f.accel, "em-accel", "squarem", "discrete data: EM acceleration, squarem or none (plain EM)")
+	fs.StringVar(&f.accel, "em-accel", "squarem", "EM acceleration, squarem or none (plain EM)")
 	fs.IntVar(&f.sample, "em-sample", 0, "discrete data: warm EM up on random samples of this many rows, then 8 times more while at most a quarter of the rows, before the passes over all rows (0: auto, rows/32 from 1,000,000 rows on; -1: never)")
-	fs.StringVar(&f.stop, "em-stop", "auto", `discrete data: EM stopping rule, auto (bound on the remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
+	fs.StringVar(&f.stop, "em-stop", "auto", `EM stopping rule, auto (bound on the remaining gain) or relative (relative change of the log-likelihood; the paper's protocol is --em-accel none --em-stop relative --tol 1e-4 --random-init)`)
 }
 
 // seedHelp is fit's --seed help: what EM draws at random. learn adds what
@@ -58,9 +58,9 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	changed := cmd.Flags().Changed
 	var opt model.FitOptions
 	if continuous {
-		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init", "em-accel", "em-stop", "em-sample"} {
+		for _, name := range []string{"hidden-states", "restarts", "em-pseudo", "random-init", "em-sample"} {
 			if changed(name) {
-				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts, and its EM is plain EM with the relative-change rule)", name)
+				return opt, usagef("--%s does not apply to continuous data (a Gaussian latent tree has no hidden states, restarts or pseudo-counts, and its EM runs on the data's moments, not on samples of rows)", name)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 	if err != nil {
 		return opt, usagef("--em-stop %q: want auto or relative", f.stop)
 	}
-	opt.EM = model.EMOptions{Tol: f.tol, MaxIter: f.maxIter}
+	opt.EM = model.EMOptions{Tol: f.tol, MaxIter: f.maxIter, Accel: accel, Stop: stop}
 	if continuous {
 		return opt, nil
 	}
@@ -97,7 +97,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		opt.HiddenStates = k
 	}
 	opt.EM.Pseudo, opt.EM.Restarts = f.pseudo, f.restarts
-	opt.EM.Accel, opt.EM.Stop, opt.EM.Sample = accel, stop, f.sample
+	opt.EM.Sample = f.sample
 	opt.EM.Src = seed.New(f.seed, seed.Fit)
 	if f.random {
 		opt.Init = model.InitRandom
