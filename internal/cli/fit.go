@@ -421,7 +421,7 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 	if warm {
 		fmt.Fprintf(w, "EM: %d final E-steps from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
 	} else if _, ok := m.(*gaussian.Model); ok {
-		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d iterations (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
+		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d E-steps (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else {
 		rows := fmt.Sprintf("%d rows", em.Rows)
 		if em.DistinctRows < em.Rows {
