@@ -146,7 +146,12 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				m = dm
 			}
 		default: // the input tree
-			m, res, err = model.Fit(ct, d, fit)
+			f := fit
+			if d.AllContinuous() {
+				// Ranked like every Gaussian candidate (see above).
+				f.EM.Accel, f.EM.Stop = model.AccelNone, model.StopRelative
+			}
+			m, res, err = model.Fit(ct, d, f)
 		}
 		if err != nil {
 			return 0, nil, err
