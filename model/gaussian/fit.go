@@ -9,6 +9,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/squarem"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -560,9 +561,9 @@ func (l *gaussLoop) squarem() (bool, error) {
 			l.st, l.cur = st1, ll1
 			return false, nil
 		}
-		alpha := steplength(p0, p1, p2, stepMax)
+		alpha := squarem.StepLength(p0, p1, p2, stepMax)
 		if alpha < -1 {
-			extrapolate(p0, p1, p2, pe, alpha)
+			squarem.Extrapolate(p0, p1, p2, pe, alpha)
 			em.load(pe)
 		}
 		lle, err := l.estep()
@@ -578,13 +579,13 @@ func (l *gaussLoop) squarem() (bool, error) {
 		if accepted {
 			l.emit(lle)
 			if -alpha >= stepMax {
-				stepMax *= stepGrow
+				stepMax *= squarem.StepGrow
 			}
 		} else {
 			// Back to the plain EM point θ2, whose E-step ends the cycle.
 			l.emit(ll1)
 			em.load(p2)
-			stepMax = max(1, min(stepMax, -alpha)/stepGrow)
+			stepMax = max(1, min(stepMax, -alpha)/squarem.StepGrow)
 		}
 		if l.it >= l.maxIter {
 			if !accepted {
@@ -737,36 +738,6 @@ func (l *gaussLoop) trySnap(nodes []int) (bool, error) {
 	l.st, l.cur = st, ll
 	l.emit(ll)
 	return false, nil
-}
-
-// stepGrow is the factor by which SQUAREM's largest step length grows
-// after an accepted extrapolation that used it, and shrinks after a
-// rejected one (as for discrete EM).
-const stepGrow = 4
-
-// steplength returns SqS3's α = −‖r‖/‖v‖ for θ0 = p0, θ1 = p1, θ2 = p2,
-// clamped to [−stepMax, −1].
-func steplength(p0, p1, p2 []float64, stepMax float64) float64 {
-	var rr, vv float64
-	for i := range p0 {
-		r := p1[i] - p0[i]
-		v := p2[i] - 2*p1[i] + p0[i]
-		rr += r * r
-		vv += v * v
-	}
-	if !(rr > 0 && vv > 0) {
-		return -1
-	}
-	return min(-1, max(-math.Sqrt(rr/vv), -stepMax))
-}
-
-// extrapolate sets pe to θ0 − 2αr + α²v.
-func extrapolate(p0, p1, p2, pe []float64, alpha float64) {
-	for i := range p0 {
-		r := p1[i] - p0[i]
-		v := p2[i] - 2*p1[i] + p0[i]
-		pe[i] = p0[i] - 2*alpha*r + alpha*alpha*v
-	}
 }
 
 // paramLen is the length of the parameter vector of save and load: a mean
