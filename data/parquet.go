@@ -8,9 +8,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -27,6 +29,8 @@ type parquetSource struct {
 	pf       *parquet.File
 	names    []string
 	unsigned []bool
+	scale    []int  // DECIMAL stored as an integer: its scale; else -1
+	date     []bool // DATE: days since 1970-01-01
 	want     []bool // columns read (all until use is called)
 	groups   []parquet.RowGroup
 	g        int   // next row group
@@ -84,6 +88,11 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 		default:
 			return nil, &ParseError{File: name, Column: j + 1, ColumnName: fld.Name(), Err: fmt.Errorf("unsupported Parquet type %v", fld.Type())}
 		}
+		scale, date, err := pqAnnotation(fld.Type())
+		if err != nil {
+			return nil, &ParseError{File: name, Column: j + 1, ColumnName: fld.Name(), Err: err}
+		}
+		s.scale, s.date = append(s.scale, scale), append(s.date, date)
 		lt := fld.Type().LogicalType()
 		it, isInt := logicalInt(lt)
 		s.unsigned = append(s.unsigned, isInt && !it.IsSigned)
@@ -118,6 +127,38 @@ func (s *parquetSource) use(fields []int) {
 	for _, j := range fields {
 		s.want[j] = true
 	}
+}
+
+// pqAnnotation tells how the values of a column of type t are read: a
+// DECIMAL stored as a 32- or 64-bit integer as its value (scale ≥ 0), a
+// DATE as its day, yyyy-mm-dd (date); the other annotations that change
+// what a value means (DECIMAL in a byte array, TIME, TIMESTAMP, INTERVAL,
+// FLOAT16, UUID) are errors rather than numbers read wrong.
+func pqAnnotation(t parquet.Type) (scale int, date bool, err error) {
+	const convert = "convert the column to a number (DOUBLE, INT64) or a string"
+	k := t.Kind()
+	if lt := t.LogicalType(); lt != nil {
+		switch v := lt.Value.(type) {
+		case *format.DecimalType:
+			if k != parquet.Int32 && k != parquet.Int64 || v.Scale < 0 || v.Scale > 18 {
+				return -1, false, fmt.Errorf("unsupported Parquet type %v (a DECIMAL is read from INT32 or INT64 with a scale of at most 18): %s", t, convert)
+			}
+			return int(v.Scale), false, nil
+		case *format.DateType:
+			return -1, k == parquet.Int32, nil
+		case *format.TimestampType, *format.TimeType, *format.Float16Type, *format.UUIDType:
+			return -1, false, fmt.Errorf("unsupported Parquet type %v (its values would be read as raw numbers or bytes): %s", t, convert)
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Date:
+			return -1, k == parquet.Int32, nil
+		case deprecated.Decimal, deprecated.TimeMillis, deprecated.TimeMicros, deprecated.TimestampMillis, deprecated.TimestampMicros, deprecated.Interval:
+			return -1, false, fmt.Errorf("unsupported Parquet type %v (converted type %v, whose values would be read as raw numbers or bytes): %s", t, *ct, convert)
+		}
+	}
+	return -1, false, nil
 }
 
 // logicalInt returns the integer annotation of a logical type, if any.
@@ -337,17 +378,23 @@ func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte
 	switch v.Kind() {
 	case parquet.Boolean:
 		b = strconv.AppendBool(b, v.Boolean())
-	case parquet.Int32:
+	case parquet.Int32, parquet.Int64:
+		if s.scale[j] >= 0 || s.date[j] {
+			b = s.annotated(b, j, v)
+			break
+		}
+		if v.Kind() == parquet.Int64 {
+			if s.unsigned[j] {
+				b = strconv.AppendUint(b, v.Uint64(), 10)
+			} else {
+				b = strconv.AppendInt(b, v.Int64(), 10)
+			}
+			break
+		}
 		if s.unsigned[j] {
 			b = strconv.AppendUint(b, uint64(v.Uint32()), 10)
 		} else {
 			b = strconv.AppendInt(b, int64(v.Int32()), 10)
-		}
-	case parquet.Int64:
-		if s.unsigned[j] {
-			b = strconv.AppendUint(b, v.Uint64(), 10)
-		} else {
-			b = strconv.AppendInt(b, v.Int64(), 10)
 		}
 	case parquet.Float:
 		b = strconv.AppendFloat(b, float64(v.Float()), 'g', -1, 32)
@@ -387,6 +434,9 @@ func (s *parquetSource) close() (err error) {
 // non-null value raw of column j when that is the value itself: finite
 // doubles and integers.
 func (s *parquetSource) asFloat(j int, raw uint64) (float64, bool) {
+	if s.scale[j] >= 0 || s.date[j] {
+		return 0, false // read from the text
+	}
 	switch s.kinds[j] {
 	case parquet.Double:
 		f := math.Float64frombits(raw)
@@ -404,6 +454,36 @@ func (s *parquetSource) asFloat(j int, raw uint64) (float64, bool) {
 		return float64(int64(raw)), true
 	}
 	return 0, false
+}
+
+// annotated appends the text of the integer v of column j, a DECIMAL (its
+// value: 12345 of scale 2 is 123.45) or a DATE (days since 1970-01-01 as
+// yyyy-mm-dd).
+func (s *parquetSource) annotated(b []byte, j int, v parquet.Value) []byte {
+	n := v.Int64()
+	if v.Kind() == parquet.Int32 {
+		n = int64(v.Int32())
+	}
+	if s.date[j] {
+		return time.Unix(n*86400, 0).UTC().AppendFormat(b, time.DateOnly)
+	}
+	scale := s.scale[j]
+	if scale == 0 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	u := uint64(n)
+	if n < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	digits := strconv.FormatUint(u, 10)
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	cut := len(digits) - scale
+	b = append(b, digits[:cut]...)
+	b = append(b, '.')
+	return append(b, digits[cut:]...)
 }
 
 // checkParquetFooter checks the magic bytes and the footer length of a
