@@ -287,7 +287,7 @@ work with spectral models; they have no hidden-variable posteriors.
 				return e.runEStep(cmd, args, df, out, asJSON)
 			}
 			if dist.mstep {
-				return e.runMStep(cmd, args, ef.pseudo, out, asJSON)
+				return e.runMStep(cmd, args, ef.pseudo, out, asJSON, dist.force)
 			}
 			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}, {"DATA", args[1]}}, []pathFlag{{"--out", out}}); err != nil {
 				return err

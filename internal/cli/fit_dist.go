@@ -50,11 +50,13 @@ const distExamples = `
 // distFlags are the flags of fit --estep and --mstep.
 type distFlags struct {
 	estep, mstep bool
+	force        bool
 }
 
 func (f *distFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.estep, "estep", false, "args MODEL SHARD: write the expected counts of one E-step of MODEL over SHARD (--out)")
 	fs.BoolVar(&f.mstep, "mstep", false, "args MODEL COUNTS...: sum the counts and write the model after the M-step (--out)")
+	fs.BoolVar(&f.force, "force", false, "with --mstep: add counts files even when two are the same file or have the same content")
 }
 
 // args checks the number of arguments for the mode the flags select.
@@ -138,8 +140,8 @@ func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out str
 }
 
 // runMStep is fit --mstep MODEL COUNTS... --out NEXT.
-func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out string, asJSON bool) error {
-	if err := onlyFlags(cmd, "--mstep", "mstep", "out", "json", "em-pseudo"); err != nil {
+func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out string, asJSON, force bool) error {
+	if err := onlyFlags(cmd, "--mstep", "mstep", "out", "json", "em-pseudo", "force"); err != nil {
 		return err
 	}
 	if out == "" {
@@ -154,6 +156,9 @@ func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out st
 	}
 	outs := []pathFlag{{"--out", out}}
 	if err := e.checkPaths(ins, outs); err != nil {
+		return err
+	}
+	if err := checkNotRepeated(ins[1:], force); err != nil {
 		return err
 	}
 	m, err := e.readDiscreteModel(args[0], "--mstep")

@@ -23,6 +23,7 @@ func newStatsCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var out string
 	var maxPair byteSize
+	var force bool
 	c := &cobra.Command{
 		Use:   "stats DATA.csv…",
 		Short: "Summarise a dataset, and write its sufficient statistics to a file (.lts)",
@@ -57,18 +58,19 @@ one shard).`,
   latentree stats part1.csv part2.csv part3.csv --out all.lts`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStatsCmd(e, args, df, out, asJSON, stats.Options{MaxPairBytes: int64(maxPair)})
+			return runStatsCmd(e, args, df, out, asJSON, force, stats.Options{MaxPairBytes: int64(maxPair)})
 		},
 	}
 	df.register(c.Flags())
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVarP(&out, "out", "o", "", "write the sufficient statistics to this file (.lts binary format; - for standard output)")
 	c.Flags().Var(&maxPair, "max-pair-memory", "largest memory for the pair statistics, in bytes (default 4GiB): wider data are refused before reading")
+	c.Flags().BoolVar(&force, "force", false, "merge statistics files even when two are the same file or have the same content")
 	c.AddCommand(newStatsMergeCmd(e))
 	return c
 }
 
-func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool, sopt stats.Options) error {
+func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON, force bool, sopt stats.Options) error {
 	ins := make([]pathFlag, len(args))
 	for i, a := range args {
 		ins[i] = pathFlag{"DATA", a}
@@ -78,6 +80,15 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON bool, 
 	}
 	outs := []pathFlag{{"--out", out}}
 	if err := e.checkPaths(ins, outs); err != nil {
+		return err
+	}
+	var statsIns []pathFlag // data files read twice are refused by data.OpenBlocks
+	for _, in := range ins {
+		if isStatsFile(in.path) {
+			statsIns = append(statsIns, in)
+		}
+	}
+	if err := checkNotRepeated(statsIns, force); err != nil {
 		return err
 	}
 	if _, err := df.options("", nil); err != nil {
@@ -275,7 +286,7 @@ func printStatsSummary(w io.Writer, asJSON bool, files []string, source string, 
 
 func newStatsMergeCmd(e *env) *cobra.Command {
 	var out string
-	var asJSON bool
+	var asJSON, force bool
 	c := &cobra.Command{
 		Use:   "merge STATS.lts… --out ALL.lts",
 		Short: "Merge statistics files of shards of one dataset, exactly",
@@ -288,7 +299,8 @@ would write for all the rows at once, up to the order of states.
 
 Shards must have the same variables (in any order), each of the same kind
 in all of them; a corrupt, truncated or mismatched file is an error naming
-it. It prints a summary of the merged statistics (--json for JSON).`,
+it, and so is a file given twice (by two names, or two files with the same
+content: --force merges them anyway). It prints a summary of the merged statistics (--json for JSON).`,
 		Example: `  latentree stats merge part1.lts part2.lts part3.lts --out all.lts
   latentree stats merge shards/*.lts --out all.lts --json`,
 		Args: cobra.MinimumNArgs(1),
@@ -302,6 +314,9 @@ it. It prints a summary of the merged statistics (--json for JSON).`,
 			}
 			outs := []pathFlag{{"--out", out}}
 			if err := e.checkPaths(ins, outs); err != nil {
+				return err
+			}
+			if err := checkNotRepeated(ins, force); err != nil {
 				return err
 			}
 			var all stats.Stats
@@ -326,5 +341,6 @@ it. It prints a summary of the merged statistics (--json for JSON).`,
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "write the merged statistics to this file (- for standard output)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	c.Flags().BoolVar(&force, "force", false, "merge files even when two are the same file or have the same content")
 	return c
 }
