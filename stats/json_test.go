@@ -144,3 +144,40 @@ func v(m map[string]any, k int) map[string]any {
 
 // cp returns the continuous pairs of a decoded encoding.
 func cp(m map[string]any) map[string]any { return m["continuous_pairs"].(map[string]any) }
+
+// FuzzUnmarshalJSON reads arbitrary bytes as statistics in JSON: an error
+// or statistics that marshal and read back, never a panic.
+func FuzzUnmarshalJSON(f *testing.F) {
+	rng := rand.New(rand.NewPCG(14, 3))
+	for _, sp := range [][]colSpec{
+		specs(4, []int{2, 0, 3}, []float64{0, 0.3}),
+		specs(3, []int{0}, []float64{0.1}),
+	} {
+		d := randDataset(f, rng, 20, sp)
+		for _, opt := range []Options{{}, {NoPairs: true}} {
+			s, err := Compute(d, opt)
+			if err != nil {
+				f.Fatal(err)
+			}
+			b, err := json.Marshal(s)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s Stats
+		if err := s.UnmarshalJSON(b); err != nil {
+			return
+		}
+		out, err := json.Marshal(&s)
+		if err != nil {
+			return // non-finite moments cannot be written as JSON
+		}
+		var back Stats
+		if err := back.UnmarshalJSON(out); err != nil {
+			t.Fatalf("accepted statistics do not read back: %v", err)
+		}
+	})
+}
