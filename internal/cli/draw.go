@@ -95,7 +95,7 @@ output.`,
 			// Standard input is read once and given to both readers.
 			src := e
 			if args[0] == "-" {
-				b, err := io.ReadAll(e.stdin)
+				b, err := readAll(e.stdin, "<stdin>")
 				if err != nil {
 					return err
 				}

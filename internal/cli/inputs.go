@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"unicode/utf8"
@@ -142,9 +141,9 @@ func (e *env) readTree(path string) (*tree.Tree, error) {
 		return nil, err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(r)
+	b, err := readAll(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	trimmed := bytes.TrimLeft(b, " \t\r\n\ufeff")
 	var t *tree.Tree

@@ -112,18 +112,34 @@ partial file or replaces a good one.`,
 	return root
 }
 
-// readInput reads all of a named file, or of standard input for "-".
+// maxWholeInput is the most readAll reads: a tree or model file is read
+// whole (a Newick tree of 100,000 leaves takes about 1 MB), and standard input without end (/dev/zero) must fail
+// rather than exhaust memory.
+const maxWholeInput = 256 << 20
+
+// readAll reads all of r, the input name, failing beyond maxWholeInput
+// bytes.
+func readAll(r io.Reader, name string) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxWholeInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(raw) > maxWholeInput {
+		return nil, fmt.Errorf("%s: more than %d bytes (256 MiB), the most read whole for a tree or model file: is it the right file?", name, maxWholeInput)
+	}
+	return raw, nil
+}
+
+// readInput reads all of a named file, or of standard input for "-" (at
+// most maxWholeInput bytes).
 func (e *env) readInput(path string) ([]byte, string, error) {
 	r, name, err := e.openInput(path)
 	if err != nil {
 		return nil, name, err
 	}
 	defer r.Close()
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, name, fmt.Errorf("%s: %w", name, err)
-	}
-	return raw, name, nil
+	raw, err := readAll(r, name)
+	return raw, name, err
 }
 
 // openInput opens a named file, or standard input for "-".

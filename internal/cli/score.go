@@ -72,10 +72,15 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 	if path != "-" && blockFormat(path) {
 		return e.readModelBlocks(m, path, df)
 	}
-	raw, name, err := e.readInput(path)
+	in, name, err := e.openInput(path)
 	if err != nil {
 		return nil, err
 	}
+	defer in.Close()
+	// The text read is kept to read it again, as it is, if the first
+	// reading fails; the reader's row limits bound it on an endless input.
+	var kept bytes.Buffer
+	r := io.TeeReader(in, &kept)
 	t := m.Structure()
 	f := *df
 	if m.Kind() == data.Discrete {
@@ -88,14 +93,16 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 	if err != nil {
 		return nil, err
 	}
-	d, _, err := data.ReadCSV(bytes.NewReader(raw), opt)
+	d, _, err := data.ReadCSV(r, opt)
 	if err != nil {
+		// The whole input again: what was read, then the rest.
+		again := io.MultiReader(bytes.NewReader(kept.Bytes()), in)
 		// Forcing the kind of a variable the data lack fails: read the
 		// columns as they are to say which variables differ.
 		plain, perr := df.options(name, nil)
 		if perr == nil {
 			plain.KeepConstant, plain.Missing, plain.DropConstant = true, data.MissingKeep, false
-			if d2, _, err2 := data.ReadCSV(bytes.NewReader(raw), plain); err2 == nil {
+			if d2, _, err2 := data.ReadCSV(again, plain); err2 == nil {
 				if mm := model.CheckColumns(t, d2.Names()); mm != nil {
 					return nil, mismatchError(name, mm)
 				}
