@@ -548,11 +548,17 @@ func openSource(path string, opt ReadOptions) (rowSource, error) {
 	}
 	switch fileFormat(magic[:m], path) {
 	case Parquet:
+		lim, err := newLimits(opt)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
 		src, err := openParquet(path, f)
 		if err != nil {
 			f.Close()
 			return nil, err
 		}
+		src.lim = lim
 		return src, nil
 	case GzipCSV:
 		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))

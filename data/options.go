@@ -118,8 +118,8 @@ type ReadOptions struct {
 	// means DefaultMaxLineBytes; negative values are an error.
 	MaxLineBytes int
 	// MaxFieldBytes bounds the length of a cell of a column read, in
-	// bytes, before white space is trimmed: a longer cell is an error
-	// naming its line and column. With at most MaxStates states, it
+	// bytes, before white space is trimmed (in a Parquet file, of a string
+	// value): a longer cell is an error naming its line and column. With at most MaxStates states, it
 	// bounds the memory of a discrete column's labels. Zero means
 	// DefaultMaxFieldBytes; negative values are an error.
 	MaxFieldBytes int

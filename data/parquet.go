@@ -29,6 +29,7 @@ type parquetSource struct {
 	pf       *parquet.File
 	names    []string
 	unsigned []bool
+	lim      limits
 	scale    []int  // DECIMAL stored as an integer: its scale; else -1
 	date     []bool // DATE: days since 1970-01-01
 	want     []bool // columns read (all until use is called)
@@ -401,6 +402,9 @@ func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte
 	case parquet.Double:
 		b = strconv.AppendFloat(b, v.Double(), 'g', -1, 64)
 	case parquet.ByteArray, parquet.FixedLenByteArray:
+		if n := len(v.ByteArray()); n > s.lim.field {
+			return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: s.lim.fieldError(n)}
+		}
 		b = append(b, v.ByteArray()...)
 	default:
 		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("unsupported Parquet value kind %v", v.Kind())}

@@ -81,3 +81,22 @@ func TestParquetLogicalTypes(t *testing.T) {
 		t.Errorf("timestamp: %v", err)
 	}
 }
+
+type pqTextRow struct {
+	A int64
+	S string
+}
+
+// A Parquet string longer than MaxFieldBytes is an error naming the file,
+// row, column and limit, as in a CSV file.
+func TestParquetFieldLimit(t *testing.T) {
+	rows := []pqTextRow{{1, "x"}, {2, "y"}, {3, strings.Repeat("z", 101)}}
+	path := writeTemp(t, t.TempDir(), "s.parquet", pqWrite(t, rows))
+	_, err := readAll([]string{path}, BlockOptions{ReadOptions: ReadOptions{MaxFieldBytes: 100}})
+	if want := path + `:3: column "S": cell of 101 bytes, longer than the limit of 100`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v\nwant %s…", err, want)
+	}
+	if _, err := readAll([]string{path}, BlockOptions{ReadOptions: ReadOptions{MaxFieldBytes: 101}}); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}
