@@ -89,7 +89,7 @@ func computeMerged(scan func(func(*data.Dataset) error) error, opt Options) (*St
 		if err != nil {
 			return err
 		}
-		return acc.Merge(s)
+		return acc.merge(s, opt.MaxPairBytes)
 	})
 	return &acc, blocks, err
 }

@@ -176,6 +176,10 @@ func fromJSON(js *jsonStats) (*Stats, error) {
 	if js.Pairs && cells > maxTableCells {
 		return nil, fmt.Errorf("stats: pair tables would need %d cells (limit %d)", cells, int64(maxTableCells))
 	}
+	// The tables are allocated only for as many counts as the input holds.
+	if js.Pairs && int64(len(js.DiscretePairs)) != cells {
+		return nil, fmt.Errorf("stats: discrete_pairs has %d counts, want %d", len(js.DiscretePairs), cells)
+	}
 	n := newStats(vars, js.Pairs)
 	n.rows = js.Rows
 	for j, jv := range js.Variables {

@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/latentree/latentree/data"
 )
@@ -17,7 +18,16 @@ import (
 //
 // A zero Stats is an empty shard: merging into one makes s a copy of o, and
 // merging one into s changes nothing. On error s is unchanged. o is not modified, and may be s itself.
-func (s *Stats) Merge(o *Stats) error {
+//
+// The merged pair statistics may take at most DefaultMaxPairBytes, or as
+// much as the larger of s and o if more (see Options.MaxPairBytes): states
+// seen in one shard only can make them larger than either.
+func (s *Stats) Merge(o *Stats) error { return s.merge(o, 0) }
+
+// merge is Merge with the limit of the merged pair statistics: maxBytes
+// (DefaultMaxPairBytes when zero), or the pair statistics of s or o if
+// larger.
+func (s *Stats) merge(o *Stats, maxBytes int64) error {
 	if o == nil {
 		return errors.New("stats: merge with nil statistics")
 	}
@@ -90,8 +100,12 @@ func (s *Stats) Merge(o *Stats) error {
 		oCode[k] = codes
 	}
 	if s.pairs {
-		if cells := newLayout(vars).tableCells(); cells > maxTableCells {
-			return fmt.Errorf("stats: merge: pair tables would need %d cells (limit %d)", cells, int64(maxTableCells))
+		if maxBytes == 0 {
+			maxBytes = DefaultMaxPairBytes
+		}
+		opt := Options{MaxPairBytes: max(maxBytes, pairBytes(s.lay), pairBytes(o.lay))}
+		if err := opt.checkPairs(vars); err != nil {
+			return fmt.Errorf("stats: merge: %s", strings.TrimPrefix(err.Error(), "stats: "))
 		}
 	}
 	n := newStats(vars, s.pairs)

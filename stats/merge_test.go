@@ -2,7 +2,9 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -216,5 +218,73 @@ func TestMergeErrors(t *testing.T) {
 		if string(before) != string(after) {
 			t.Error("failed Merge changed the receiver")
 		}
+	}
+}
+
+// Merged pair statistics larger than the limit (and than either shard)
+// are refused before they are allocated: shards with disjoint states make
+// tables of 4×4 cells (128 bytes) from tables of 2×2 (32 bytes).
+func TestMergePairLimit(t *testing.T) {
+	shard := func(states []string) *Stats {
+		vars := []data.Variable{
+			{Name: "a", Kind: data.Discrete, States: states},
+			{Name: "b", Kind: data.Discrete, States: states},
+		}
+		d, err := data.New(vars, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Discrete(0)[1], d.Discrete(1)[1] = 1, 1
+		s, err := Compute(d, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s, o := shard([]string{"0", "1"}), shard([]string{"2", "3"})
+	err := s.Clone().merge(o, 100)
+	if err == nil || !strings.HasPrefix(err.Error(), "stats: merge: the pair statistics of 2 variables (2 discrete, 0 continuous) would take 128 B, more than the limit of 100 B") {
+		t.Errorf("over the limit: %v", err)
+	}
+	if err := s.Clone().merge(o, 128); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	if err := s.Merge(o); err != nil {
+		t.Errorf("default limit: %v", err)
+	}
+}
+
+// Statistics JSON declaring pair tables larger than its counts is refused
+// before the tables are allocated (two 46,000-state variables: 16 GiB).
+func TestUnmarshalJSONDeclaredTables(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"` + jsonFormat + `","version":` + fmt.Sprint(jsonVersion) + `,"rows":1,"pairs":true,"variables":[`)
+	for v, name := range []string{"a", "b"} {
+		if v > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name":%q,"kind":"discrete","count":1,"states":[`, name)
+		for k := range 46000 {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"%d"`, k)
+		}
+		b.WriteString(`],"marginal":[1`)
+		b.WriteString(strings.Repeat(",0", 45999))
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`],"discrete_pairs":[1]}`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var s Stats
+	err := s.UnmarshalJSON([]byte(b.String()))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "discrete_pairs has 1 counts, want 2116000000") {
+		t.Errorf("error %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("allocated %d MiB", grew>>20)
 	}
 }
