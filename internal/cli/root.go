@@ -115,7 +115,7 @@ partial file or replaces a good one.`,
 // maxWholeInput is the most readAll reads: a tree or model file is read
 // whole (a Newick tree of 100,000 leaves takes about 1 MB), and standard input without end (/dev/zero) must fail
 // rather than exhaust memory.
-const maxWholeInput = 256 << 20
+const maxWholeInput = 64 << 20
 
 // readAll reads all of r, the input name, failing beyond maxWholeInput
 // bytes.
@@ -125,7 +125,7 @@ func readAll(r io.Reader, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(raw) > maxWholeInput {
-		return nil, fmt.Errorf("%s: more than %d bytes (256 MiB), the most read whole for a tree or model file: is it the right file?", name, maxWholeInput)
+		return nil, fmt.Errorf("%s: more than %d bytes (64 MiB), the most read whole for a tree or model file: is it the right file?", name, maxWholeInput)
 	}
 	return raw, nil
 }

@@ -102,9 +102,10 @@ func writeFirstSeen(t *testing.T, d *data.Dataset, dir string) string {
 
 // TestFitEMSourceFirstSeenStates: blocks whose states are listed in
 // first-seen order (["1", "0"]) give the fit of the rows in memory, both
-// when the rows are compressed (few variables) and when they are read on
-// every pass (many variables), and FitSource's warm-up by scan works on
-// them. Many variables: 70,000 rows in the long form (LATENTREE_LONG=1),
+// when the rows are compressed (few variables; files read with
+// FirstBlockTyping, so that states grow from block to block) and when they
+// are read on every pass (many variables), and FitSource's warm-up by scan
+// works on them. Many variables: 70,000 rows in the long form (LATENTREE_LONG=1),
 // 8,000 in the short.
 func TestFitEMSourceFirstSeenStates(t *testing.T) {
 	for _, c := range []struct {
@@ -112,7 +113,7 @@ func TestFitEMSourceFirstSeenStates(t *testing.T) {
 	}{{6, 3000}, {40, testenv.Pick(8000, 70000)}} {
 		_, fresh, d := binSetting(t, 31, c.leaves, c.rows)
 		path := writeFirstSeen(t, d, t.TempDir())
-		var files data.Source = data.Files{Paths: []string{path}, Options: data.BlockOptions{BlockRows: 10}}
+		var files data.Source = data.Files{Paths: []string{path}, Options: data.BlockOptions{BlockRows: 10, FirstBlockTyping: true}}
 		if c.leaves > 10 {
 			// Many variables: blocks in memory whose states are listed as
 			// ["1", "0"] (reading 10-row blocks from CSV is slow).
@@ -123,7 +124,7 @@ func TestFitEMSourceFirstSeenStates(t *testing.T) {
 			files = &blocks{parts: parts}
 		} else {
 			// The first block has state "1" only.
-			r, err := data.OpenBlocks([]string{path}, data.BlockOptions{BlockRows: 10})
+			r, err := data.OpenBlocks([]string{path}, data.BlockOptions{BlockRows: 10, FirstBlockTyping: true})
 			if err != nil {
 				t.Fatal(err)
 			}
