@@ -172,7 +172,11 @@ type Options struct {
 	// regclrg only HiddenStates and EM's Tol, MaxIter and Pseudo apply.
 	// With spectral parameters (Fit.Params) or the spectral start, a
 	// contraction by BIC scores EM fits from the default start and the
-	// chosen tree is then fitted as Fit says.
+	// chosen tree is then fitted as Fit says. Learn chooses the numbers of
+	// hidden states by BIC (as Fit.AutoStates) when Fit.HiddenStates is 0,
+	// every column is discrete and some has more than 2 states, and
+	// variables² × rows is at most AutoStatesBudget; otherwise 0 means 2
+	// states (Result.HiddenStates says which was used).
 	Fit model.FitOptions
 	// StructureOnly skips parameter learning.
 	StructureOnly bool
@@ -234,6 +238,9 @@ type Result struct {
 	Contraction *ContractReport
 	// ContractRule is the rule in effect (for the methods that contract).
 	ContractRule ContractRule
+	// HiddenStates says how the numbers of hidden states of a discrete
+	// Model were chosen (nil without one, or without hidden variables).
+	HiddenStates *StatesReport
 	// Model, EM and Score are nil when no parameters were fitted.
 	Model model.Model
 	EM    *model.EMResult
@@ -373,6 +380,10 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 			}
 		}
 	}
+	byDefault := opt.defaultAutoStates(d)
+	if byDefault {
+		opt.Fit.AutoStates = true
+	}
 	if m.Regularized() {
 		return learnReg(d, opt, start)
 	}
@@ -453,6 +464,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		}
 		res.Timings.Fit = time.Since(t1)
 	}
+	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
@@ -664,7 +676,7 @@ func learnReg(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 	t.AutoNameHidden("h")
 	res := &Result{Method: m, Tree: t, Model: rr.Model, EM: rr.EM, Rows: d.NumRows(),
 		Report: &structure.Report{Method: structure.Method(m), Observed: t.NumObserved(), Hidden: t.NumHidden(), Added: t.NumHidden()},
-		Reg:    &RegReport{Steps: rr.Steps, Evaluated: rr.Evaluated}}
+		Reg:    &RegReport{Steps: rr.Steps, Evaluated: rr.Evaluated}, HiddenStates: statesReport(rr.Model, false, false)}
 	res.Timings.Structure = time.Since(start)
 	if res.Score, err = rr.Model.Score(d, model.InferOptions{}); err != nil {
 		return nil, err

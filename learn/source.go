@@ -112,7 +112,7 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Model, res.EM = dm, em
+		res.Model, res.EM, res.HiddenStates = dm, em, statesReport(dm, false, false)
 		res.Score = dm.ScoreOf(em.LogLik, em.Rows)
 		res.Timings.Fit = time.Since(t1)
 	}

@@ -87,6 +87,7 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		return opt, nil
 	}
 	switch f.hiddenSpec {
+	case "": // learn's default: learn.Learn decides
 	case "auto":
 		opt.AutoStates, opt.HiddenStates = true, 2
 	default:

@@ -186,6 +186,10 @@ output), as JSON with --json.`,
 	})
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { o.spec.register(f) })
 	o.spec.keep = []string{"seed"}
+	hs := f.Lookup("hidden-states")
+	o.em.hiddenSpec, hs.DefValue = "", ""
+	hs.Usage = `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC: the best of 2 to 5 for all, then split or merged per variable). ` +
+		`Default: auto when some variable has more than 2 states and variables² × rows is at most 10⁸, else 2; the summary says which was used`
 	f.Lookup("seed").Usage = "random seed of EM (its random starts, --em-sample warm-up samples, --hidden-states auto trials), of --order random of the quartet method, and of the sampling steps of regclnj and regclrg"
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
@@ -583,6 +587,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if res.Method.Contracts() {
 			out["contraction_rule"] = res.ContractRule
 		}
+		if h := res.HiddenStates; h != nil {
+			out["hidden_state_counts"] = h
+		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
 			if s, ok := res.Model.(*spectral.Model); ok {
@@ -628,6 +635,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 			}
 		}
 	}
+	if h := res.HiddenStates; h != nil {
+		fmt.Fprintf(w, "hidden states: %s\n", statesLine(h))
+	}
 	if s, ok := res.Model.(*spectral.Model); ok {
 		printSpectralSummary(w, s, res.Score, res.Timings.Fit.Seconds())
 	} else if res.Model != nil {
@@ -646,6 +656,22 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	fmt.Fprintf(w, ", total %s\n", round(total))
 	return nil
+}
+
+// statesLine describes the hidden-state counts: "uniform 2", "auto (2–4
+// per variable)", and for the default choice what sets it.
+func statesLine(h *learn.StatesReport) string {
+	if !h.Auto {
+		return fmt.Sprintf("uniform %d", h.Max)
+	}
+	counts := fmt.Sprintf("%d–%d per variable", h.Min, h.Max)
+	if h.Min == h.Max {
+		counts = fmt.Sprintf("%d for every variable", h.Min)
+	}
+	if h.Default {
+		return "auto (" + counts + "; chosen by BIC by default for variables with more than 2 states, --hidden-states K fixes them)"
+	}
+	return "auto (" + counts + ")"
 }
 
 func round(d time.Duration) time.Duration {

@@ -3,6 +3,7 @@ package cli
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,45 @@ func TestLearnUnequalStates(t *testing.T) {
 	code, out, errs = run(t, "", "learn", path, "--json")
 	if code != ExitOK || !strings.Contains(out, `"distance_rank": 2`) {
 		t.Errorf("--json: exit %d, %s%s", code, out, errs)
+	}
+}
+
+// The summary of learn says which hidden-state counts were used: chosen by
+// BIC by default when a variable has more than 2 states, uniform when
+// --hidden-states gives a number or every variable is binary; --json
+// reports them too.
+func TestLearnHiddenStatesSummary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 5))
+	var b strings.Builder
+	b.WriteString("a,b,c,d,e,f\n")
+	for r := 0; r < 600; r++ {
+		h := rng.IntN(3)
+		for q := 0; q < 6; q++ {
+			v := h
+			if rng.Float64() < 0.25 {
+				v = rng.IntN(3)
+			}
+			if q > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(v))
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "three.csv")
+	writeFile(t, path, b.String())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "hidden states: auto (3 for every variable; chosen by BIC by default"},
+		{[]string{"--hidden-states", "auto"}, "hidden states: auto (3 for every variable)\n"},
+		{[]string{"--hidden-states", "3"}, "hidden states: uniform 3\n"},
+		{[]string{"--json"}, `"hidden_state_counts": {`},
+	} {
+		code, out, errs := run(t, "", append([]string{"learn", path}, c.args...)...)
+		if code != ExitOK || !strings.Contains(out, c.want) {
+			t.Errorf("learn %v: exit %d, want %q in\n%s%s", c.args, code, c.want, out, errs)
+		}
 	}
 }
