@@ -67,7 +67,12 @@ type FitOptions struct {
 	// hidden variables have no states.
 	HiddenStates int
 	// AutoStates chooses the number of states of each hidden variable by
-	// BIC, starting from HiddenStates (discrete data only).
+	// BIC (discrete data only): the model is fitted with every uniform
+	// number of states from 2 to 5 (and HiddenStates, when outside that
+	// range), the best by BIC is kept and refined node by node by merging
+	// and splitting states (discrete.ChooseHiddenStates). The result's BIC
+	// is never above that of any of those uniform fits; it costs those
+	// fits and a few short EM runs per hidden variable.
 	AutoStates bool
 	// Init is the start of discrete EM.
 	Init Init

@@ -20,7 +20,10 @@
 //     map and reduce, for data spread over machines (Counts.WriteCounts,
 //     ReadCounts).
 //   - ChooseHiddenStates picks the number of states of every hidden
-//     variable by BIC.
+//     variable by BIC, merging (Model.MergeStates) and splitting
+//     (Model.AddState) states node by node; model.Fit with AutoStates
+//     first fits every uniform count from 2 to DefaultUniformMax and
+//     starts it from the best.
 //
 // Once fitted, KL compares the distributions two models give the same
 // observed variables (exactly for few observed configurations, by
