@@ -173,8 +173,9 @@ type Options struct {
 	// With spectral parameters (Fit.Params) or the spectral start, a
 	// contraction by BIC scores EM fits from the default start and the
 	// chosen tree is then fitted as Fit says. Learn chooses the numbers of
-	// hidden states by BIC (as Fit.AutoStates) when Fit.HiddenStates is 0,
-	// every column is discrete and some has more than 2 states, and
+	// hidden states by BIC (as Fit.AutoStates) when Fit.HiddenStates is 0
+	// and Fit asks for EM from the default start, every column is discrete
+	// and some has more than 2 states, and
 	// variables² × rows is at most AutoStatesBudget; otherwise 0 means 2
 	// states (Result.HiddenStates says which was used).
 	Fit model.FitOptions
@@ -430,7 +431,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 				fit.EM = model.EMOptions{Workers: opt.Fit.EM.Workers}
 			}
 		}
-		pr, err := contractByBIC(res.Tree, d, fit, popt, opt.ContractProgress, cl)
+		pr, err := contractStates(res.Tree, d, fit, popt, opt.ContractProgress, cl)
 		if err != nil {
 			return nil, err
 		}

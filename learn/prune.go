@@ -80,12 +80,13 @@ type pruneState struct {
 // model.Fit with the same options. AutoStates applies to the first fit
 // only: contraction keeps the numbers of states it chose.
 func ContractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, baselines ...*tree.Tree) (*PruneResult, error) {
-	return contractByBIC(t, d, fit, opt, nil, baselines...)
+	return contractByBIC(t, d, fit, opt, nil, nil, baselines...)
 }
 
 // contractByBIC is ContractByBIC with a progress callback (see
 // structure.ContractOptions.Progress).
-func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, progress func(evaluated, contracted int), baselines ...*tree.Tree) (*PruneResult, error) {
+// initial, if not nil, is the input tree already fitted with fit.
+func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt PruneOptions, progress func(evaluated, contracted int), initial *pruneState, baselines ...*tree.Tree) (*PruneResult, error) {
 	if t == nil {
 		return nil, errors.New("learn: no tree to prune")
 	}
@@ -146,12 +147,23 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				m = dm
 			}
 		default: // the input tree
-			f := fit
-			if d.AllContinuous() {
-				// Ranked like every Gaussian candidate (see above).
-				f.EM.Accel, f.EM.Stop = model.AccelNone, model.StopRelative
+			var dm *discrete.Model
+			if initial != nil {
+				dm, _ = initial.m.(*discrete.Model)
 			}
-			m, res, err = model.Fit(ct, d, f)
+			if dm != nil {
+				// The same parameters on ct, the search's copy of t.
+				c := dm.Clone()
+				c.Tree = ct
+				m, res = c, initial.em
+			} else {
+				f := fit
+				if d.AllContinuous() {
+					// Ranked like every Gaussian candidate (see above).
+					f.EM.Accel, f.EM.Stop = model.AccelNone, model.StopRelative
+				}
+				m, res, err = model.Fit(ct, d, f)
+			}
 		}
 		if err != nil {
 			return 0, nil, err

@@ -1,11 +1,14 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/tree"
 )
 
 // AutoStatesBudget bounds variables² × rows for which Learn chooses the
@@ -31,14 +34,14 @@ type StatesReport struct {
 
 // defaultAutoStates reports whether Learn chooses the numbers of hidden
 // states by BIC on d although Fit does not ask for it: parameters are
-// fitted by EM with Fit.HiddenStates 0, every column is discrete, some
+// fitted by EM from the default start with Fit.HiddenStates 0, every column is discrete, some
 // has more than 2 states (with binary variables, two hidden states are the
 // usual choice and the search rarely pays), the method fits a uniform
 // number (not regclnj, regclrg) and variables² × rows is at most
 // AutoStatesBudget.
 func (o *Options) defaultAutoStates(d *data.Dataset) bool {
 	f := o.Fit
-	if o.StructureOnly || f.HiddenStates != 0 || f.AutoStates || f.Params != model.ParamsEM || o.method().Regularized() || !d.AllDiscrete() {
+	if o.StructureOnly || f.HiddenStates != 0 || f.AutoStates || f.Params != model.ParamsEM || f.Init != model.InitSurrogate || o.method().Regularized() || !d.AllDiscrete() {
 		return false
 	}
 	wide := false
@@ -61,4 +64,65 @@ func statesReport(m model.Model, auto, byDefault bool) *StatesReport {
 		r.Min, r.Max = min(r.Min, dm.States[h]), max(r.Max, dm.States[h])
 	}
 	return r
+}
+
+// contractStates is contractByBIC with the Chow–Liu tree cl as baseline,
+// and with fit.AutoStates on discrete data the numbers of hidden states
+// are chosen around the contraction: the uncontracted tree t is fitted
+// with the best uniform count (discrete.BestUniform), contracted with that
+// count as contractByBIC does, and the contracted model's states are then
+// merged and split per hidden variable (discrete.ChooseHiddenStates); the
+// Chow–Liu tree replaces the result when its BIC is lower. So the result
+// is never worse in BIC than the same search with the best uniform count
+// on t, and choosing states on the smaller contracted tree costs less.
+func contractStates(t *tree.Tree, d *data.Dataset, fit model.FitOptions, popt PruneOptions, progress func(evaluated, contracted int), cl *tree.Tree) (*PruneResult, error) {
+	if !fit.AutoStates || !d.AllDiscrete() || t.NumHidden() == 0 {
+		return contractByBIC(t, d, fit, popt, progress, nil, cl)
+	}
+	m0, em0, k, err := discrete.BestUniform(t, d, fit)
+	if err != nil {
+		return nil, err
+	}
+	if err := setFittedLengths(t, m0); err != nil {
+		return nil, err
+	}
+	uniform := fit
+	uniform.AutoStates, uniform.HiddenStates = false, k
+	pr, err := contractByBIC(t, d, uniform, popt, progress, &pruneState{m: m0, ll: em0.LogLik, em: em0})
+	if err != nil {
+		return nil, err
+	}
+	if dm, ok := pr.Model.(*discrete.Model); ok && pr.Tree.NumHidden() > 0 {
+		em := fit.EM
+		em.Src = seed.Or(em.Src, seed.Model)
+		chosen, res, _, err := discrete.ChooseHiddenStates(dm, d, discrete.StatesOptions{EM: em, Src: em.Src})
+		if err != nil {
+			return nil, err
+		}
+		if b := bicOf(chosen, res.LogLik, d.NumRows()); b < pr.BIC {
+			pr.Model, pr.EM, pr.BIC = chosen, res, b
+			if err := setFittedLengths(pr.Tree, chosen); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cl != nil {
+		bt := cl.Clone()
+		m, res, err := model.Fit(bt, d, uniform)
+		if err != nil {
+			return nil, fmt.Errorf("learn: baseline tree 0: %w", err)
+		}
+		if b := bicOf(m, res.LogLik, d.NumRows()); b < pr.BIC {
+			if err := setFittedLengths(bt, m); err != nil {
+				return nil, err
+			}
+			pr.Tree, pr.Model, pr.EM, pr.BIC, pr.Baseline = bt, m, res, b, 0
+		}
+	}
+	return pr, nil
+}
+
+// bicOf is −2 log L + κ log n.
+func bicOf(m model.Model, ll float64, n int) float64 {
+	return -2*ll + float64(m.NumParams())*math.Log(float64(n))
 }

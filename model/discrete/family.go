@@ -50,26 +50,11 @@ func fitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *mode
 	if t.NumHidden() == 0 {
 		return fitUniform(t, d, opt, 2)
 	}
-	counts := []int{2, 3, 4, 5}
-	if k := opt.HiddenStates; k > 0 && (k < 2 || k > DefaultUniformMax) {
-		counts = append(counts, k)
+	best, bestRes, _, err := BestUniform(t, d, opt)
+	if err != nil {
+		return nil, nil, err
 	}
-	quiet := opt
-	quiet.EM.Progress = nil
-	var (
-		best    *Model
-		bestRes *model.EMResult
-		bestBIC = math.Inf(1)
-	)
-	for _, k := range counts {
-		m, res, err := fitUniform(t, d, quiet, k)
-		if err != nil {
-			return nil, nil, err
-		}
-		if b := bicOf(m, res.LogLik, d.NumRows()); b < bestBIC {
-			best, bestRes, bestBIC = m, res, b
-		}
-	}
+	bestBIC := bicOf(best, bestRes.LogLik, d.NumRows())
 	em := opt.EM
 	em.Src = seed.Or(em.Src, seed.Model)
 	chosen, _, final, err := chooseHiddenStates(best, d, StatesOptions{EM: em, Src: em.Src})
@@ -82,6 +67,89 @@ func fitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *mode
 		return best, bestRes, nil
 	}
 	return chosen, final, nil
+}
+
+// screenIter is the number of E-steps after which BestUniform screens a
+// uniform count whose fit has not converged.
+const screenIter = 150
+
+// BestUniform fits t to d with every uniform number of hidden states from
+// 2 to DefaultUniformMax (and opt.HiddenStates when outside that range),
+// each as model.Fit with opt (AutoStates aside) would, and returns the fit
+// with the lowest BIC, its EM run and its number of states. EM's Progress
+// is not called.
+//
+// To save time every count is first fitted for at most 150 E-steps (the
+// start of the full fit: a fit that converges by then is the full fit).
+// A count whose fit has not converged is fitted in full only when its BIC
+// minus twice StopAuto's bound on its remaining gain (1000 times the gain
+// of its last SQUAREM cycle) is below the best BIC so far; slowly
+// converging fits with many states, often far behind, are thus skipped.
+func BestUniform(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *model.EMResult, int, error) {
+	counts := make([]int, 0, DefaultUniformMax)
+	for k := 2; k <= DefaultUniformMax; k++ {
+		counts = append(counts, k)
+	}
+	if k := opt.HiddenStates; k > 0 && (k < 2 || k > DefaultUniformMax) {
+		counts = append(counts, k)
+	}
+	opt.EM.Progress, opt.AutoStates = nil, false
+	maxIter := opt.EM.MaxIter
+	if maxIter == 0 {
+		maxIter = model.DefaultMaxIter
+	}
+	screen := opt
+	screen.EM.MaxIter = min(maxIter, screenIter)
+	n := d.NumRows()
+	var (
+		best    *Model
+		bestRes *model.EMResult
+		bestK   int
+		bestBIC = math.Inf(1)
+	)
+	type pending struct {
+		k     int
+		lower float64
+	}
+	var open []pending
+	for _, k := range counts {
+		m, res, err := fitUniform(t, d, screen, k)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		b := bicOf(m, res.LogLik, n)
+		if !res.Converged && screen.EM.MaxIter < maxIter {
+			tr := res.Trace
+			gain := 0.0
+			if len(tr) > 0 {
+				gain = math.Max(tr[len(tr)-1]-tr[max(len(tr)-4, 0)], 0)
+			}
+			open = append(open, pending{k, b - 2*1000*gain})
+			continue
+		}
+		if b < bestBIC {
+			best, bestRes, bestK, bestBIC = m, res, k, b
+		}
+	}
+	// The most promising first: a full fit that wins screens out more.
+	for i := 1; i < len(open); i++ {
+		for j := i; j > 0 && open[j].lower < open[j-1].lower; j-- {
+			open[j], open[j-1] = open[j-1], open[j]
+		}
+	}
+	for _, p := range open {
+		if p.lower >= bestBIC {
+			continue
+		}
+		m, res, err := fitUniform(t, d, opt, p.k)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if b := bicOf(m, res.LogLik, n); b < bestBIC {
+			best, bestRes, bestK, bestBIC = m, res, p.k, b
+		}
+	}
+	return best, bestRes, bestK, nil
 }
 
 // fitUniform is model.Fit with k states per hidden node: ForData, the

@@ -294,7 +294,7 @@ func TestChooseHiddenStates(t *testing.T) {
 	if _, err := m.FitEM(d, model.EMOptions{KeepInit: true, Restarts: -1}); err != nil {
 		t.Fatal(err)
 	}
-	got, n, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
+	got, _, n, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,11 +200,11 @@ type StatesOptions struct {
 // the current model. A node keeps merging (down to 2 states) or splitting
 // (up to Max) while the BIC improves. All parameters are then refined by
 // EM. The result's BIC is never above that of m's parameters (EM does not
-// lower the likelihood). It returns the new model (m is not changed) and
-// the number of moves kept.
-func ChooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, int, error) {
-	chosen, moves, _, err := chooseHiddenStates(m, d, opt)
-	return chosen, moves, err
+// lower the likelihood). It returns the new model (m is not changed), its
+// final EM run and the number of moves kept.
+func ChooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, *model.EMResult, int, error) {
+	chosen, moves, res, err := chooseHiddenStates(m, d, opt)
+	return chosen, res, moves, err
 }
 
 // bicOf is −2 log L + κ log n.

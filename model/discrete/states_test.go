@@ -109,7 +109,7 @@ func TestChooseHiddenStatesMerges(t *testing.T) {
 	if _, err := m.FitEM(d, model.EMOptions{KeepInit: true, Restarts: -1}); err != nil {
 		t.Fatal(err)
 	}
-	got, moves, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
+	got, _, moves, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
 	if err != nil {
 		t.Fatal(err)
 	}
