@@ -267,3 +267,44 @@ func TestUnequalStatesSampled(t *testing.T) {
 		}
 	}
 }
+
+// Learn chooses the hidden-state counts by BIC by default when a variable
+// has more than 2 states, keeps 2 on binary data or when a count is given,
+// and Result.HiddenStates says which.
+func TestLearnDefaultHiddenStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 6))
+	tr, err := simulate.RandomBinary(rng, 8, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		obs, k int
+		auto   bool
+	}{{3, 0, true}, {3, 2, false}, {2, 0, false}} {
+		m, err := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: c.obs, HiddenStates: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Sample(rng, 800)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := learn.Learn(d, learn.Options{Fit: model.FitOptions{HiddenStates: c.k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := res.HiddenStates
+		if res.Tree.NumHidden() == 0 {
+			if c.auto {
+				t.Errorf("%d states: no hidden variable learned, the report is not tested", c.obs)
+			}
+			if h != nil {
+				t.Errorf("%d states, k=%d: report %+v without hidden variables", c.obs, c.k, h)
+			}
+			continue
+		}
+		if h == nil || h.Auto != c.auto || h.Default != c.auto || h.Min < 1 || h.Max < h.Min || (!c.auto && h.Min != 2) {
+			t.Errorf("%d states, k=%d: report %+v, want auto %v", c.obs, c.k, h, c.auto)
+		}
+	}
+}

@@ -15,6 +15,7 @@ func newHiddenStatesExpCmd(e *env) *cobra.Command {
 		sizes string
 		seed  uint64
 		out   string
+		lrn   bool
 	)
 	c := &cobra.Command{
 		Use:   "hidden-states",
@@ -26,7 +27,8 @@ binary topologies, 10–20 observed variables with 3 to 6 states, hidden
 variables with 2 to 5) it learns the tree once (default structure step) and
 fits it with each uniform count and with auto, and reports per data set the
 BIC of each (−2 log L + κ log n, smaller is better), the counts auto chose
-and whether it is at least as good as the best uniform count. Writes OUT.csv
+and whether it is at least as good as the best uniform count. With --learn it
+also runs learn end to end with each uniform count and with its default. Writes OUT.csv
 and OUT.md (--out is a path prefix) and the table on standard output.`,
 		Example: `  latentree experiment hidden-states --out results/hidden-states`,
 		Args:    cobra.NoArgs,
@@ -42,7 +44,7 @@ and OUT.md (--out is a path prefix) and the table on standard output.`,
 				return err
 			}
 			progress, finish := e.lazyProgress("hidden-states")
-			rows, err := experiment.HiddenStates(context.Background(), experiment.HiddenStatesConfig{DataSets: sets, Sizes: sz, Seed: seed, Progress: progress})
+			rows, err := experiment.HiddenStates(context.Background(), experiment.HiddenStatesConfig{DataSets: sets, Sizes: sz, Seed: seed, Learn: lrn, Progress: progress})
 			finish()
 			if err != nil {
 				return err
@@ -61,5 +63,6 @@ and OUT.md (--out is a path prefix) and the table on standard output.`,
 	f.StringVar(&sizes, "sizes", "500,1000,2000,5000", "numbers of rows, used in turn")
 	f.Uint64Var(&seed, "seed", 1, "random seed (trees, parameters and samples)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv and OUT.md")
+	f.BoolVar(&lrn, "learn", false, "also run learn end to end (structure, contraction by BIC, fit) with every uniform count and with its default")
 	return c
 }

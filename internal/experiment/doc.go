@@ -45,6 +45,11 @@
 // reproduces their aQMR-DT depth table on a synthetic QMR-like network
 // from exact moments (command: experiment noisyor-depth).
 //
+// HiddenStates checks that choosing the number of states of every hidden
+// variable by BIC (model.FitOptions.AutoStates) is at least as good as
+// every uniform count from 2 to 5, on simulated trees whose observed
+// variables have 3 to 6 states (command: experiment hidden-states).
+//
 // Scale is latentree's own benchmark: time and peak heap of the statistics
 // of streamed CSV and Parquet files, CLNJ from the statistics and learning
 // with EM, against the numbers of rows and of variables of binary data

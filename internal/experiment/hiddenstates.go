@@ -36,6 +36,10 @@ type HiddenStatesConfig struct {
 	// Workers is the number of data sets processed at once (default
 	// GOMAXPROCS).
 	Workers int
+	// Learn also runs learn.Learn end to end (structure, contraction by
+	// BIC, fit) with every uniform count and with its default (auto on
+	// these data), filling the Learn columns.
+	Learn bool
 	// Progress, if not nil, is called after every data set.
 	Progress func(done, total int)
 }
@@ -67,6 +71,13 @@ type HiddenStatesRow struct {
 	// UniformSeconds sums the fits of every uniform count; AutoSeconds is
 	// the AutoStates fit (which also fits them).
 	UniformSeconds, AutoSeconds float64
+	// LearnUniformBIC and LearnAutoBIC are the BICs of learn.Learn with
+	// every uniform count and with its default (HiddenStatesConfig.Learn;
+	// nil and 0 otherwise), LearnUniformSeconds and LearnAutoSeconds their
+	// times (the uniform ones summed).
+	LearnUniformBIC                       []float64
+	LearnAutoBIC                          float64
+	LearnUniformSeconds, LearnAutoSeconds float64
 }
 
 // BestUniform returns the index in HiddenStatesUniform of the uniform
@@ -222,7 +233,35 @@ func hiddenStatesSet(cfg HiddenStatesConfig, i int) (HiddenStatesRow, error) {
 			row.AutoMin = 0
 		}
 	}
+	if cfg.Learn {
+		for _, k := range HiddenStatesUniform {
+			t0 := time.Now()
+			lr, err := learn.Learn(d, learn.Options{Workers: 1, Fit: model.FitOptions{HiddenStates: k, EM: em}})
+			if err != nil {
+				return HiddenStatesRow{}, err
+			}
+			row.LearnUniformSeconds += time.Since(t0).Seconds()
+			row.LearnUniformBIC = append(row.LearnUniformBIC, lr.Score.BIC)
+		}
+		t0 := time.Now()
+		lr, err := learn.Learn(d, learn.Options{Workers: 1, Fit: model.FitOptions{EM: em}})
+		if err != nil {
+			return HiddenStatesRow{}, err
+		}
+		row.LearnAutoSeconds, row.LearnAutoBIC = time.Since(t0).Seconds(), lr.Score.BIC
+	}
 	return row, nil
+}
+
+// LearnAtLeast reports whether learn's default is at least as good in BIC
+// as learn with every uniform count (HiddenStatesConfig.Learn).
+func (r HiddenStatesRow) LearnAtLeast() bool {
+	for _, b := range r.LearnUniformBIC {
+		if r.LearnAutoBIC > b+1e-9*math.Abs(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteHiddenStatesCSV writes the rows as CSV.
@@ -233,6 +272,13 @@ func WriteHiddenStatesCSV(w io.Writer, rows []HiddenStatesRow) error {
 		head = append(head, "bic_uniform_"+strconv.Itoa(k))
 	}
 	head = append(head, "bic_auto", "auto_min_states", "auto_max_states", "auto_at_least_best_uniform", "uniform_seconds", "auto_seconds")
+	withLearn := len(rows) > 0 && rows[0].LearnUniformBIC != nil
+	if withLearn {
+		for _, k := range HiddenStatesUniform {
+			head = append(head, "learn_bic_uniform_"+strconv.Itoa(k))
+		}
+		head = append(head, "learn_bic_default", "learn_default_at_least_uniform", "learn_uniform_seconds", "learn_default_seconds")
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -245,6 +291,13 @@ func WriteHiddenStatesCSV(w io.Writer, rows []HiddenStatesRow) error {
 		}
 		rec = append(rec, f(r.AutoBIC), strconv.Itoa(r.AutoMin), strconv.Itoa(r.AutoMax), strconv.FormatBool(r.AutoAtLeast()),
 			strconv.FormatFloat(r.UniformSeconds, 'f', 3, 64), strconv.FormatFloat(r.AutoSeconds, 'f', 3, 64))
+		if withLearn {
+			for _, b := range r.LearnUniformBIC {
+				rec = append(rec, f(b))
+			}
+			rec = append(rec, f(r.LearnAutoBIC), strconv.FormatBool(r.LearnAtLeast()),
+				strconv.FormatFloat(r.LearnUniformSeconds, 'f', 3, 64), strconv.FormatFloat(r.LearnAutoSeconds, 'f', 3, 64))
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -294,6 +347,54 @@ func WriteHiddenStatesTable(w io.Writer, rows []HiddenStatesRow) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nauto ≥ best uniform count in %d of %d data sets (BIC = −2 log L + κ log n, smaller is better)\n", wins, len(rows))
+	if _, err := fmt.Fprintf(w, "\nauto ≥ best uniform count in %d of %d data sets (BIC = −2 log L + κ log n, smaller is better)\n", wins, len(rows)); err != nil {
+		return err
+	}
+	if rows[0].LearnUniformBIC == nil {
+		return nil
+	}
+	return writeLearnTable(w, rows)
+}
+
+// writeLearnTable writes the end-to-end columns (HiddenStatesConfig.Learn).
+func writeLearnTable(w io.Writer, rows []HiddenStatesRow) error {
+	head := "\nlearn end to end (structure, contraction by BIC, fit):\n\n| data set |"
+	rule := "|---:|"
+	for _, k := range HiddenStatesUniform {
+		head += fmt.Sprintf(" learn uniform %d |", k)
+		rule += "---:|"
+	}
+	head += " learn default | default ≥ every uniform | s uniform 2–5 | s default |"
+	rule += "---:|---|---:|---:|"
+	if _, err := fmt.Fprintln(w, head+"\n"+rule); err != nil {
+		return err
+	}
+	wins := 0
+	for _, r := range rows {
+		line := fmt.Sprintf("| %d |", r.Index)
+		best := 0
+		for i, b := range r.LearnUniformBIC {
+			if b < r.LearnUniformBIC[best] {
+				best = i
+			}
+		}
+		for i, b := range r.LearnUniformBIC {
+			if i == best {
+				line += fmt.Sprintf(" **%.1f** |", b)
+			} else {
+				line += fmt.Sprintf(" %.1f |", b)
+			}
+		}
+		ok := "no"
+		if r.LearnAtLeast() {
+			ok = "yes"
+			wins++
+		}
+		line += fmt.Sprintf(" %.1f | %s | %.2f | %.2f |", r.LearnAutoBIC, ok, r.LearnUniformSeconds, r.LearnAutoSeconds)
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nlearn's default ≥ every uniform count in %d of %d data sets\n", wins, len(rows))
 	return err
 }
