@@ -48,4 +48,15 @@
 // rows BIC keeps few hidden variables; ContractAIC keeps more, and
 // ContractThreshold is the paper's rule (contract edges shorter than ε′),
 // used when no parameters are fitted.
+//
+// # Hidden states
+//
+// On discrete data whose variables have more than 2 states the number of
+// states of every hidden variable is chosen by BIC by default (within
+// AutoStatesBudget): the learner's tree is fitted with 2 to 5 states per
+// hidden variable, the contraction search runs with the best of them, and
+// the states of the contracted tree's hidden variables are then merged and
+// split one variable at a time while the BIC improves. Binary data, or a
+// given Fit.HiddenStates, keep a uniform count. Result.HiddenStates says
+// which was used.
 package learn
