@@ -315,12 +315,7 @@ func WriteHiddenStatesTable(w io.Writer, rows []HiddenStatesRow) error {
 	if len(rows) == 0 {
 		return errors.New("experiment: no rows")
 	}
-	head := "| data set | observed (states) | true hidden (states) | rows | learned hidden |"
-	rule := "|---|---|---|---:|---:|"
-	for _, k := range HiddenStatesUniform {
-		head += fmt.Sprintf(" BIC uniform %d |", k)
-		rule += "---:|"
-	}
+	head, rule := uniformHead("| data set | observed (states) | true hidden (states) | rows | learned hidden |", "|---|---|---|---:|---:|", "BIC uniform")
 	head += " BIC auto | auto states | auto ≥ best uniform | s uniform 2–5 | s auto |"
 	rule += "---:|---|---|---:|---:|"
 	if _, err := fmt.Fprintln(w, head+"\n"+rule); err != nil {
@@ -329,14 +324,7 @@ func WriteHiddenStatesTable(w io.Writer, rows []HiddenStatesRow) error {
 	wins := 0
 	for _, r := range rows {
 		line := fmt.Sprintf("| %d | %d (%s) | %d (%s) | %d | %d |", r.Index, r.Observed, r.ObservedStates, r.Hidden, r.TrueHidden, r.Rows, r.LearnedHidden)
-		best := r.BestUniform()
-		for i, b := range r.UniformBIC {
-			if i == best {
-				line += fmt.Sprintf(" **%.1f** |", b)
-			} else {
-				line += fmt.Sprintf(" %.1f |", b)
-			}
-		}
+		line += bicCells(r.UniformBIC)
 		ok := "no"
 		if r.AutoAtLeast() {
 			ok = "yes"
@@ -358,12 +346,7 @@ func WriteHiddenStatesTable(w io.Writer, rows []HiddenStatesRow) error {
 
 // writeLearnTable writes the end-to-end columns (HiddenStatesConfig.Learn).
 func writeLearnTable(w io.Writer, rows []HiddenStatesRow) error {
-	head := "\nlearn end to end (structure, contraction by BIC, fit):\n\n| data set |"
-	rule := "|---:|"
-	for _, k := range HiddenStatesUniform {
-		head += fmt.Sprintf(" learn uniform %d |", k)
-		rule += "---:|"
-	}
+	head, rule := uniformHead("\nlearn end to end (structure, contraction by BIC, fit):\n\n| data set |", "|---:|", "learn uniform")
 	head += " learn default | default ≥ every uniform | s uniform 2–5 | s default |"
 	rule += "---:|---|---:|---:|"
 	if _, err := fmt.Fprintln(w, head+"\n"+rule); err != nil {
@@ -371,20 +354,7 @@ func writeLearnTable(w io.Writer, rows []HiddenStatesRow) error {
 	}
 	wins := 0
 	for _, r := range rows {
-		line := fmt.Sprintf("| %d |", r.Index)
-		best := 0
-		for i, b := range r.LearnUniformBIC {
-			if b < r.LearnUniformBIC[best] {
-				best = i
-			}
-		}
-		for i, b := range r.LearnUniformBIC {
-			if i == best {
-				line += fmt.Sprintf(" **%.1f** |", b)
-			} else {
-				line += fmt.Sprintf(" %.1f |", b)
-			}
-		}
+		line := fmt.Sprintf("| %d |", r.Index) + bicCells(r.LearnUniformBIC)
 		ok := "no"
 		if r.LearnAtLeast() {
 			ok = "yes"
@@ -397,4 +367,33 @@ func writeLearnTable(w io.Writer, rows []HiddenStatesRow) error {
 	}
 	_, err := fmt.Fprintf(w, "\nlearn's default ≥ every uniform count in %d of %d data sets\n", wins, len(rows))
 	return err
+}
+
+// uniformHead appends a column per uniform count to a Markdown table's
+// head and rule.
+func uniformHead(head, rule, what string) (string, string) {
+	for _, k := range HiddenStatesUniform {
+		head += fmt.Sprintf(" %s %d |", what, k)
+		rule += "---:|"
+	}
+	return head, rule
+}
+
+// bicCells writes BICs as Markdown cells, the lowest in bold.
+func bicCells(bics []float64) string {
+	best := 0
+	for i, b := range bics {
+		if b < bics[best] {
+			best = i
+		}
+	}
+	var cells string
+	for i, b := range bics {
+		if i == best {
+			cells += fmt.Sprintf(" **%.1f** |", b)
+		} else {
+			cells += fmt.Sprintf(" %.1f |", b)
+		}
+	}
+	return cells
 }

@@ -284,16 +284,7 @@ func TestChooseHiddenStates(t *testing.T) {
 		truth.CPT[v] = []float64{0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8}
 	}
 	d, _ := truth.Sample(rng, 4000)
-	m, err := ForData(tr, d, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.InitSurrogate(d, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.FitEM(d, model.EMOptions{KeepInit: true, Restarts: -1}); err != nil {
-		t.Fatal(err)
-	}
+	m := fittedUniform(t, tr, d, 2)
 	got, _, n, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
 	if err != nil {
 		t.Fatal(err)

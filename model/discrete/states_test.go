@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -99,7 +100,21 @@ func TestChooseHiddenStatesMerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ForData(truth.Tree, d, 5)
+	m := fittedUniform(t, truth.Tree, d, 5)
+	got, _, moves, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.States[h] != 3 || moves != 2 {
+		t.Errorf("chose %d states with %d moves, want 3 and 2", got.States[h], moves)
+	}
+}
+
+// fittedUniform fits tr to d with k states per hidden node from the
+// surrogate start.
+func fittedUniform(t *testing.T, tr *tree.Tree, d *data.Dataset, k int) *Model {
+	t.Helper()
+	m, err := ForData(tr, d, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +124,5 @@ func TestChooseHiddenStatesMerges(t *testing.T) {
 	if _, err := m.FitEM(d, model.EMOptions{KeepInit: true, Restarts: -1}); err != nil {
 		t.Fatal(err)
 	}
-	got, _, moves, err := ChooseHiddenStates(m, d, StatesOptions{Src: rng})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.States[h] != 3 || moves != 2 {
-		t.Errorf("chose %d states with %d moves, want 3 and 2", got.States[h], moves)
-	}
+	return m
 }
