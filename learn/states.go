@@ -16,7 +16,7 @@ import (
 // Options.Fit.HiddenStates): the choice fits the tree with 2, 3, 4 and 5
 // states per hidden variable and then tries a split and a merge per hidden
 // variable, several times the cost of one fit.
-const AutoStatesBudget = 1e8
+const AutoStatesBudget = 1e7
 
 // StatesReport says how the numbers of states of the hidden variables of
 // a fitted discrete model were chosen.
