@@ -118,7 +118,15 @@ func TestMissingCellsEveryMethod(t *testing.T) {
 				continue // quartet tests are on discrete tables
 			}
 			what := fmt.Sprintf("%s, %s", c.name, m)
-			res, err := learnNoPanic(c.d, learn.Options{Method: m, Src: rand.NewPCG(uint64(i), 1)})
+			opt := learn.Options{Method: m, Src: rand.NewPCG(uint64(i), 1)}
+			if !cont && i%4 != 0 {
+				// Missing cells are the point here: most data sets skip
+				// the default search for hidden-state counts on
+				// variables with more than 2 states, which costs several
+				// fits (its own tests cover it).
+				opt.Fit.HiddenStates = 2
+			}
+			res, err := learnNoPanic(c.d, opt)
 			if err != nil {
 				t.Errorf("%s: %v", what, err)
 				continue
