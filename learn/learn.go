@@ -421,6 +421,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		}
 		popt := opt.Contract.Prune
 		popt.AIC = rule == ContractAIC
+		if popt.Workers == 0 {
+			popt.Workers = opt.Workers
+		}
 		fit := opt.Fit
 		fit.EM.Progress = nil // the search reports through ContractProgress
 		refit := fit.Params == model.ParamsSpectral || fit.Init == model.InitSpectral

@@ -19,10 +19,10 @@ type PruneOptions struct {
 	// contraction, warm-started from the current model (0:
 	// DefaultQuickIter).
 	QuickIter int
-	// Passes, MaxEvals, Workers and HiddenOnly are those of
-	// structure.ContractOptions.
-	Passes, MaxEvals, Workers int
-	HiddenOnly                bool
+	// Passes, MaxEvals, Batch, Workers and HiddenOnly are those of
+	// structure.ContractOptions (the result does not depend on Workers).
+	Passes, MaxEvals, Batch, Workers int
+	HiddenOnly                       bool
 	// AIC scores by AIC (−2 log L + 2κ) instead of BIC (−2 log L + κ log
 	// n), for the search and for the choice of a baseline: a smaller
 	// penalty per parameter (2 instead of log n) that keeps more hidden
@@ -173,7 +173,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		}
 		return negScore(res.LogLik, m), &pruneState{m: m, ll: res.LogLik, em: res}, nil
 	}
-	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly, Progress: progress})
+	cr, err := structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Batch: opt.Batch, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly, Progress: progress})
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -31,12 +31,14 @@ import (
 // information distances of the fitted model, which orders later candidates
 // and, being summed by tree.Contract, warm-starts them) but must not change
 // its topology. It is called from several goroutines at once when
-// ContractOptions.Workers > 1.
+// ContractOptions.Workers > 1, and must give the same answer for the same
+// arguments whichever goroutine calls it.
 type ScoreFunc[S any] func(t *tree.Tree, warm *S, quick bool) (score float64, state *S, err error)
 
 // ContractOptions configures ContractByScore. The zero value tries every
-// edge at a hidden node, shortest first, in up to DefaultContractPasses
-// passes, on GOMAXPROCS goroutines.
+// edge at a hidden node, shortest first, in batches of
+// DefaultContractBatch, in up to DefaultContractPasses passes, on
+// GOMAXPROCS goroutines.
 type ContractOptions struct {
 	// Passes bounds the passes over the candidate edges (0:
 	// DefaultContractPasses). A pass tries every candidate edge once;
@@ -44,7 +46,14 @@ type ContractOptions struct {
 	Passes int
 	// MaxEvals bounds the number of candidate scorings (0: no bound).
 	MaxEvals int
-	// Workers is the number of candidates scored at once (0: GOMAXPROCS).
+	// Batch is the number of candidates compared before the best one
+	// that improves the score is kept (0: DefaultContractBatch; 1 keeps
+	// the first improving candidate, shortest first).
+	Batch int
+	// Workers is the number of goroutines scoring candidates (0:
+	// GOMAXPROCS). The result does not depend on it: with more workers
+	// than Batch, the batches after the current one are scored ahead, and
+	// dropped when the current one keeps a contraction.
 	Workers int
 	// HiddenOnly restricts the candidates to edges between two hidden
 	// nodes (by default edges between an observed and a hidden node are
@@ -57,6 +66,9 @@ type ContractOptions struct {
 
 // DefaultContractPasses is the default number of passes of ContractByScore.
 const DefaultContractPasses = 2
+
+// DefaultContractBatch is the default ContractOptions.Batch.
+const DefaultContractBatch = 1
 
 // ContractResult is what ContractByScore returns.
 type ContractResult[S any] struct {
@@ -82,9 +94,10 @@ type candidate struct {
 // improves the score: a greedy search that, in each pass, takes the
 // candidate edges (observed–hidden, where the hidden node merges into the
 // observed one, and hidden–hidden) of the current tree shortest first,
-// scores the tree with the edge contracted (Workers candidates at a time),
+// scores the tree with the edge contracted, Batch candidates at a time,
 // and keeps the contraction of the best candidate of a batch whose quick
 // score beats the current tree's score; the kept tree is then fitted fully.
+// The other candidates of that batch are tried again on the new tree.
 // It stops when a pass keeps nothing, after Passes passes, or after
 // MaxEvals scorings.
 //
@@ -101,8 +114,12 @@ func ContractByScore[S any](t *tree.Tree, score ScoreFunc[S], opt ContractOption
 	if score == nil {
 		return nil, errors.New("structure: no score function")
 	}
-	if opt.Passes < 0 || opt.MaxEvals < 0 || opt.Workers < 0 {
-		return nil, fmt.Errorf("structure: negative contraction option (passes %d, max evaluations %d, workers %d)", opt.Passes, opt.MaxEvals, opt.Workers)
+	if opt.Passes < 0 || opt.MaxEvals < 0 || opt.Workers < 0 || opt.Batch < 0 {
+		return nil, fmt.Errorf("structure: negative contraction option (passes %d, max evaluations %d, batch %d, workers %d)", opt.Passes, opt.MaxEvals, opt.Batch, opt.Workers)
+	}
+	batch := opt.Batch
+	if batch == 0 {
+		batch = DefaultContractBatch
 	}
 	passes := opt.Passes
 	if passes == 0 {
@@ -133,43 +150,45 @@ func ContractByScore[S any](t *tree.Tree, score ScoreFunc[S], opt ContractOption
 		tried := map[[2]int]bool{}
 		for {
 			cands := candidates(base, opt.HiddenOnly, tried)
-			if len(cands) == 0 {
-				break
-			}
-			n := min(workers, len(cands))
+			n := len(cands)
 			if opt.MaxEvals > 0 {
 				n = min(n, opt.MaxEvals-res.Evaluated)
 			}
 			if n <= 0 {
 				break
 			}
-			batch := cands[:n]
-			out := make([]outcome, n)
-			var wg sync.WaitGroup
-			for i, c := range batch {
-				tried[pairKey(c.keep, c.drop)] = true
-				wg.Go(func() {
-					ct := base.Clone()
-					if err := ct.Contract(c.keep, c.drop); err != nil {
-						out[i].err = err
-						return
-					}
-					s, st, err := score(ct, bst, true)
-					out[i] = outcome{ct, s, st, err}
-				})
-			}
-			wg.Wait()
-			res.Evaluated += n
-			if opt.Progress != nil {
-				opt.Progress(res.Evaluated, res.Contracted)
-			}
-			best := -1
-			for i, o := range out {
-				if o.err != nil {
-					return nil, o.err
+			// Score the next batches at once, as many as keep the workers
+			// busy; a batch after one that keeps a contraction is scored
+			// in vain and forgotten, so the result is that of scoring one
+			// batch at a time.
+			window := cands[:min(n, batch*((workers+batch-1)/batch))]
+			out := make([]outcome, len(window))
+			parallel.For(min(workers, len(window)), len(window), func(_, i int) {
+				c := window[i]
+				ct := base.Clone()
+				if err := ct.Contract(c.keep, c.drop); err != nil {
+					out[i].err = err
+					return
 				}
-				if o.score > bs && (best < 0 || o.score > out[best].score) {
-					best = i
+				s, st, err := score(ct, bst, true)
+				out[i] = outcome{ct, s, st, err}
+			})
+			best, lo, end := -1, 0, 0
+			for ; best < 0 && end < len(window); lo = end {
+				end = min(lo+batch, len(window))
+				for i := lo; i < end; i++ {
+					o := out[i]
+					if o.err != nil {
+						return nil, o.err
+					}
+					tried[pairKey(window[i].keep, window[i].drop)] = true
+					if o.score > bs && (best < 0 || o.score > out[best].score) {
+						best = i
+					}
+				}
+				res.Evaluated += end - lo
+				if opt.Progress != nil {
+					opt.Progress(res.Evaluated, res.Contracted)
 				}
 			}
 			if best < 0 {
@@ -190,11 +209,11 @@ func ContractByScore[S any](t *tree.Tree, score ScoreFunc[S], opt ContractOption
 			}
 			res.Contracted++
 			kept++
-			// The other candidates of the batch are tried again against
-			// the new tree.
-			for i, c := range batch {
+			// The other candidates of the kept one's batch are tried
+			// again against the new tree.
+			for i := best - best%batch; i < end; i++ {
 				if i != best {
-					delete(tried, pairKey(c.keep, c.drop))
+					delete(tried, pairKey(window[i].keep, window[i].drop))
 				}
 			}
 			if opt.MaxEvals > 0 && res.Evaluated >= opt.MaxEvals {

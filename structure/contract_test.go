@@ -3,6 +3,7 @@ package structure
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/latentree/latentree/tree"
@@ -171,4 +172,55 @@ func TestContractByScoreHiddenOnlyAndLimits(t *testing.T) {
 	if _, err := ContractByScore(tr, score, ContractOptions{Passes: -1}); err == nil {
 		t.Error("negative passes accepted")
 	}
+}
+
+// TestContractByScoreBatch: the score rewards merging h3 into d (by 5) more
+// than merging h2 into h3, the shortest edge (by 1), and nothing after one
+// contraction. Batch 1 keeps the shortest improving candidate, a batch of
+// every candidate the best one; neither result nor the count of scorings
+// depends on the number of workers.
+func TestContractByScoreBatch(t *testing.T) {
+	lengths := map[[2]string]float64{{"h2", "h3"}: 0.01, {"d", "h3"}: 0.05}
+	score := func(c *tree.Tree, warm *int, quick bool) (float64, *int, error) {
+		n := c.NumHidden()
+		h := hiddenNames(c)
+		s := 0.0
+		switch {
+		case n == 3 && !h["h3"] && c.Degree(mustLookup(t, c, "d")) == 3:
+			s = 5
+		case n == 3 && h["h2"] != h["h3"]:
+			s = 1
+		case n < 4:
+			s = -1
+		}
+		return s, &n, nil
+	}
+	for _, tc := range []struct {
+		batch int
+		score float64
+	}{{1, 1}, {100, 5}} {
+		var evals []int
+		for _, w := range []int{1, 2, 3, 8} {
+			res, err := ContractByScore(caterpillar(t, lengths), score, ContractOptions{Batch: tc.batch, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Score != tc.score || res.Contracted != 1 {
+				t.Errorf("batch %d, workers %d: score %g after %d contractions, want %g after 1", tc.batch, w, res.Score, res.Contracted, tc.score)
+			}
+			evals = append(evals, res.Evaluated)
+		}
+		if slices.Min(evals) != slices.Max(evals) {
+			t.Errorf("batch %d: scorings %v for 1, 2, 3 and 8 workers", tc.batch, evals)
+		}
+	}
+}
+
+func mustLookup(t *testing.T, tr *tree.Tree, name string) int {
+	t.Helper()
+	v, ok := tr.Lookup(name)
+	if !ok {
+		t.Fatalf("no node %s", name)
+	}
+	return v
 }
