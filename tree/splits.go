@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -134,13 +135,37 @@ func (b Bitset) Clone() Bitset { return slices.Clone(b) }
 // splits of trees over the same observed variables are equal exactly when
 // they describe the same bipartition.
 type Split struct {
-	side  Bitset   // positions in names of the side without names[0]
-	names []string // sorted observed names of the tree; shared, read-only
+	// side holds the positions in names of the side without names[0];
+	// when it is nil, that side is order[lo:hi] instead: an order of all
+	// the positions, shared by the splits of one tree, in which every
+	// split is a run (see clusters).
+	side   Bitset
+	order  []int32
+	lo, hi int32
+	names  []string // sorted observed names of the tree; shared, read-only
 }
 
 // Side returns the side of the split that does not contain the first
 // observed name, as positions in the sorted observed names.
-func (s Split) Side() Bitset { return s.side.Clone() }
+func (s Split) Side() Bitset {
+	if s.side != nil {
+		return s.side.Clone()
+	}
+	b := NewBitset(len(s.names))
+	for _, p := range s.order[s.lo:s.hi] {
+		b.Set(int(p))
+	}
+	return b
+}
+
+// size returns the number of variables on the side without the first
+// observed name.
+func (s Split) size() int {
+	if s.side != nil {
+		return s.side.Count()
+	}
+	return int(s.hi - s.lo)
+}
 
 // NumVariables returns the number of observed variables the split divides.
 func (s Split) NumVariables() int { return len(s.names) }
@@ -149,8 +174,12 @@ func (s Split) NumVariables() int { return len(s.names) }
 // side that contains the first observed name (in sorted order), then the
 // other side.
 func (s Split) Sides() (withFirst, other []string) {
+	side := s.side
+	if side == nil {
+		side = s.Side()
+	}
 	for i, name := range s.names {
-		if s.side.Has(i) {
+		if side.Has(i) {
 			other = append(other, name)
 		} else {
 			withFirst = append(withFirst, name)
@@ -160,26 +189,54 @@ func (s Split) Sides() (withFirst, other []string) {
 }
 
 // Smaller returns the names on the smaller side of the split (the side
-// without the first observed name when both sides have the same size).
+// without the first observed name when both sides have the same size),
+// sorted. For a split returned by RobinsonFoulds it takes time in the size
+// of that side only (times its logarithm).
 func (s Split) Smaller() []string {
-	a, b := s.Sides()
-	if len(a) < len(b) {
-		return a
+	if s.side != nil {
+		a, b := s.Sides()
+		if len(a) < len(b) {
+			return a
+		}
+		return b
 	}
-	return b
+	var pos []int32
+	if k := s.size(); 2*k <= len(s.names) {
+		pos = slices.Clone(s.order[s.lo:s.hi])
+	} else {
+		pos = append(slices.Clone(s.order[:s.lo]), s.order[s.hi:]...)
+	}
+	slices.Sort(pos)
+	out := make([]string, len(pos))
+	for i, p := range pos {
+		out[i] = s.names[p]
+	}
+	return out
 }
 
 // IsSingleton reports whether one side of the split has a single variable,
 // as for the edge above a leaf. Such splits are called trivial for trees
 // whose observed variables are all leaves.
 func (s Split) IsSingleton() bool {
-	k := s.side.Count()
+	k := s.size()
 	return k == 1 || k == len(s.names)-1
 }
 
 // Equal reports whether s and o are the same bipartition. Both must come
 // from trees over the same observed variables.
-func (s Split) Equal(o Split) bool { return s.side.Equal(o.side) }
+func (s Split) Equal(o Split) bool {
+	if s.size() != o.size() {
+		return false
+	}
+	a, b := s.side, o.side
+	if a == nil {
+		a = s.Side()
+	}
+	if b == nil {
+		b = o.Side()
+	}
+	return a.Equal(b)
+}
 
 // String returns the split as "{a, b} | {c, d}", the side with the first
 // observed name first.
@@ -264,60 +321,203 @@ type RFResult struct {
 	// distance over non-trivial splits). It is 0 when that number is 0.
 	Normalized float64
 	// OnlyA and OnlyB are the splits found only in the first and only in
-	// the second tree, sorted as by Splits.
+	// the second tree, sorted by the size of their smaller side, then by
+	// the first name of that side, then by their place in their tree.
 	OnlyA, OnlyB []Split
 }
 
 // RobinsonFoulds compares the splits (see Splits) of two trees over the
 // same observed variables. It is an error if the trees have different
 // observed names, or if either is not a single tree.
+//
+// It takes time and memory linear in the sizes of the trees (after sorting
+// the names), by Day's algorithm (1985): both trees are rooted at the first
+// observed name, the observed nodes are numbered so that every split of
+// the first tree is an interval of numbers, and a split of the second tree
+// is common to both when its numbers form one of those intervals. The
+// splits of OnlyA and OnlyB hold no copy of their sides.
 func RobinsonFoulds(a, b *Tree) (RFResult, error) {
 	na, nb := a.ObservedNames(), b.ObservedNames()
 	if !slices.Equal(na, nb) {
 		return RFResult{}, namesDiffer(na, nb)
 	}
-	sa, err := Splits(a)
-	if err != nil {
+	if err := a.checkShape(); err != nil {
 		return RFResult{}, fmt.Errorf("first tree: %w", err)
 	}
-	sb, err := Splits(b)
-	if err != nil {
+	if err := b.checkShape(); err != nil {
 		return RFResult{}, fmt.Errorf("second tree: %w", err)
 	}
-	var res RFResult
-	common, commonSingletons := 0, 0
-	i, j := 0, 0
-	for i < len(sa) || j < len(sb) {
-		var c int
-		switch {
-		case i == len(sa):
-			c = 1
-		case j == len(sb):
-			c = -1
-		default:
-			c = compareSplits(sa[i], sb[j])
+	m := len(na)
+	if m == 0 {
+		return RFResult{}, nil
+	}
+	ca, cb := clustersOf(a, na), clustersOf(b, na)
+	// The splits of a by (first number, size) in a's numbering.
+	key := func(lo, size int32) int64 { return int64(lo)*int64(m+1) + int64(size) }
+	index := make(map[int64]int32, len(ca.lo))
+	for i := range ca.lo {
+		index[key(ca.lo[i], ca.hi[i]-ca.lo[i])] = int32(i)
+	}
+	// Every node of b: the least and greatest of a's numbers of the
+	// observed nodes below it.
+	label := make([]int32, m) // a's number of each position
+	for k, p := range ca.order {
+		label[p] = int32(k)
+	}
+	lowest, highest := make([]int32, b.MaxID()), make([]int32, b.MaxID())
+	r := cb.rooted
+	for k := len(r.Order) - 1; k >= 0; k-- {
+		v := r.Order[k]
+		lowest[v], highest[v] = int32(m), -1
+		if p := cb.pos[v]; p >= 0 {
+			lowest[v], highest[v] = label[p], label[p]
 		}
-		switch {
-		case c < 0:
-			res.OnlyA = append(res.OnlyA, sa[i])
-			i++
-		case c > 0:
-			res.OnlyB = append(res.OnlyB, sb[j])
-			j++
-		default:
-			common++
-			if sa[i].IsSingleton() {
-				commonSingletons++
-			}
-			i++
-			j++
+		for _, c := range r.Children[v] {
+			lowest[v], highest[v] = min(lowest[v], lowest[c]), max(highest[v], highest[c])
 		}
 	}
+	inA := make([]bool, len(ca.lo))
+	inB := make([]bool, len(cb.lo))
+	commonSingletons := 0
+	for j, v := range cb.node {
+		size := cb.hi[j] - cb.lo[j]
+		if highest[v]-lowest[v]+1 != size {
+			continue
+		}
+		if i, ok := index[key(lowest[v], size)]; ok {
+			inA[i], inB[j] = true, true
+			if size == 1 || int(size) == m-1 {
+				commonSingletons++
+			}
+		}
+	}
+	res := RFResult{OnlyA: ca.splits(inA), OnlyB: cb.splits(inB)}
 	res.RF = len(res.OnlyA) + len(res.OnlyB)
-	if den := len(sa) + len(sb) - 2*commonSingletons; den > 0 {
+	if den := len(ca.lo) + len(cb.lo) - 2*commonSingletons; den > 0 {
 		res.Normalized = float64(res.RF) / float64(den)
 	}
 	return res, nil
+}
+
+// clusters are the distinct splits of a tree rooted at its first observed
+// name, each the observed nodes below one node: numbering the observed
+// nodes in a depth-first order makes each an interval, order[lo[i]:hi[i]]
+// (order lists the positions of the names in that numbering).
+type clusters struct {
+	rooted *Rooted
+	names  []string
+	pos    []int32 // position of each node's name, or −1
+	order  []int32
+	// lo, hi and node give each split's interval and its lowest node
+	// (the one whose subtree it is); first is the least position in it.
+	lo, hi, first []int32
+	node          []int
+}
+
+// clustersOf returns the clusters of t, whose observed names, sorted, are
+// names (at least one).
+func clustersOf(t *Tree, names []string) *clusters {
+	c := &clusters{names: names, pos: make([]int32, t.MaxID())}
+	for i := range c.pos {
+		c.pos[i] = -1
+	}
+	for i, name := range names {
+		id, _ := t.Lookup(name)
+		c.pos[id] = int32(i)
+	}
+	root, _ := t.Lookup(names[0])
+	r := t.Root(root)
+	c.rooted = r
+	n := t.MaxID()
+	count, start, first := make([]int32, n), make([]int32, n), make([]int32, n)
+	for k := len(r.Order) - 1; k >= 0; k-- {
+		v := r.Order[k]
+		count[v], first[v] = 0, int32(len(names))
+		if p := c.pos[v]; p >= 0 {
+			count[v], first[v] = 1, p
+		}
+		for _, ch := range r.Children[v] {
+			count[v] += count[ch]
+			first[v] = min(first[v], first[ch])
+		}
+	}
+	// Depth-first numbers: a node's own number (if observed) comes first,
+	// then its children's subtrees in turn.
+	c.order = make([]int32, len(names))
+	for _, v := range r.Order {
+		next := start[v]
+		if p := c.pos[v]; p >= 0 {
+			c.order[next] = p
+			next++
+		}
+		for _, ch := range r.Children[v] {
+			start[ch] = next
+			next += count[ch]
+		}
+	}
+	for _, v := range r.Order[1:] {
+		if count[v] == 0 {
+			continue
+		}
+		if c.pos[v] < 0 {
+			// A hidden node with observed nodes below one child only has
+			// that child's split.
+			withObserved := 0
+			for _, ch := range r.Children[v] {
+				if count[ch] > 0 {
+					withObserved++
+				}
+			}
+			if withObserved == 1 {
+				continue
+			}
+		}
+		c.lo = append(c.lo, start[v])
+		c.hi = append(c.hi, start[v]+count[v])
+		c.first = append(c.first, first[v])
+		c.node = append(c.node, v)
+	}
+	return c
+}
+
+// splits returns the splits not marked in common, sorted by the size of
+// their smaller side, then by the least position in it (0, the first name,
+// when it is the side with the first name), then by their place in the
+// numbering.
+func (c *clusters) splits(common []bool) []Split {
+	m := int32(len(c.names))
+	type keyed struct {
+		small, first int32
+		i            int
+	}
+	var ks []keyed
+	for i, in := range common {
+		if in {
+			continue
+		}
+		k := keyed{small: c.hi[i] - c.lo[i], first: c.first[i], i: i}
+		if 2*k.small > m {
+			k.small, k.first = m-k.small, 0
+		}
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.small != b.small {
+			return cmp.Compare(a.small, b.small)
+		}
+		if a.first != b.first {
+			return cmp.Compare(a.first, b.first)
+		}
+		return cmp.Compare(c.lo[a.i], c.lo[b.i])
+	})
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]Split, len(ks))
+	for j, k := range ks {
+		out[j] = Split{order: c.order, lo: c.lo[k.i], hi: c.hi[k.i], names: c.names}
+	}
+	return out
 }
 
 // SameTopology reports whether two trees over the same observed variables

@@ -247,27 +247,9 @@ func TestSplitsRandom(t *testing.T) {
 		if !slices.IsSortedFunc(ss, compareSplits) {
 			t.Fatalf("iteration %d: splits not sorted", iter)
 		}
-		// A second tree over the same names: shuffle the names of a copy
-		// of a different random tree.
-		b := randomTree(rng, n+rng.IntN(5), opt)
-		bObs, names := b.Observed(), a.ObservedNames()
-		if len(bObs) < len(names) {
+		b := otherTree(t, rng, a, n+rng.IntN(5), opt)
+		if b == nil {
 			continue
-		}
-		for k, v := range bObs {
-			_ = b.SetName(v, "tmp"+strconv.Itoa(k))
-		}
-		perm := rng.Perm(len(bObs))
-		for k, v := range bObs {
-			if perm[k] < len(names) {
-				_ = b.SetName(v, names[perm[k]])
-			} else {
-				b.nodes[v].Hidden = true // internal-only nodes may become hidden
-				_ = b.SetName(v, "")
-			}
-		}
-		if b.NumObserved() != len(names) {
-			t.Fatal("relabelling failed")
 		}
 		r, err := RobinsonFoulds(a, b)
 		if err != nil {
@@ -307,6 +289,233 @@ func BenchmarkSplits(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Splits(tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// otherTree returns a random tree of n nodes over the observed names of a
+// (a different random tree with its names shuffled), or nil if it has too
+// few observed nodes for them.
+func otherTree(t *testing.T, rng *rand.Rand, a *Tree, n int, opt genOptions) *Tree {
+	t.Helper()
+	b := randomTree(rng, n, opt)
+	bObs, names := b.Observed(), a.ObservedNames()
+	if len(bObs) < len(names) {
+		return nil
+	}
+	for k, v := range bObs {
+		_ = b.SetName(v, "tmp"+strconv.Itoa(k))
+	}
+	perm := rng.Perm(len(bObs))
+	for k, v := range bObs {
+		if perm[k] < len(names) {
+			_ = b.SetName(v, names[perm[k]])
+		} else {
+			b.nodes[v].Hidden = true // internal-only nodes may become hidden
+			_ = b.SetName(v, "")
+		}
+	}
+	if b.NumObserved() != len(names) {
+		t.Fatal("relabelling failed")
+	}
+	return b
+}
+
+// TestRobinsonFouldsMatchesBitsets compares the linear-time RobinsonFoulds
+// with the merge of the two trees' bitset splits (Splits) that it
+// replaced, on random trees, some of them nearly equal (a few edges moved),
+// and checks the order of OnlyA and OnlyB and their sides.
+func TestRobinsonFouldsMatchesBitsets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 400 {
+		n := 2 + rng.IntN(40)
+		if iter%40 == 0 {
+			n = 100 + rng.IntN(100)
+		}
+		opt := genOptions{hiddenProb: 0.5 + 0.4*rng.Float64(), removeSome: iter%3 == 0, hiddenLeaves: rng.IntN(3)}
+		a := randomTree(rng, n, opt)
+		var b *Tree
+		if iter%2 == 0 {
+			b = otherTree(t, rng, a, n+rng.IntN(5), opt)
+		} else {
+			b = a.Clone()
+			for range 1 + rng.IntN(3) {
+				moveLeaf(rng, b)
+			}
+		}
+		if b == nil {
+			continue
+		}
+		got, err := RobinsonFoulds(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rfBitsets(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.RF != want.RF || got.Normalized != want.Normalized ||
+			!slices.Equal(splitKeys(got.OnlyA), splitKeys(want.OnlyA)) || !slices.Equal(splitKeys(got.OnlyB), splitKeys(want.OnlyB)) {
+			t.Fatalf("iteration %d: RF %d (%g) only %q %q; bitsets %d (%g) only %q %q", iter,
+				got.RF, got.Normalized, splitKeys(got.OnlyA), splitKeys(got.OnlyB), want.RF, want.Normalized, splitKeys(want.OnlyA), splitKeys(want.OnlyB))
+		}
+		for _, only := range [][]Split{got.OnlyA, got.OnlyB} {
+			for k, s := range only {
+				b := Split{side: s.Side(), names: s.names}
+				if !slices.Equal(s.Smaller(), b.Smaller()) || s.IsSingleton() != b.IsSingleton() || !s.Equal(b) || !b.Equal(s) {
+					t.Fatalf("iteration %d: split %v: smaller side %q, want %q", iter, s, s.Smaller(), b.Smaller())
+				}
+				if k > 0 {
+					p := only[k-1].Smaller()
+					if len(p) > len(b.Smaller()) || len(p) == len(b.Smaller()) && p[0] > b.Smaller()[0] {
+						t.Fatalf("iteration %d: splits out of order: %q before %q", iter, p, b.Smaller())
+					}
+				}
+			}
+		}
+	}
+}
+
+// moveLeaf moves a random leaf of t to another node, if t has a leaf
+// whose removal leaves a tree of two nodes or more.
+func moveLeaf(rng *rand.Rand, t *Tree) {
+	nodes := t.Nodes()
+	var leaves []int
+	for _, v := range nodes {
+		if t.Degree(v) == 1 {
+			leaves = append(leaves, v)
+		}
+	}
+	if len(leaves) == 0 || len(nodes) < 3 {
+		return
+	}
+	v := leaves[rng.IntN(len(leaves))]
+	u := t.Adjacent(v)[0].To
+	to := nodes[rng.IntN(len(nodes))]
+	if to == v || to == u {
+		return
+	}
+	_ = t.RemoveEdge(v, u)
+	_ = t.AddEdge(v, to, 1)
+}
+
+// rfBitsets is RobinsonFoulds by merging the sorted bitset splits of the
+// two trees: quadratic in the number of observed nodes, the reference for
+// the linear-time algorithm.
+func rfBitsets(a, b *Tree) (RFResult, error) {
+	sa, err := Splits(a)
+	if err != nil {
+		return RFResult{}, err
+	}
+	sb, err := Splits(b)
+	if err != nil {
+		return RFResult{}, err
+	}
+	var res RFResult
+	commonSingletons := 0
+	i, j := 0, 0
+	for i < len(sa) || j < len(sb) {
+		var c int
+		switch {
+		case i == len(sa):
+			c = 1
+		case j == len(sb):
+			c = -1
+		default:
+			c = compareSplits(sa[i], sb[j])
+		}
+		switch {
+		case c < 0:
+			res.OnlyA = append(res.OnlyA, sa[i])
+			i++
+		case c > 0:
+			res.OnlyB = append(res.OnlyB, sb[j])
+			j++
+		default:
+			if sa[i].IsSingleton() {
+				commonSingletons++
+			}
+			i++
+			j++
+		}
+	}
+	res.RF = len(res.OnlyA) + len(res.OnlyB)
+	if den := len(sa) + len(sb) - 2*commonSingletons; den > 0 {
+		res.Normalized = float64(res.RF) / float64(den)
+	}
+	return res, nil
+}
+
+// caterpillarTree returns a caterpillar over n ≥ 3 observed leaves named
+// by names: a path of n−2 hidden nodes, each with one leaf, and one more
+// leaf at each end.
+func caterpillarTree(tb testing.TB, names []string) *Tree {
+	tb.Helper()
+	t := New()
+	n := len(names)
+	prev := -1
+	for i := range n - 2 {
+		h := t.AddHidden()
+		if prev >= 0 {
+			_ = t.AddEdge(prev, h, 1)
+		}
+		leaf, err := t.AddObserved(names[i+1])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_ = t.AddEdge(h, leaf, 1)
+		if i == 0 {
+			first, _ := t.AddObserved(names[0])
+			_ = t.AddEdge(h, first, 1)
+		}
+		prev = h
+	}
+	last, _ := t.AddObserved(names[n-1])
+	_ = t.AddEdge(prev, last, 1)
+	return t
+}
+
+// TestRobinsonFouldsCaterpillars: two caterpillars differing by the swap
+// of two leaves k and k+1 in the middle differ by exactly one non-trivial
+// split on each side (the cherry point moves), whatever their size.
+func TestRobinsonFouldsCaterpillars(t *testing.T) {
+	for _, n := range []int{6, 101, 20000} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "x" + strconv.Itoa(i)
+		}
+		a := caterpillarTree(t, names)
+		k := n / 2
+		names[k], names[k+1] = names[k+1], names[k]
+		b := caterpillarTree(t, names)
+		r, err := RobinsonFoulds(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.RF != 2 || len(r.OnlyA) != 1 || len(r.OnlyB) != 1 {
+			t.Fatalf("n %d: RF %d, want 2", n, r.RF)
+		}
+		if want := 2 / float64(2*(n-3)); r.Normalized != want {
+			t.Errorf("n %d: normalised %g, want %g", n, r.Normalized, want)
+		}
+	}
+}
+
+// BenchmarkRobinsonFoulds100k compares two caterpillars over 10⁵ leaves
+// in different orders (almost every split differs).
+func BenchmarkRobinsonFoulds100k(b *testing.B) {
+	const n = 100000
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "x" + strconv.Itoa(i)
+	}
+	ta := caterpillarTree(b, names)
+	rand.New(rand.NewPCG(1, 1)).Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+	tb := caterpillarTree(b, names)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := RobinsonFoulds(ta, tb); err != nil {
 			b.Fatal(err)
 		}
 	}
