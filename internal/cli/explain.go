@@ -8,6 +8,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/explain"
+	"github.com/latentree/latentree/model"
 )
 
 func init() { viewCommands = append(viewCommands, newExplainCmd) }
@@ -81,8 +82,10 @@ JSON ({"model", "data", "kind", "from_data", "rows", "hidden": [{"node",
 				}
 				ex, err = explain.Noisyor(net, opt)
 			} else {
-				m, _, err := e.readModel(args[0])
-				if err != nil {
+				// err is the enclosing one: explain.Model's error below
+				// must reach the check after this block.
+				var m model.Model
+				if m, _, err = e.readModel(args[0]); err != nil {
 					return err
 				}
 				if dataPath != "" {

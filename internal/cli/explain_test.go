@@ -143,3 +143,25 @@ func TestExplainUsage(t *testing.T) {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
 }
+
+// TestExplainSpectralModel: a spectral model (which fit writes) has no
+// parameters for its hidden variables; explain says so and fails, in text
+// and JSON, instead of crashing or printing an empty explanation (the
+// error of explain.Model was lost to a shadowed variable).
+func TestExplainSpectralModel(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, nwk, sp := filepath.Join(dir, "d.csv"), filepath.Join(dir, "t.nwk"), filepath.Join(dir, "sp.json")
+	if code, _, errs := run(t, "", "simulate", "--topology", "double-star", "--leaves", "3", "--model", "symmetric",
+		"--states", "2", "-n", "300", "--seed", "3", "--out", csvPath, "--newick", nwk); code != ExitOK {
+		t.Fatalf("simulate: %s", errs)
+	}
+	if code, _, errs := run(t, "", "fit", "--params", "spectral", nwk, csvPath, "--out", sp); code != ExitOK {
+		t.Fatalf("fit: %s", errs)
+	}
+	for _, args := range [][]string{{"explain", sp}, {"explain", "--json", sp}, {"explain", sp, csvPath}} {
+		code, out, errs := run(t, "", args...)
+		if code != ExitFailure || out != "" || !strings.Contains(errs, "sp.json") || !strings.Contains(errs, "spectral model has no parameters for its hidden variables") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a failure naming the file and saying why", args, code, out, errs)
+		}
+	}
+}
