@@ -208,7 +208,11 @@ func (e *env) writeOutputs(outs []output) error {
 	}
 	for _, o := range outs {
 		if o.path == "-" {
-			if err := o.fn(e.stdout); err != nil {
+			err := o.fn(e.stdout)
+			if err == nil {
+				err = e.stdoutErr()
+			}
+			if err != nil {
 				abort()
 				return err
 			}

@@ -33,17 +33,55 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
+// checkedWriter is standard output as the commands see it: it keeps the
+// first write error, so that a command whose output was lost (a full disk,
+// a closed pipe) fails with exit 1 even where it printed with fmt.Fprintf
+// and did not look at the error; later writes fail at once.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+// failed returns the error that lost the output.
+func (c *checkedWriter) failed() error {
+	return fmt.Errorf("writing standard output: %w", c.err)
+}
+
+// stdoutErr returns the error that lost part of standard output, or nil.
+func (e *env) stdoutErr() error {
+	if c, ok := e.stdout.(*checkedWriter); ok && c.err != nil {
+		return c.failed()
+	}
+	return nil
+}
+
 // Main runs the command line with the given arguments and returns the exit
 // code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	out := &checkedWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	routeDeprecationNotices(root, stderr)
 	err := root.Execute()
+	if err == nil && out.err != nil {
+		err = out.failed()
+	}
 	if err == nil {
 		return ExitOK
 	}
