@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/latentree/latentree/tree"
 )
@@ -23,7 +27,8 @@ import (
 //     file goes to a temporary file in the destination's directory, and only
 //     when every file of the command has been written completely are they
 //     renamed over their destinations. A failure leaves no partial file and
-//     keeps the old contents of every destination.
+//     keeps the old contents of every destination; so does SIGINT or
+//     SIGTERM (see tempFiles). New files get 0666 less the umask.
 //
 // A command's summary goes to standard output unless one of its outputs
 // does ("-"); then it goes to standard error (see summaryWriter).
@@ -111,6 +116,7 @@ func (e *env) checkPaths(inputs, outputs []pathFlag) error {
 		}
 	}
 	for _, o := range outs {
+		e.resolveOutput(o.path)
 		if o.info != nil && o.info.IsDir() {
 			return usagef("%s %s is a directory, not a file", o.flag, o.path)
 		}
@@ -189,6 +195,8 @@ func (e *env) writeTo(path string, fn func(io.Writer) error) error {
 // written are they renamed over their destinations. On error no
 // destination is changed and the temporary files are removed.
 func (e *env) writeOutputs(outs []output) error {
+	temps := newTempFiles()
+	defer temps.stop()
 	var staged []*stagedFile
 	abort := func() {
 		for _, s := range staged {
@@ -199,7 +207,7 @@ func (e *env) writeOutputs(outs []output) error {
 		if o.path == "" || o.path == "-" {
 			continue
 		}
-		s, err := stageFile(o.path, o.fn)
+		s, err := e.stageFile(o.path, o.fn, temps)
 		if err != nil {
 			abort()
 			return err
@@ -229,36 +237,57 @@ func (e *env) writeOutputs(outs []output) error {
 	return nil
 }
 
-// stagedFile is an output written to a temporary file, waiting to be
-// renamed over its destination.
-type stagedFile struct {
-	dest, tmp string
-}
-
-// stageFile writes fn's output for path. A path that exists and is not a
-// regular file (/dev/null, a named pipe) is written in place, since it
-// cannot be replaced; a symbolic link is followed, so the file it points to
-// is replaced and the link kept.
-func stageFile(path string, fn func(io.Writer) error) (*stagedFile, error) {
+// resolveOutput records where an output path leads when the command
+// starts: the file a symbolic link at path points to, or path itself. The
+// files are written there (see stageFile), so a symbolic link planted at
+// the destination while the command runs is replaced, never followed.
+func (e *env) resolveOutput(path string) {
+	if e.outputs == nil {
+		e.outputs = map[string]string{}
+	}
 	dest := path
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		dest = real
 	}
-	mode := fs.FileMode(0o644)
-	if info, err := os.Stat(dest); err == nil {
-		if info.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", path)
-		}
-		if !info.Mode().IsRegular() {
-			return &stagedFile{}, writeInPlace(path, fn)
-		}
-		mode = info.Mode().Perm()
+	e.outputs[path] = dest
+}
+
+// stagedFile is an output written to a temporary file, waiting to be
+// renamed over its destination.
+type stagedFile struct {
+	dest, tmp string
+	temps     *tempFiles
+}
+
+// stageFile writes fn's output for path to a temporary file next to its
+// destination: the file path led to when checkPaths saw it (a symbolic
+// link then present is followed, so the file it points to is replaced and
+// the link kept), or path itself, a link planted since being replaced
+// rather than followed. A destination that exists and is not a regular
+// file (/dev/null, a named pipe) is written in place, since it cannot be
+// replaced. A new file gets the permissions os.Create gives (0666 less the
+// umask), a replaced one keeps its own.
+func (e *env) stageFile(path string, fn func(io.Writer) error, temps *tempFiles) (*stagedFile, error) {
+	dest, ok := e.outputs[path]
+	if !ok {
+		dest = path
 	}
-	f, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-*")
+	keep := fs.FileMode(0)
+	if info, err := os.Lstat(dest); err == nil {
+		switch {
+		case info.IsDir():
+			return nil, fmt.Errorf("%s is a directory", path)
+		case info.Mode().IsRegular():
+			keep = info.Mode().Perm()
+		case info.Mode()&fs.ModeSymlink == 0:
+			return &stagedFile{}, writeInPlace(dest, path, fn)
+		}
+	}
+	f, err := temps.create(dest)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	s := &stagedFile{dest: dest, tmp: f.Name()}
+	s := &stagedFile{dest: dest, tmp: f.Name(), temps: temps}
 	err = fn(f)
 	if err == nil {
 		err = f.Sync()
@@ -266,8 +295,8 @@ func stageFile(path string, fn func(io.Writer) error) (*stagedFile, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(s.tmp, mode)
+	if err == nil && keep != 0 {
+		err = os.Chmod(s.tmp, keep)
 	}
 	if err != nil {
 		s.abort()
@@ -276,8 +305,8 @@ func stageFile(path string, fn func(io.Writer) error) (*stagedFile, error) {
 	return s, nil
 }
 
-func writeInPlace(path string, fn func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+func writeInPlace(dest, path string, fn func(io.Writer) error) error {
+	f, err := os.OpenFile(dest, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -299,6 +328,7 @@ func (s *stagedFile) commit() error {
 		s.abort()
 		return fmt.Errorf("cannot replace %s: %w", s.dest, err)
 	}
+	s.temps.forget(s.tmp)
 	s.tmp = ""
 	return nil
 }
@@ -306,8 +336,71 @@ func (s *stagedFile) commit() error {
 func (s *stagedFile) abort() {
 	if s.tmp != "" {
 		os.Remove(s.tmp)
+		s.temps.forget(s.tmp)
 		s.tmp = ""
 	}
+}
+
+// tempFiles are the temporary files of one writeOutputs. While they
+// exist, SIGINT and SIGTERM remove them before the process exits (with
+// 128 + the signal's number, as the shell reports a death by signal), so
+// an interrupted write leaves no hidden .NAME.tmp-* file behind.
+type tempFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+	sigs  chan os.Signal
+	done  chan struct{}
+}
+
+// exitCodes are the exit statuses after the signals tempFiles catches.
+var exitCodes = map[os.Signal]int{os.Interrupt: 130, syscall.SIGTERM: 143}
+
+func newTempFiles() *tempFiles {
+	t := &tempFiles{names: map[string]bool{}, sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	signal.Notify(t.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-t.sigs:
+			t.mu.Lock() // held until exit: no file is created after this
+			for name := range t.names {
+				os.Remove(name)
+			}
+			os.Exit(exitCodes[sig])
+		case <-t.done:
+		}
+	}()
+	return t
+}
+
+// stop restores the default handling of the signals.
+func (t *tempFiles) stop() {
+	signal.Stop(t.sigs)
+	close(t.done)
+}
+
+// create creates a temporary file next to dest, readable and writable as
+// os.Create makes files (0666 less the umask).
+func (t *tempFiles) create(dest string) (*os.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for range 100 {
+		name := filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+rand.Text()[:12])
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err == nil {
+			t.names[name] = true
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("no free temporary name next to %s", dest)
+}
+
+func (t *tempFiles) forget(name string) {
+	t.mu.Lock()
+	delete(t.names, name)
+	t.mu.Unlock()
 }
 
 // resultPaths returns the files writeResults writes for a path prefix, as

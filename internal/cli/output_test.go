@@ -144,9 +144,12 @@ func TestWriteOutputsAllOrNothing(t *testing.T) {
 	}
 	noTempFiles(t, dir)
 	// Success replaces every file, keeps a's permissions, and follows a
-	// symbolic link instead of replacing it.
+	// symbolic link that checkPaths saw instead of replacing it.
 	link := filepath.Join(dir, "link.txt")
 	if err := os.Symlink(c, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.checkPaths(nil, []pathFlag{{"--a", a}, {"--b", b}, {"--link", link}}); err != nil {
 		t.Fatal(err)
 	}
 	stdout.Reset()

@@ -31,6 +31,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// outputs maps each output path checkPaths saw to where it led then
+	// (see resolveOutput).
+	outputs map[string]string
 }
 
 // checkedWriter is standard output as the commands see it: it keeps the
@@ -129,7 +132,12 @@ Output files are checked before any work (an output that is an input or
 another output, two outputs on standard output, or a missing directory is an
 error) and written all or none: each goes to a temporary file renamed over the
 destination only when every output is complete, so a failure never leaves a
-partial file or replaces a good one.`,
+partial file or replaces a good one. New files get 0666 less the umask, as
+any file a program creates; a replaced file keeps its permissions. A symbolic
+link at an output when the command starts is followed (the file it points to
+is replaced), one planted later is replaced. SIGINT or SIGTERM while writing
+removes the temporary files. A failed write to standard output is an error
+(exit 1).`,
 		Example: `  latentree simulate --topology hmm --hidden 78 --model gaussian -n 1000 --seed 1 --out hmm.csv --newick hmm.nwk
   latentree stats hmm.csv
   latentree compare true.nwk learned.nwk
