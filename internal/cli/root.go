@@ -124,7 +124,9 @@ with tabs) with a header row; "-" reads standard input; --columns and
 
 Flags mean the same in every command: --rows (-n) is a number of rows,
 --out (-o) the file a result is written to ("-": standard output), --json
-machine-readable output, --seed the seed of anything random, and --missing
+machine-readable output (where a number is not finite, as the log-likelihood
+−∞ of rows a model gives probability 0, or a statistic without enough values,
+it is null), --seed the seed of anything random, and --missing
 how missing cells are read: error (the default), drop-rows or keep (kept as
 missing: marginalised by the models).
 
