@@ -133,10 +133,19 @@ func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out str
 	}
 	w := e.summaryWriter(outs)
 	if asJSON {
-		return writeJSON(w, map[string]any{"step": "estep", "model": args[0], "data": args[1], "rows": c.Rows, "loglik": c.LogLik, "seconds": sec})
+		return writeJSON(w, map[string]any{"step": "estep", "model": args[0], "data": args[1], "rows": c.Rows, "loglik": c.TotalLogLik(), "impossible_rows": c.Impossible, "seconds": sec})
 	}
-	fmt.Fprintf(w, "E-step of %s on %s: %d rows, log-likelihood %.6f, %.2fs\n", args[0], args[1], c.Rows, c.LogLik, sec)
+	fmt.Fprintf(w, "E-step of %s on %s: %d rows, log-likelihood %s, %.2fs\n", args[0], args[1], c.Rows, countsLogLik(c), sec)
 	return nil
+}
+
+// countsLogLik describes the log-likelihood of counts: −Inf with the
+// number of rows of probability 0, as score reports it, when there are.
+func countsLogLik(c *discrete.Counts) string {
+	if c.Impossible > 0 {
+		return fmt.Sprintf("-Inf (%d rows of probability 0; %.6f over the others)", c.Impossible, c.LogLik)
+	}
+	return fmt.Sprintf("%.6f", c.LogLik)
 }
 
 // runMStep is fit --mstep MODEL COUNTS... --out NEXT.
@@ -186,6 +195,9 @@ func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out st
 		return fmt.Errorf("%s and %s: %w", args[0], args[1], err)
 	}
 	opts := map[string]any{"model": args[0], "counts": args[1:], "estep_loglik": sum.LogLik}
+	if sum.Impossible > 0 {
+		opts["estep_impossible_rows"] = sum.Impossible
+	}
 	if pseudo > 0 {
 		opts["em-pseudo"] = pseudo
 	}
@@ -196,8 +208,8 @@ func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out st
 	}
 	w := e.summaryWriter(outs)
 	if asJSON {
-		return writeJSON(w, map[string]any{"step": "mstep", "model": args[0], "counts": args[1:], "rows": sum.Rows, "loglik": sum.LogLik})
+		return writeJSON(w, map[string]any{"step": "mstep", "model": args[0], "counts": args[1:], "rows": sum.Rows, "loglik": sum.TotalLogLik(), "impossible_rows": sum.Impossible})
 	}
-	fmt.Fprintf(w, "M-step from %s: %d rows, log-likelihood %.6f at the parameters of %s\n", plural(len(args)-1, "counts file"), sum.Rows, sum.LogLik, args[0])
+	fmt.Fprintf(w, "M-step from %s: %d rows, log-likelihood %s at the parameters of %s\n", plural(len(args)-1, "counts file"), sum.Rows, countsLogLik(sum), args[0])
 	return nil
 }

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/tree"
 )
 
 // shardCSV splits a CSV file into n files of consecutive rows, each with
@@ -193,5 +196,59 @@ func TestFitEStepMStepUsage(t *testing.T) {
 	code, outs, errs := run(t, "", "fit", "--estep", m, disc, "--out", "-")
 	if code != ExitOK || !strings.Contains(outs, `"format":"latentree-em-counts"`) || !strings.Contains(errs, "E-step of") {
 		t.Errorf("--out -: exit %d, stdout %.80q, stderr %q", code, outs, errs)
+	}
+}
+
+// TestEStepImpossibleRows: rows of probability 0 make the log-likelihood
+// −∞ in fit --estep and --mstep, as in score, and are counted (the E-step
+// used to leave them out and report the finite sum over the other rows);
+// --json writes −∞ as null (score --json failed on it).
+func TestEStepImpossibleRows(t *testing.T) {
+	dir := t.TempDir()
+	tr := tree.New()
+	h := tr.AddHidden()
+	for _, w := range []string{"ball", "goal", "team"} {
+		x, err := tr.AddObserved(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.AddEdge(h, x, math.NaN()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dm, err := discrete.New(tr, h, []int{2, 2, 2, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range tr.Observed() {
+		dm.CPT[x] = []float64{0.5, 0.5, 0.5, 0.5}
+	}
+	ball, _ := tr.Lookup("ball")
+	goal, _ := tr.Lookup("goal")
+	dm.CPT[ball] = []float64{1, 0, 0, 1} // ball = h = goal
+	dm.CPT[goal] = []float64{1, 0, 0, 1}
+	m := filepath.Join(dir, "m.json")
+	var b strings.Builder
+	if err := dm.WriteJSON(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, m, b.String())
+	d := filepath.Join(dir, "d.csv")
+	writeFile(t, d, "ball,goal,team\n1,1,0\n0,1,0\n0,0,1\n1,0,1\n1,1,1\n")
+	if code, out, errs := run(t, "", "score", "--json", m, d); code != ExitOK || !strings.Contains(out, `"loglik": null`) {
+		t.Errorf("score --json: exit %d, %s%s", code, out, errs)
+	}
+	c := filepath.Join(dir, "c.json")
+	code, out, errs := run(t, "", "fit", "--estep", m, d, "--out", c)
+	if code != ExitOK || !strings.Contains(out, "log-likelihood -Inf (2 rows of probability 0; ") {
+		t.Errorf("fit --estep: exit %d, %q %s", code, out, errs)
+	}
+	code, out, errs = run(t, "", "fit", "--estep", "--json", m, d, "--out", c)
+	if code != ExitOK || !strings.Contains(out, `"loglik": null`) || !strings.Contains(out, `"impossible_rows": 2`) {
+		t.Errorf("fit --estep --json: exit %d, %q %s", code, out, errs)
+	}
+	code, out, errs = run(t, "", "fit", "--mstep", "--json", m, c, "--out", filepath.Join(dir, "next.json"))
+	if code != ExitOK || !strings.Contains(out, `"loglik": null`) || !strings.Contains(out, `"impossible_rows": 2`) {
+		t.Errorf("fit --mstep --json: exit %d, %q %s", code, out, errs)
 	}
 }

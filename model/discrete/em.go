@@ -75,9 +75,9 @@ type counts struct {
 	prior []float64
 	cpt   [][]float64
 	ll    float64
-	// impossible: some row of positive weight has probability 0 (its
-	// log-likelihood, −∞, is left out of ll); set by the binary E-step.
-	impossible bool
+	// impossible is the weight of the rows of probability 0 (their
+	// log-likelihood, −∞, is left out of ll).
+	impossible float64
 }
 
 func (e *engine) newCounts() *counts {
@@ -102,7 +102,7 @@ func (e *engine) newCounts() *counts {
 
 func (c *counts) add(o *counts) {
 	c.ll += o.ll
-	c.impossible = c.impossible || o.impossible
+	c.impossible += o.impossible
 	for i, x := range o.prior {
 		c.prior[i] += x
 	}
@@ -122,6 +122,8 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 	for i := 0; i < nb; i++ {
 		if !math.IsInf(w.logZ[i], -1) {
 			c.ll += b.w(r0+i) * w.logZ[i]
+		} else {
+			c.impossible += b.w(r0 + i)
 		}
 	}
 	for _, v := range e.order {
@@ -226,7 +228,7 @@ func (e *engine) loglik(b *binding, nw int) float64 {
 		// The binary E-step is about 3 times faster than the generic
 		// upward pass, counts included.
 		c := e.expectedBinary(b, nw)
-		if c.impossible {
+		if c.impossible > 0 {
 			return math.Inf(-1)
 		}
 		return c.ll

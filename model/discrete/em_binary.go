@@ -213,8 +213,8 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 	for i, z := range logZ {
 		if !math.IsInf(z, -1) {
 			c.ll += wt[i] * z
-		} else if wt[i] > 0 {
-			c.impossible = true
+		} else {
+			c.impossible += wt[i]
 		}
 	}
 	// Downward: posteriors and expected counts.

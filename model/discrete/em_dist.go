@@ -46,8 +46,12 @@ type Counts struct {
 	// Rows is the number of data rows.
 	Rows int `json:"rows"`
 	// LogLik is the log-likelihood of the rows at the parameters used
-	// (natural log; rows of probability 0 are left out, as in FitEM).
+	// (natural log), leaving out the Impossible rows of probability 0,
+	// as FitEM does; the log-likelihood of all the rows is −∞ when
+	// Impossible > 0 (see TotalLogLik).
 	LogLik float64 `json:"loglik"`
+	// Impossible counts the rows of probability 0 at the parameters used.
+	Impossible int `json:"impossible_rows,omitempty"`
 	// Nodes has one entry per node, in the model's rooted order (parents
 	// before children, the root first).
 	Nodes []NodeCounts `json:"nodes"`
@@ -122,7 +126,7 @@ func (m *Model) EStep(d *data.Dataset, opt model.InferOptions) (*Counts, error) 
 	rows := b.rows
 	e := newEngine(m)
 	c := e.expected(b.compress(), opt.Workers)
-	out := &Counts{Rows: rows, LogLik: c.ll}
+	out := &Counts{Rows: rows, LogLik: c.ll, Impossible: int(math.Round(c.impossible))}
 	out.Structure, out.Params = m.fingerprints()
 	r := m.Rooted()
 	for _, v := range r.Order {
@@ -163,6 +167,15 @@ func (c *Counts) sameShape(o *Counts) error {
 	return nil
 }
 
+// TotalLogLik returns the log-likelihood of all the rows: LogLik, or −∞
+// when some rows have probability 0 (as Model.LogLikelihood gives).
+func (c *Counts) TotalLogLik() float64 {
+	if c.Impossible > 0 {
+		return math.Inf(-1)
+	}
+	return c.LogLik
+}
+
 // Merge adds the counts of o to c: the counts of the union of their rows.
 // Both must come from E-steps of the same model at the same parameters
 // (equal fingerprints and tables of the same shapes); otherwise c is left
@@ -182,6 +195,7 @@ func (c *Counts) Merge(o *Counts) error {
 	}
 	c.Rows += o.Rows
 	c.LogLik += o.LogLik
+	c.Impossible += o.Impossible
 	for i, n := range c.Nodes {
 		for a, row := range n.Table {
 			for s, x := range o.Nodes[i].Table[a] {
@@ -297,6 +311,9 @@ func (c *Counts) check() error {
 	}
 	if math.IsNaN(c.LogLik) || math.IsInf(c.LogLik, 0) || c.LogLik > 0 {
 		return fmt.Errorf("model: EM counts: log-likelihood %g, want a finite value ≤ 0", c.LogLik)
+	}
+	if c.Impossible < 0 || c.Impossible > c.Rows {
+		return fmt.Errorf("model: EM counts: %d rows of probability 0 among %d", c.Impossible, c.Rows)
 	}
 	if len(c.Nodes) == 0 {
 		return errors.New("model: EM counts: no nodes")
