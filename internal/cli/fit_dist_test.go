@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/model/discrete"
-	"github.com/latentree/latentree/tree"
 )
 
 // shardCSV splits a CSV file into n files of consecutive rows, each with
@@ -205,17 +204,7 @@ func TestFitEStepMStepUsage(t *testing.T) {
 // --json writes −∞ as null (score --json failed on it).
 func TestEStepImpossibleRows(t *testing.T) {
 	dir := t.TempDir()
-	tr := tree.New()
-	h := tr.AddHidden()
-	for _, w := range []string{"ball", "goal", "team"} {
-		x, err := tr.AddObserved(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tr.AddEdge(h, x, math.NaN()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tr, h := starTree(t)
 	dm, err := discrete.New(tr, h, []int{2, 2, 2, 2})
 	if err != nil {
 		t.Fatal(err)

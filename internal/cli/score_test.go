@@ -18,11 +18,11 @@ import (
 // writeStarModel writes a model with hidden h and observed ball, goal,
 // team: a discrete one (h uniform, P(word | h) = [[0.9, 0.1], [0.2, 0.8]])
 // or a Gaussian one (correlation 0.8 on every edge, ball with mean 10 and
-// variance 4).
-func writeStarModel(t *testing.T, dir string, isGaussian bool) string {
+// starTree returns a hidden node h joined to observed ball, goal and team.
+func starTree(t *testing.T) (tr *tree.Tree, h int) {
 	t.Helper()
-	tr := tree.New()
-	h := tr.AddHidden()
+	tr = tree.New()
+	h = tr.AddHidden()
 	for _, w := range []string{"ball", "goal", "team"} {
 		x, err := tr.AddObserved(w)
 		if err != nil {
@@ -32,6 +32,13 @@ func writeStarModel(t *testing.T, dir string, isGaussian bool) string {
 			t.Fatal(err)
 		}
 	}
+	return tr, h
+}
+
+// variance 4).
+func writeStarModel(t *testing.T, dir string, isGaussian bool) string {
+	t.Helper()
+	tr, h := starTree(t)
 	var m model.Model
 	if isGaussian {
 		g, err := gaussian.New(tr, h, 0.8)
