@@ -364,7 +364,12 @@ type Options struct {
 // tries edges whose |ρ| nears 1 at the bound (gaussLoop.snap), where the
 // likelihood of weak data often peaks and EM alone crawls, and before it
 // stops it checks that every edge at the bound belongs there
-// (gaussLoop.release). AccelNone is plain EM, without either.
+// (gaussLoop.release). With StopAuto, after qnAfter SQUAREM cycles it
+// switches to BFGS on the same coordinates (gaussLoop.quasiNewton), whose
+// gradient every E-step gives (Fisher's identity), and stops when BFGS's
+// quadratic model bounds the remaining gain: EM's linear convergence on
+// trees with many hidden variables otherwise takes thousands of E-steps
+// for the last nats. AccelNone is plain EM, without any of these.
 //
 // The EMResult counts in Rows (and DistinctRows) all the rows of d and in
 // Patterns the missingness patterns; its Trace starts with the
@@ -434,6 +439,9 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	return g, res, nil
 }
 
+// qnAfter is the number of SQUAREM cycles before the quasi-Newton phase.
+const qnAfter = 5
+
 // slowK is StopAuto's bound on the ratio of EM's remaining gain to the gain
 // of one plain EM step (as for discrete EM).
 const slowK = 1000
@@ -482,6 +490,9 @@ type gaussLoop struct {
 	st      *gaussStats
 	cur     float64
 	tried   []float64 // per node: 1 − |ρ| when snap last tried the edge
+	// lastGain is the gain in log-likelihood of the last step of the
+	// quasi-Newton phase (of the last SQUAREM cycle when it starts).
+	lastGain float64
 }
 
 // estep runs an E-step at the model's parameters, sets st and cur, and
@@ -542,6 +553,7 @@ func (l *gaussLoop) squarem() (bool, error) {
 	l.emit(ll)
 	l.stop.done(ll, math.Inf(1))
 	stepMax := 1.0
+	cycles := 0
 	for l.it < l.maxIter {
 		em.save(p0)
 		em.mstep(l.st)
@@ -607,12 +619,17 @@ func (l *gaussLoop) squarem() (bool, error) {
 				return false, err
 			}
 		}
+		prev := l.stop.prev
 		if l.stop.done(ll, gEM) {
 			released, err := l.release()
 			if err != nil || !released {
 				return err == nil, err
 			}
 			ll = l.cur
+		}
+		if cycles++; l.stop.rule == model.StopAuto && cycles >= qnAfter {
+			l.lastGain = ll - prev
+			return l.quasiNewton(l.stop.tol * min(math.Abs(ll), gainScale))
 		}
 	}
 	return false, nil

@@ -106,7 +106,10 @@ func threeFactorCase(t testing.TB, seed uint64, n int) optimumCase {
 // three-factor model of ability scores at n = 301 (flat: one weak loading;
 // in one sample the peak is at a correlation of 1 between the root and a
 // factor, where plain EM crawls), weak correlations at n = 300 (several
-// peaks, some at the bound), and an ordinary tree at n = 1000.
+// peaks, some at the bound), and an ordinary tree at n = 1000; in the long
+// run, random binary trees of 10 and 40 observed variables at n = 200 to
+// 10,000. Fit must also stop at a maximum: refOptimum run from Fit's end
+// may gain at most 1e-3 nat.
 func TestFitGaussianReachesOptimum(t *testing.T) {
 	cases := []optimumCase{
 		threeFactorCase(t, 1, 301),
@@ -118,6 +121,11 @@ func TestFitGaussianReachesOptimum(t *testing.T) {
 		for s := uint64(10); s < 20; s++ {
 			cases = append(cases, threeFactorCase(t, s, 301), simulatedCase(t, s, 10, 300, 0.1, 0.5), simulatedCase(t, s, 16, 1000, 0.2, 0.8))
 		}
+		for _, m := range []int{10, 40} {
+			for _, n := range []int{200, 1000, 10000} {
+				cases = append(cases, simulatedCase(t, uint64(m*n), m, n, 0.2, 0.8))
+			}
+		}
 	}
 	starts := testenv.Pick(8, 20)
 	for i, c := range cases {
@@ -127,9 +135,14 @@ func TestFitGaussianReachesOptimum(t *testing.T) {
 		}
 		best, agree, fromStart := refOptimum(c.tree, c.data, starts, rand.New(rand.NewPCG(uint64(i), 99)), start)
 		// Weak trees take up to 2,000 E-steps (twice the default cap).
-		_, res, err := gaussian.Fit(c.tree, c.data, gaussian.Options{MaxIter: 10000})
+		fit, res, err := gaussian.Fit(c.tree, c.data, gaussian.Options{MaxIter: 10000})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Fit must have stopped at a maximum: the reference gains at most
+		// 1e-3 nat from Fit's end.
+		if _, _, polished := refOptimum(c.tree, c.data, 0, nil, fit); polished > res.LogLik+1e-3 {
+			t.Errorf("%s: Fit stopped at %.6f, %.2g nat below the maximum %.6f the reference reaches from there", c.name, res.LogLik, polished-res.LogLik, polished)
 		}
 		if !res.Converged {
 			t.Errorf("%s: EM did not converge in %d E-steps", c.name, res.Iterations)

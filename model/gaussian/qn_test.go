@@ -1,0 +1,109 @@
+package gaussian
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
+)
+
+// TestQNGradient checks the gradient from the expected statistics against
+// central finite differences of the log-likelihood, on complete data and
+// with missing cells (rare patterns by belief propagation), at a point
+// away from the optimum with nonzero means, on a tree with an observed
+// internal node.
+func TestQNGradient(t *testing.T) {
+	for _, missing := range []float64{0, 0.2} {
+		rng := rand.New(rand.NewPCG(5, 1))
+		tr := tree.New()
+		h0, h1, h2 := tr.AddHidden(), tr.AddHidden(), tr.AddHidden()
+		edges := [][2]int{{h0, h1}, {h0, h2}}
+		var obs []int
+		// Leaves under h1, h2 and h0, and g under the observed f.
+		for i, parent := range []int{h1, h1, h1, h2, h2, h0, -6} {
+			x, err := tr.AddObserved(string(rune('a' + i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if parent < 0 {
+				parent = obs[-parent-1]
+			}
+			obs = append(obs, x)
+			edges = append(edges, [2]int{parent, x})
+		}
+		for _, e := range edges {
+			if err := tr.AddEdge(e[0], e[1], 0.5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g0, err := New(tr, h0, 0.6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g0.Rho[h2] = -0.7
+		for i, v := range tr.Observed() {
+			g0.Mean[v], g0.Var[v] = float64(i), 1+float64(i%3)
+		}
+		d, err := g0.Sample(rng, 150)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if missing > 0 {
+			for j := range d.NumVars() {
+				col := d.Continuous(j)
+				for r := range col {
+					if rng.Float64() < missing {
+						col[r] = math.NaN()
+					}
+				}
+			}
+		}
+		g, err := New(tr, model.DefaultRoot(tr), 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := g.bind(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.startGaussian(b); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range tr.Observed() {
+			g.Mean[v] += 0.3 * rng.NormFloat64()
+			g.Var[v] *= 0.7 + 0.6*rng.Float64()
+		}
+		em := newGaussEM(g, b, b.patterns(), nil)
+		c := newQNCoords(em)
+		k := em.paramLen()
+		x, grad := make([]float64, k), make([]float64, k)
+		c.save(x)
+		st, err := em.estep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.gradient(st, grad)
+		ll := func(x []float64) float64 {
+			c.load(x)
+			st, err := em.estep()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.ll
+		}
+		for i := range k {
+			const h = 1e-5
+			xp := append([]float64(nil), x...)
+			xp[i] += h
+			fp := ll(xp)
+			xp[i] -= 2 * h
+			fm := ll(xp)
+			num := (fp - fm) / (2 * h)
+			if math.Abs(num-grad[i]) > 1e-4*max(1, math.Abs(num)) {
+				t.Errorf("missing %g: coordinate %d: gradient %.8g, finite differences %.8g", missing, i, grad[i], num)
+			}
+		}
+	}
+}
