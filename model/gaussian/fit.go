@@ -91,13 +91,45 @@ func (b *gbinding) patterns() []pattern {
 // (row-major len(a)×len(b)).
 func (g *Model) covariance(a, b []int) []float64 {
 	out := make([]float64, len(a)*len(b))
+	r := g.Rooted()
+	c := make([]float64, g.Tree.MaxID())
+	onPath := make([]bool, g.Tree.MaxID())
+	// One pass over the tree per node of the shorter list.
+	if len(b) < len(a) {
+		for j, v := range b {
+			g.correlationsInto(r, v, c, onPath)
+			for i, u := range a {
+				out[i*len(b)+j] = c[u] * math.Sqrt(g.Var[u]*g.Var[v])
+			}
+		}
+		return out
+	}
 	for i, u := range a {
-		c := g.correlations(u)
+		g.correlationsInto(r, u, c, onPath)
 		for j, v := range b {
 			out[i*len(b)+j] = c[v] * math.Sqrt(g.Var[u]*g.Var[v])
 		}
 	}
 	return out
+}
+
+// correlationsInto sets out[v] to the correlation of u with every node v
+// of the tree rooted as r, without allocating (covariance runs it at every
+// E-step): up the path from u to the root, then down from the path.
+// onPath is scratch space, all false on entry and on return.
+func (g *Model) correlationsInto(r *tree.Rooted, u int, out []float64, onPath []bool) {
+	out[u], onPath[u] = 1, true
+	for w := u; r.Parent[w] >= 0; w = r.Parent[w] {
+		out[r.Parent[w]], onPath[r.Parent[w]] = out[w]*g.Rho[w], true
+	}
+	for _, v := range r.Order {
+		if !onPath[v] {
+			out[v] = out[r.Parent[v]] * g.Rho[v]
+		}
+	}
+	for w := u; w >= 0; w = r.Parent[w] {
+		onPath[w] = false
+	}
 }
 
 // NumParams returns κ: one correlation per edge and a mean and a variance

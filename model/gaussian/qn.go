@@ -2,6 +2,8 @@ package gaussian
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The quasi-Newton phase of Gaussian EM. EM converges linearly, at the
@@ -154,10 +156,34 @@ func (c *qnCoords) gradient(st *gaussStats, grad []float64) {
 // learns the curvature of the log-likelihood along the directions it has
 // stepped in, so that ½gᵀHg underestimates the remaining gain along flat
 // ridges it has not explored (on random binary trees of 10 to 80 observed
-// variables, stopping at ½gᵀHg ≤ 1e-4 nat left up to 0.5 nat, at 1e-7 up to
-// 0.03 nat, at 1e-9 up to 0.003 nat); near the optimum BFGS converges
-// superlinearly, so that the smaller bound costs few E-steps.
-const qnShrink = 1e-5
+// variables at n = 200 to 10,000, stopping at ½gᵀHg ≤ 1e-4 nat left up to
+// 0.5 nat, at 1e-7 up to 0.03 nat, at 1e-9 up to 0.003 nat); near the
+// optimum BFGS converges superlinearly, so that the smaller bound costs few
+// E-steps, and the rounding error of L (qnNoise) floors it.
+const qnShrink = 1e-7
+
+// boundGain bounds the gain of moving the edges whose |ρ| exceeds 0.99
+// to the bound, in the direction of the gradient: (1 − |ρ|)|∂L/∂ρ| =
+// |∂L/∂atanh ρ|/(1 + |ρ|) each (exact if L is concave in ρ there). Near
+// the bound atanh ρ flattens the log-likelihood, and BFGS's curvature
+// estimate there is poor, so that ½gᵀHg misses such gains.
+func (c *qnCoords) boundGain(x, g []float64, active []bool) float64 {
+	isEdge := c.edges()
+	sum := 0.0
+	for i, e := range isEdge {
+		if !e || active[i] || g[i]*x[i] <= 0 {
+			continue
+		}
+		if r := math.Abs(math.Tanh(x[i])); r > 0.99 {
+			sum += math.Abs(g[i]) / (1 + r)
+		}
+	}
+	return sum
+}
+
+// qnNoise is the relative rounding error of a log-likelihood: 1e-13·|L|,
+// about 500 units in the last place.
+const qnNoise = 1e-13
 
 // qnMaxStep bounds the largest change of any coordinate in one
 // quasi-Newton step (a factor e of a variance, a unit of atanh ρ).
@@ -178,37 +204,40 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	x, g := make([]float64, k), make([]float64, k)
 	c.save(x)
 	c.gradient(l.st, g)
-	h := make([]float64, k*k) // inverse Hessian estimate, row-major
+	h := mat.NewSymDense(k, nil) // inverse Hessian estimate
 	n := float64(l.em.b.rows)
 	resetH := func(scale float64) {
-		clear(h)
+		h.Zero()
 		for i := range k {
-			h[i*k+i] = scale
+			h.SetSym(i, i, scale)
 		}
 	}
 	resetH(1 / n)
 	first := true
-	d, xn, gn, s, y, hy := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	d, xn, gn, s, y, hy, gm := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	dv, hyv, gmv, sv, yv := mat.NewVecDense(k, d), mat.NewVecDense(k, hy), mat.NewVecDense(k, gm), mat.NewVecDense(k, s), mat.NewVecDense(k, y)
 	active := make([]bool, k)
 	for l.it < l.maxIter {
 		// Edges held at a bound: at ±amax with the gradient pointing out.
 		for i := range k {
 			active[i] = isEdge[i] && math.Abs(x[i]) >= c.amax*(1-1e-12) && g[i]*x[i] > 0
 		}
-		pred, slope := 0.0, 0.0
+		// d = H g over the free coordinates.
 		for i := range k {
-			d[i] = 0
+			gm[i] = g[i]
 			if active[i] {
-				continue
+				gm[i] = 0
 			}
-			for j := range k {
-				if !active[j] {
-					d[i] += h[i*k+j] * g[j]
-				}
-			}
-			pred += g[i] * d[i]
 		}
-		slope = pred
+		dv.MulVec(h, gmv)
+		pred := 0.0
+		for i := range k {
+			if active[i] {
+				d[i] = 0
+			}
+			pred += gm[i] * d[i]
+		}
+		slope := pred
 		if !(slope > 0) {
 			if first {
 				return true, nil // a zero gradient
@@ -217,8 +246,11 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 			first = true
 			continue
 		}
-		// Predicted remaining gain of the quadratic model.
-		if pred/2 <= eps*qnShrink && l.lastGain <= eps*qnShrink {
+		// Predicted remaining gain of the quadratic model, against the
+		// tolerance or, if larger, the rounding error of the
+		// log-likelihood (below which no line search can see a gain).
+		tol := max(eps*qnShrink, qnNoise*math.Abs(l.cur))
+		if pred/2 <= tol && l.lastGain <= tol && c.boundGain(x, g, active) <= eps {
 			return true, nil
 		}
 		big := 0.0
@@ -231,7 +263,7 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 		}
 		st0, ll0 := l.st, l.cur
 		accepted := false
-		for range 30 {
+		for range 20 {
 			if l.it >= l.maxIter {
 				break
 			}
@@ -254,7 +286,15 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 			}
 			l.st, l.cur = st0, ll0
 			l.emit(ll0)
-			t /= 2
+			// The maximum of the parabola through L(0), its slope and
+			// L(t), kept within [t/10, t/2].
+			tq := 0.5 * t
+			if !math.IsInf(lln, 0) {
+				if den := lln - ll0 - t*slope; den < 0 {
+					tq = -slope * t * t / (2 * den)
+				}
+			}
+			t = max(t/10, min(t/2, tq))
 		}
 		if !accepted {
 			c.load(x)
@@ -291,20 +331,10 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 			first = false
 		}
 		// H ← (I − ρsyᵀ) H (I − ρysᵀ) + ρssᵀ, ρ = 1/sᵀy.
-		yhy := 0.0
-		for i := range k {
-			hy[i] = 0
-			for j := range k {
-				hy[i] += h[i*k+j] * y[j]
-			}
-			yhy += y[i] * hy[i]
-		}
-		f := (1 + yhy/sy) / sy
-		for i := range k {
-			for j := range k {
-				h[i*k+j] += f*s[i]*s[j] - (hy[i]*s[j]+s[i]*hy[j])/sy
-			}
-		}
+		hyv.MulVec(h, yv)
+		yhy := mat.Dot(yv, hyv)
+		h.SymRankOne(h, (1+yhy/sy)/sy, sv)
+		h.RankTwo(h, -1/sy, hyv, sv)
 	}
 	return false, nil
 }
