@@ -192,11 +192,14 @@ const qnMaxStep = 1.0
 // quasiNewton maximises the log-likelihood by BFGS from the model's
 // parameters (whose statistics and log-likelihood are l.st and l.cur),
 // each evaluation one E-step, with a backtracking (Armijo) line search and
+// steps of at most qnMaxStep in any coordinate, and
 // the edges' atanh ρ projected onto ±atanh(rhoMax). It stops when the
 // quadratic model's predicted remaining gain, ½ gᵀHg over the
 // coordinates not held at a bound (H the BFGS estimate of the inverse of
 // the negative Hessian), and the gain of the last step are both at most
-// eps; it reports convergence (false when maxIter ended it).
+// eps·qnShrink (or the rounding error of L), and boundGain is at most eps;
+// it reports convergence (false when maxIter ended it). The line search
+// backtracks to the maximum of a parabola, within [t/10, t/2].
 func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	c := newQNCoords(l.em)
 	isEdge := c.edges()
