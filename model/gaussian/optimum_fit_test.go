@@ -109,7 +109,8 @@ func threeFactorCase(t testing.TB, seed uint64, n int) optimumCase {
 // peaks, some at the bound), and an ordinary tree at n = 1000; in the long
 // run, random binary trees of 10 and 40 observed variables at n = 200 to
 // 10,000. Fit must also stop at a maximum: refOptimum run from Fit's end
-// may gain at most 1e-3 nat.
+// may gain at most 1e-3 nat. (The reference from Fit's start and Fit may
+// climb different peaks of a likelihood with several; that is allowed.)
 func TestFitGaussianReachesOptimum(t *testing.T) {
 	cases := []optimumCase{
 		threeFactorCase(t, 1, 301),
@@ -149,8 +150,16 @@ func TestFitGaussianReachesOptimum(t *testing.T) {
 		}
 		t.Logf("%s: Fit %.6f in %d E-steps; reference from its start %.6f, best of %d starts %.6f (reached by %d)",
 			c.name, res.LogLik, res.Iterations, fromStart, starts, best, agree)
+		// From the same start, two ascents may still climb different
+		// peaks where the likelihood has several (the reference's starts
+		// disagree): that is a local maximum, not a stop short of one,
+		// which the check from Fit's end above rules out.
 		if res.LogLik < fromStart-1e-3 {
-			t.Errorf("%s: Fit reached %.6f, %.2g nat below the maximum %.6f from the same start", c.name, res.LogLik, fromStart-res.LogLik, fromStart)
+			if agree == starts {
+				t.Errorf("%s: Fit reached %.6f, %.2g nat below the maximum %.6f from the same start", c.name, res.LogLik, fromStart-res.LogLik, fromStart)
+			} else {
+				t.Logf("%s: Fit reached another local maximum, %.2g nat below the one the reference climbs from the same start", c.name, fromStart-res.LogLik)
+			}
 		}
 		if agree == starts && res.LogLik < best-1e-3 {
 			t.Errorf("%s: Fit reached %.6f, %.2g nat below the single peak %.6f", c.name, res.LogLik, best-res.LogLik, best)
