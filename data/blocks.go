@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // DefaultBlockRows is the number of rows per block when
@@ -78,6 +79,42 @@ type BlockReader interface {
 // their values are read as the text a CSV file would hold (true/false,
 // decimal integers, shortest round-trip floats) and a null is missing.
 func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
+	return openBlocks(paths, opt, nil)
+}
+
+// typedFiles is what the typing pass of OpenBlocks found, for later passes
+// over the same files to read them once (Files): the variables, the data
+// rows (dropped ones included), and each file's size and modification time,
+// to tell a file that changed since.
+type typedFiles struct {
+	vars  []Variable
+	rows  int64
+	files []string
+	infos []os.FileInfo
+}
+
+// check returns an error if the files listed are not those typed, or one
+// changed size or modification time since.
+func (t *typedFiles) check(files []string, infos []os.FileInfo) error {
+	if !slices.Equal(files, t.files) {
+		return fmt.Errorf("data: the input files changed since they were first read: %s, was %s", strings.Join(files, ", "), strings.Join(t.files, ", "))
+	}
+	for i, fi := range infos {
+		was := t.infos[i]
+		if fi.Size() != was.Size() || !fi.ModTime().Equal(was.ModTime()) {
+			return &ParseError{File: files[i], Err: fmt.Errorf("the file changed since it was first read (%d bytes modified %s, was %d bytes modified %s): passes over the data would not read the same rows",
+				fi.Size(), fi.ModTime().Format(time.RFC3339Nano), was.Size(), was.ModTime().Format(time.RFC3339Nano))}
+		}
+	}
+	return nil
+}
+
+// openBlocks is OpenBlocks; with known (from an earlier typing pass over
+// the same files) it reads the files once, with the variables known: the
+// columns are seeded with their kinds and states, a value that does not
+// fit them is an error, and so is a file listing, size, modification time
+// or number of rows different from the typing pass's.
+func openBlocks(paths []string, opt BlockOptions, known *typedFiles) (*blockReader, error) {
 	if opt.BlockRows < 0 {
 		return nil, fmt.Errorf("data: BlockRows is negative (%d)", opt.BlockRows)
 	}
@@ -90,9 +127,14 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("data: no input files")
 	}
-	files, err := shardFiles(paths)
+	files, infos, err := shardFiles(paths)
 	if err != nil {
 		return nil, err
+	}
+	if known != nil {
+		if err := known.check(files, infos); err != nil {
+			return nil, err
+		}
 	}
 	opt.Name = ""
 	base, err := newReader(opt.ReadOptions)
@@ -104,11 +146,19 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 		br.Close()
 		return nil, err
 	}
-	if !opt.FirstBlockTyping {
+	switch {
+	case known != nil:
+		if err := br.seed(known.vars); err != nil {
+			br.Close()
+			return nil, err
+		}
+		br.wantRows = known.rows
+	case !opt.FirstBlockTyping:
 		if err := br.typeAll(); err != nil {
 			br.Close()
 			return nil, err
 		}
+		br.typed = &typedFiles{vars: br.vars(), rows: br.wantRows, files: files, infos: infos}
 	}
 	return br, nil
 }
@@ -120,13 +170,13 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 // that is not a regular file is an error naming it, never skipped
 // silently, and so is a file listed twice (the same file by two paths or
 // links), whose rows would be counted twice.
-func shardFiles(paths []string) ([]string, error) {
+func shardFiles(paths []string) ([]string, []os.FileInfo, error) {
 	var files []string
 	var infos []os.FileInfo
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !fi.IsDir() {
 			files, infos = append(files, p), append(infos, fi)
@@ -134,7 +184,7 @@ func shardFiles(paths []string) ([]string, error) {
 		}
 		ents, err := os.ReadDir(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := len(files)
 		for _, e := range ents { // os.ReadDir sorts by name
@@ -146,28 +196,28 @@ func shardFiles(paths []string) ([]string, error) {
 			fi, err := os.Stat(path) // follows a link
 			switch {
 			case err != nil:
-				return nil, fmt.Errorf("data: directory %s: %s: %w (remove it, or rename it to begin with \".\" or \"_\" to skip it)", p, name, err)
+				return nil, nil, fmt.Errorf("data: directory %s: %s: %w (remove it, or rename it to begin with \".\" or \"_\" to skip it)", p, name, err)
 			case fi.IsDir():
-				return nil, fmt.Errorf("data: directory %s holds the subdirectory %s: shards are read from the directory itself, not from its subdirectories (give the subdirectory as an input of its own, or rename it to begin with \".\" or \"_\" to skip it)", p, name)
+				return nil, nil, fmt.Errorf("data: directory %s holds the subdirectory %s: shards are read from the directory itself, not from its subdirectories (give the subdirectory as an input of its own, or rename it to begin with \".\" or \"_\" to skip it)", p, name)
 			case !fi.Mode().IsRegular():
-				return nil, fmt.Errorf("data: directory %s: %s is not a regular file (%v; rename it to begin with \".\" or \"_\" to skip it)", p, name, fi.Mode().Type())
+				return nil, nil, fmt.Errorf("data: directory %s: %s is not a regular file (%v; rename it to begin with \".\" or \"_\" to skip it)", p, name, fi.Mode().Type())
 			}
 			files, infos = append(files, path), append(infos, fi)
 		}
 		if len(files) == n {
-			return nil, fmt.Errorf("data: directory %s has no data files", p)
+			return nil, nil, fmt.Errorf("data: directory %s has no data files", p)
 		}
 	}
 	bySize := make(map[int64][]int)
 	for i, fi := range infos {
 		for _, k := range bySize[fi.Size()] {
 			if os.SameFile(infos[k], fi) {
-				return nil, fmt.Errorf("data: %s and %s are the same file: its rows would be read twice", files[k], files[i])
+				return nil, nil, fmt.Errorf("data: %s and %s are the same file: its rows would be read twice", files[k], files[i])
 			}
 		}
 		bySize[fi.Size()] = append(bySize[fi.Size()], i)
 	}
-	return files, nil
+	return files, infos, nil
 }
 
 // typeAll reads every file once to decide the kinds of the columns and
@@ -219,12 +269,62 @@ func (b *blockReader) typeAll() error {
 			c.codes = nil
 			c.pq.recode(c.sortStates())
 		}
-		c.kind, c.fixed = kind, true
+		c.kind, c.fixed, c.closed = kind, true, true
 		c.floats, c.codes = nil, nil
 		c.observed, c.missing, c.haveFirst, c.varied, c.first = 0, 0, false, false, 0
 	}
+	b.wantRows = b.rows
 	b.rows, b.kept, b.fi = 0, 0, -1
 	return b.openNext()
+}
+
+// vars returns the variables of the columns, their states cloned.
+func (b *blockReader) vars() []Variable {
+	vars := make([]Variable, len(b.cols))
+	for j, c := range b.cols {
+		vars[j] = Variable{Name: c.name, Kind: c.kind, States: slices.Clone(c.labels)}
+	}
+	return vars
+}
+
+// seed fixes the columns to the variables of an earlier typing pass over
+// the same files (typeAll): their kinds and states, which no value may
+// extend.
+func (b *blockReader) seed(vars []Variable) error {
+	if len(vars) != len(b.cols) || !slices.EqualFunc(vars, b.cols, func(v Variable, c *column) bool { return v.Name == c.name }) {
+		names := make([]string, len(vars))
+		for j, v := range vars {
+			names[j] = v.Name
+		}
+		return fmt.Errorf("data: the columns read (%s) are not those first read (%s): the files or the options changed", quoteNames(b.names, 12), quoteNames(names, 12))
+	}
+	for j, c := range b.cols {
+		v := vars[j]
+		if c.forced && c.kind != v.Kind {
+			return &ParseError{File: b.base.name, ColumnName: c.name, Err: fmt.Errorf("column forced %v, but first read %v: the options changed", c.kind, v.Kind)}
+		}
+		c.kind, c.fixed, c.closed = v.Kind, true, true
+		if v.Kind == Continuous {
+			c.float, c.floatStart = true, 0
+			continue
+		}
+		c.labels = slices.Clone(v.States)
+		c.values = make([]float64, len(c.labels))
+		for k, l := range c.labels {
+			f, class := classify(l)
+			c.values[k] = f
+			if class == classText {
+				c.text = true
+			}
+		}
+		if len(c.labels) > linearLookup {
+			c.index = make(map[string]uint16, 2*len(c.labels))
+			for k, l := range c.labels {
+				c.index[l] = uint16(k)
+			}
+		}
+	}
+	return nil
 }
 
 // rowSource reads the rows of one file.
@@ -245,19 +345,24 @@ type rowSource interface {
 }
 
 type blockReader struct {
-	opt    BlockOptions
-	base   *reader // its name is the current file's
-	files  []string
-	fi     int
-	src    rowSource
-	cols   []*column
-	names  []string
-	rows   int64 // data rows read, including dropped ones
-	kept   int64
-	miss   []bool
-	pqRow  pqCells
-	done   bool
-	closed bool
+	opt   BlockOptions
+	base  *reader // its name is the current file's
+	files []string
+	fi    int
+	src   rowSource
+	cols  []*column
+	names []string
+	rows  int64 // data rows read, including dropped ones
+	kept  int64
+	// wantRows is the number of rows of the typing pass (typeAll, or the
+	// one known), 0 if there was none: a different number at the end
+	// means a file changed in between.
+	wantRows int64
+	typed    *typedFiles // what typeAll found, if it ran
+	miss     []bool
+	pqRow    pqCells
+	done     bool
+	closed   bool
 }
 
 // Names returns the variable names in column order.
@@ -383,6 +488,9 @@ func (b *blockReader) Next() (*Dataset, error) {
 		}
 	}
 	b.Close()
+	if b.wantRows > 0 && b.rows != b.wantRows {
+		return nil, fmt.Errorf("data: %d data rows in %s, but %d when the files were first read: a file changed since", b.rows, strings.Join(b.files, ", "), b.wantRows)
+	}
 	if err := b.finish(); err != nil {
 		return nil, err
 	}
@@ -534,8 +642,15 @@ type lineOne struct{}
 
 func (lineOne) line(int) int { return 1 }
 
+// openHook, if not nil, is called with the path of every file openSource
+// opens: tests count the reads.
+var openHook func(path string)
+
 // openSource opens one input file by its format (fileFormat).
 func openSource(path string, opt ReadOptions) (rowSource, error) {
+	if openHook != nil {
+		openHook(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

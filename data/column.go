@@ -125,6 +125,7 @@ type column struct {
 	forced bool
 	kind   Kind // forced kind if forced; the kind decided once fixed
 	fixed  bool // kind decided (OpenBlocks, after the first block)
+	closed bool // kind and states decided from every row (OpenBlocks): no value may extend them
 
 	// Interning: labels[c] is the label of code c and values[c] its
 	// numeric value (NaN if not a number).
@@ -194,6 +195,9 @@ func (c *column) add(t *typing, s string, at liner) error {
 	if code, ok := c.lookup(s); ok {
 		c.codes = append(c.codes, code)
 		return nil
+	}
+	if c.closed {
+		return t.errorf(at.line(c.pos-1), c, "value %s is not among the column's %d states when the files were first read: a file changed since", QuoteCell(s), len(c.labels))
 	}
 	f, class := classify(s)
 	if !c.fixed && class != classFinite {
@@ -294,6 +298,8 @@ func (t *typing) numberError(c *column, line int, s string, class valueClass) *P
 		why := "in a column forced continuous"
 		switch {
 		case c.forced:
+		case c.closed:
+			why = "in a column found continuous when the files were first read: a file changed since"
 		case c.floatStart > 0:
 			why = fmt.Sprintf("in a numeric column with more than %d distinct values (force the column discrete, or list the value as a missing token)", c.floatStart)
 		default:

@@ -49,7 +49,7 @@ func readAllWays(t *testing.T, dir, name, in string, opt ReadOptions) ([]string,
 	}
 	// In blocks of 2 rows, typed from every row.
 	var d2 *Dataset
-	p, err := Pack(Files{Paths: []string{zipped}, Options: BlockOptions{ReadOptions: opt, BlockRows: 2}})
+	p, err := Pack(&Files{Paths: []string{zipped}, Options: BlockOptions{ReadOptions: opt, BlockRows: 2}})
 	if err == nil {
 		d2, err = p.Dataset()
 	}

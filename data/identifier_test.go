@@ -82,7 +82,7 @@ func TestCheckIdentifiers(t *testing.T) {
 		// the whole file types it), from the file and its gzip,
 		// and packed.
 		for _, p := range []string{c.name + ".csv", c.name + ".csv.gz"} {
-			f := Files{Paths: []string{filepath.Join(dir, p)}, Options: BlockOptions{ReadOptions: c.opt, BlockRows: 25}}
+			f := &Files{Paths: []string{filepath.Join(dir, p)}, Options: BlockOptions{ReadOptions: c.opt, BlockRows: 25}}
 			check("Files "+p, f)
 			pk, err := Pack(f)
 			if err != nil {

@@ -285,7 +285,7 @@ func TestPackFiles(t *testing.T) {
 	} {
 		for _, br := range []int{1, 16, 0} {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, br), func(t *testing.T) {
-				p := mustPack(t, Files{Paths: tc.paths, Options: BlockOptions{ReadOptions: packReadOptions(), BlockRows: br}})
+				p := mustPack(t, &Files{Paths: tc.paths, Options: BlockOptions{ReadOptions: packReadOptions(), BlockRows: br}})
 				if p.BlockRows() != DefaultBlockRows {
 					t.Errorf("BlockRows %d", p.BlockRows())
 				}
@@ -656,7 +656,7 @@ func TestPackErrors(t *testing.T) {
 		{"kind", twice(rekind), "continuous"},
 		{"fewer vars", twice(fewer), "1 variables"},
 		{"states reordered", twice(reorder), "extend"},
-		{"files", Files{}, "no input files"},
+		{"files", &Files{}, "no input files"},
 	} {
 		p, err := Pack(tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -777,7 +777,7 @@ func BenchmarkPack(b *testing.B) {
 	f.Close()
 	b.SetBytes(rows * cols)
 	for b.Loop() {
-		p := mustPack(b, Files{Paths: []string{path}})
+		p := mustPack(b, &Files{Paths: []string{path}})
 		if p.NumRows() != rows {
 			b.Fatalf("%d rows", p.NumRows())
 		}

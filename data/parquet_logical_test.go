@@ -57,7 +57,7 @@ func TestParquetLogicalTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rows := range []int{0, 7} {
-		p, err := Pack(Files{Paths: []string{pq}, Options: BlockOptions{BlockRows: rows}})
+		p, err := Pack(&Files{Paths: []string{pq}, Options: BlockOptions{BlockRows: rows}})
 		if err != nil {
 			t.Fatal(err)
 		}

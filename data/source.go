@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"io"
+	"sync"
 )
 
 // A Source gives a dataset's rows as a sequence of blocks, as many times
@@ -32,20 +33,46 @@ func (d *Dataset) Scan(fn func(block *Dataset) error) error {
 
 // Files is a Source that reads files with OpenBlocks on every pass, so that
 // memory is bounded by the block size whatever the number of rows.
+//
+// The first pass types the columns from every row, as OpenBlocks does
+// (reading the files twice). Files remembers the variables it found, and
+// later passes read the files once, with those variables: they give the
+// same blocks. A file that changed in between (another size or
+// modification time, another number of rows, a value not among its
+// column's states or not a number in a continuous column) makes the pass
+// an error, as do Paths or Options changed after the first pass. With
+// Options.FirstBlockTyping every pass reads the files once and types
+// them anew.
 type Files struct {
 	Paths   []string
 	Options BlockOptions
+
+	mu    sync.Mutex
+	typed *typedFiles // what the first typing pass found
 }
 
 // Scan reads the files from the start, block by block. The next block is
 // read while fn works on the current one (OpenBlocks gives every block
 // its own memory), so reading and computing overlap on two cores.
-func (f Files) Scan(fn func(block *Dataset) error) error {
-	r, err := OpenBlocks(f.Paths, f.Options)
+func (f *Files) Scan(fn func(block *Dataset) error) error {
+	f.mu.Lock()
+	known := f.typed
+	f.mu.Unlock()
+	if f.Options.FirstBlockTyping {
+		known = nil
+	}
+	r, err := openBlocks(f.Paths, f.Options, known)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if r.typed != nil {
+		f.mu.Lock()
+		if f.typed == nil {
+			f.typed = r.typed
+		}
+		f.mu.Unlock()
+	}
 	return ReadAhead(r, fn)
 }
 

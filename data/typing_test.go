@@ -39,7 +39,7 @@ func TestSameDataThreeEncodings(t *testing.T) {
 	parquet := writeTemp(t, dir, "d.parquet", pq.Bytes())
 	for _, path := range []string{plain, zipped, parquet} {
 		for _, rows := range []int{0, 1000} {
-			p, err := Pack(Files{Paths: []string{path}, Options: BlockOptions{BlockRows: rows}})
+			p, err := Pack(&Files{Paths: []string{path}, Options: BlockOptions{BlockRows: rows}})
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}

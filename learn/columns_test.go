@@ -99,7 +99,7 @@ func TestLearnIdentifierColumn(t *testing.T) {
 						check(fmt.Sprintf("%s, stream %v, structure only %v", filepath.Base(p), stream, so), err)
 					}
 				}
-				_, err := learn.LearnSource(data.Files{Paths: []string{p}, Options: data.BlockOptions{BlockRows: 50}}, learn.Options{StructureOnly: true})
+				_, err := learn.LearnSource(&data.Files{Paths: []string{p}, Options: data.BlockOptions{BlockRows: 50}}, learn.Options{StructureOnly: true})
 				check("LearnSource "+filepath.Base(p), err)
 			}
 		}

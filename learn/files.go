@@ -3,7 +3,6 @@ package learn
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -113,7 +112,7 @@ type FilesOptions struct {
 // FromFiles does both in one call.
 type Files struct {
 	paths    []string
-	files    data.Files
+	files    *data.Files
 	packed   *data.Packed
 	vars     []data.Variable
 	rows     *data.Dataset // the rows unpacked, once needed
@@ -123,7 +122,7 @@ type Files struct {
 // OpenFiles opens the files at paths and reads them into memory, or,
 // with opt.Stream, only their first block (for the variables).
 func OpenFiles(paths []string, opt FilesOptions) (*Files, error) {
-	f := &Files{paths: paths, files: data.Files{Paths: paths, Options: opt.Read}}
+	f := &Files{paths: paths, files: &data.Files{Paths: paths, Options: opt.Read}}
 	t0 := time.Now()
 	if opt.Stream {
 		vars, err := firstBlockVars(f.files)
@@ -142,21 +141,22 @@ func OpenFiles(paths []string, opt FilesOptions) (*Files, error) {
 	return f, nil
 }
 
-// firstBlockVars returns the variables of the first block of files.
-func firstBlockVars(files data.Files) ([]data.Variable, error) {
-	r, err := data.OpenBlocks(files.Paths, files.Options)
-	if err != nil {
+// firstBlockVars returns the variables of the first block of files, which
+// then know them and read the files once a pass.
+func firstBlockVars(files *data.Files) ([]data.Variable, error) {
+	var vars []data.Variable
+	errFirst := errors.New("first block read")
+	err := files.Scan(func(b *data.Dataset) error {
+		vars = b.Vars()
+		return errFirst
+	})
+	if err != nil && err != errFirst {
 		return nil, err
 	}
-	defer r.Close()
-	b, err := r.Next()
-	if err == io.EOF {
+	if vars == nil {
 		return nil, errors.New(strings.Join(files.Paths, ", ") + ": no rows")
 	}
-	if err != nil {
-		return nil, err
-	}
-	return b.Vars(), nil
+	return vars, nil
 }
 
 // Vars returns the variables, in column order.

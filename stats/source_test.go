@@ -59,8 +59,8 @@ func TestComputeSourceEqualsCompute(t *testing.T) {
 	writeFile(t, filepath.Join(shards, "part-1.csv.gz"), gzipBytes(t, blockCSV(all[900:2000], []string{"y", "t", "s", "x", "b", "d"})))
 	writeFile(t, filepath.Join(shards, "part-2.parquet"), parquetBytes(t, all[2000:], 300))
 
-	files := func(path string, block int) data.Files {
-		return data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: ropt, BlockRows: block}}
+	files := func(path string, block int) *data.Files {
+		return &data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: ropt, BlockRows: block}}
 	}
 	packed := func(src data.Source, block int) data.Source {
 		p, err := data.Pack(src)
@@ -124,7 +124,7 @@ func TestComputeSourceErrors(t *testing.T) {
 			return boom
 		}), Options{}, "boom"},
 		{"compute error", d, Options{Workers: -1}, "negative"},
-		{"file error", data.Files{Paths: []string{filepath.Join(t.TempDir(), "none.csv")}}, Options{}, "none.csv"},
+		{"file error", &data.Files{Paths: []string{filepath.Join(t.TempDir(), "none.csv")}}, Options{}, "none.csv"},
 		{"merge error", sourceFunc(func(fn func(*data.Dataset) error) error {
 			if err := fn(d); err != nil {
 				return err

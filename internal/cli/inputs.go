@@ -104,7 +104,7 @@ func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadRep
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := data.Pack(data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
+		p, err := data.Pack(&data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
 		if err != nil {
 			return nil, nil, err
 		}

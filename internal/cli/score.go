@@ -147,7 +147,7 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 	if err != nil {
 		return nil, err
 	}
-	p, err := data.Pack(data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
+	p, err := data.Pack(&data.Files{Paths: []string{path}, Options: data.BlockOptions{ReadOptions: opt}})
 	if err != nil {
 		return nil, err
 	}

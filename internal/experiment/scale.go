@@ -308,7 +308,7 @@ func scalePointRun(ctx context.Context, cfg *ScaleConfig, p scalePoint, step fun
 		var em string
 		r.Seconds, r.PeakMB, err = measure(func() error {
 			t0 := time.Now()
-			pk, err := data.Pack(data.Files{Paths: []string{pqPath}})
+			pk, err := data.Pack(&data.Files{Paths: []string{pqPath}})
 			if err != nil {
 				return err
 			}

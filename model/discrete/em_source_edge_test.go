@@ -113,7 +113,7 @@ func TestFitEMSourceFirstSeenStates(t *testing.T) {
 	}{{6, 3000}, {40, testenv.Pick(8000, 70000)}} {
 		_, fresh, d := binSetting(t, 31, c.leaves, c.rows)
 		path := writeFirstSeen(t, d, t.TempDir())
-		var files data.Source = data.Files{Paths: []string{path}, Options: data.BlockOptions{BlockRows: 10, FirstBlockTyping: true}}
+		var files data.Source = &data.Files{Paths: []string{path}, Options: data.BlockOptions{BlockRows: 10, FirstBlockTyping: true}}
 		if c.leaves > 10 {
 			// Many variables: blocks in memory whose states are listed as
 			// ["1", "0"] (reading 10-row blocks from CSV is slow).

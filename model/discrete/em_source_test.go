@@ -116,7 +116,7 @@ func TestFitEMSourceEqualsFitEM(t *testing.T) {
 			f.Close()
 		}
 		files := fresh.Clone()
-		fr, err := files.FitEMSource(data.Files{Paths: []string{dir}, Options: data.BlockOptions{BlockRows: 1000, ReadOptions: data.ReadOptions{Missing: data.MissingKeep}}}, opt)
+		fr, err := files.FitEMSource(&data.Files{Paths: []string{dir}, Options: data.BlockOptions{BlockRows: 1000, ReadOptions: data.ReadOptions{Missing: data.MissingKeep}}}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
