@@ -188,6 +188,10 @@ type Options struct {
 	// Workers bounds the goroutines of every stage (0: GOMAXPROCS).
 	// Results do not depend on it.
 	Workers int
+	// MaxPairBytes bounds the memory of the pair statistics computed from
+	// data (stats.Options.MaxPairBytes; 0: stats.DefaultMaxPairBytes):
+	// wider data are refused before the statistics are computed.
+	MaxPairBytes int64
 	// Src drives everything random: the quartet method's random order,
 	// EM restarts and random starts, regularized CLGrouping's sampling of
 	// hidden variables (nil: the fixed seed rand.NewPCG(1, 0x1ea7), the
@@ -313,6 +317,8 @@ func (o *Options) Validate() error {
 		return bad("quartet representatives", "Quartet.Reps", o.Quartet.Reps, "at least 1 (0: 1)")
 	case o.Workers < 0:
 		return bad("", "Workers", o.Workers, "0 (GOMAXPROCS) or more")
+	case o.MaxPairBytes < 0:
+		return bad("pair statistics memory", "MaxPairBytes", o.MaxPairBytes, "0 (the default of stats) or more bytes")
 	case o.Reg.MaxHidden < 0:
 		return bad("", "Reg.MaxHidden", o.Reg.MaxHidden, "0 (until the BIC stops improving) or more")
 	}
@@ -345,6 +351,11 @@ func (e *OptionError) Error() string {
 		return fmt.Sprintf("learn: %s %v: want %s", e.Option, e.Value, e.Want)
 	}
 	return fmt.Sprintf("learn: %s (%s) %v: want %s", e.What, e.Option, e.Value, e.Want)
+}
+
+// statsOptions are the options of the statistics computed from data.
+func (o *Options) statsOptions() stats.Options {
+	return stats.Options{Workers: o.Workers, MaxPairBytes: o.MaxPairBytes}
 }
 
 func (o *Options) rng() rand.Source {
@@ -389,7 +400,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return learnReg(d, opt, start)
 	}
 	t0 := time.Now()
-	st, err := stats.Compute(d, stats.Options{Workers: opt.Workers})
+	st, err := stats.Compute(d, opt.statsOptions())
 	if err != nil {
 		return nil, err
 	}

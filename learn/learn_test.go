@@ -42,6 +42,7 @@ func TestValidateRejects(t *testing.T) {
 		{learn.Options{Distance: learn.DistanceOptions{Rank: -1}}, "rank"},
 		{learn.Options{Method: learn.RG, RG: structure.RGOptions{Tau: -1}}, "τ"},
 		{learn.Options{Workers: -1}, "Workers"},
+		{learn.Options{MaxPairBytes: -1}, "MaxPairBytes"},
 	}
 	for _, c := range cases {
 		err := c.opt.Validate()

@@ -59,7 +59,7 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		return nil, errors.New("learn: spectral parameters, the spectral start and automatic hidden states need the rows in memory; read them into a Dataset (or a data.Packed) and use Learn")
 	}
 	t0 := time.Now()
-	st, err := stats.ComputeSource(src, stats.Options{Workers: opt.Workers})
+	st, err := stats.ComputeSource(src, opt.statsOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,7 @@ type learnOpts struct {
 	json       bool
 	verbose    bool
 	stream     bool
+	maxPair    byteSize
 }
 
 func methodList() string {
@@ -134,6 +135,7 @@ output), as JSON with --json.`,
 		deprecatedAlias(f, "samples", "matrix-rows")
 		f.StringVar(&o.statsFile, "stats", "", "learn the structure from this statistics file (.lts, from latentree stats --out) instead of data")
 		f.BoolVar(&o.stream, "stream", false, "re-read the data files on every EM pass instead of holding the rows in memory (discrete data larger than memory)")
+		f.Var(&o.maxPair, "max-pair-memory", "largest memory for the pair statistics, in bytes (default 4GiB): wider data are refused before the statistics are computed")
 	})
 	flagGroup(f, "Method", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.method, "method", "m", "clnj", "structure learner: "+learn.MethodNames())
@@ -342,6 +344,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		opt.Fit = fo
 	}
 	opt.Src = seed.New(o.em.seed, seed.Learn)
+	opt.MaxPairBytes = int64(o.maxPair)
 	if err := opt.Validate(); err != nil {
 		return opt, optionError(cmd, err)
 	}
@@ -417,6 +420,9 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	}
 	if o.stream && (fromMatrix || fromStats) {
 		return usagef("--stream applies to data files, not to --stats or --distance-matrix")
+	}
+	if cmd.Flags().Changed("max-pair-memory") && (fromMatrix || fromStats) {
+		return usagef("--max-pair-memory applies to data, not to --stats or --distance-matrix")
 	}
 	blocks, err := useBlocks(args, o.stream, o.df.dropConstant)
 	if err != nil {
