@@ -168,6 +168,8 @@ type Options struct {
 	RG      structure.RGOptions
 	Quartet QuartetOptions
 	Reg     RegOptions
+	// LCM configures the latent class method.
+	LCM LCMOptions
 	// Fit configures parameter learning (model.Fit). For regclnj and
 	// regclrg only HiddenStates and EM's Tol, MaxIter and Pseudo apply.
 	// With spectral parameters (Fit.Params) or the spectral start, a
@@ -239,6 +241,8 @@ type Result struct {
 	DistanceRank int `json:"distance_rank"`
 	Quartet      *QuartetReport
 	Reg          *RegReport
+	// LCM is the latent class method's table of fits.
+	LCM *LCMReport
 	// Contraction is set when the contraction was chosen by a score.
 	Contraction *ContractReport
 	// ContractRule is the rule in effect (for the methods that contract).
@@ -284,6 +288,20 @@ func (o *Options) Validate() error {
 		return errors.New("learn: Prune options apply to ContractBIC and ContractAIC, not threshold")
 	case (r == ContractBIC || r == ContractAIC) && o.StructureOnly:
 		return fmt.Errorf("learn: contraction by %s fits parameters; it has no structure-only mode", r)
+	}
+	if m == LCM {
+		switch {
+		case o.Fit.AutoStates:
+			return errors.New("learn: lcm chooses the number of classes by BIC; give Fit.HiddenStates a number (or 0), not Fit.AutoStates")
+		case o.StructureOnly:
+			return errors.New("learn: lcm fits a latent class model; it has no structure-only mode")
+		case o.Fit.Params != model.ParamsEM:
+			return errors.New("learn: lcm fits by EM; spectral parameters do not apply")
+		case o.LCM.MaxClasses < 0:
+			return &OptionError{Option: "LCM.MaxClasses", Value: o.LCM.MaxClasses, Want: "0 (DefaultMaxClasses) or more"}
+		case o.LCM.Restarts < 0:
+			return &OptionError{Option: "LCM.Restarts", Value: o.LCM.Restarts, Want: "0 (DefaultLCMRestarts) or more"}
+		}
 	}
 	if m.Regularized() {
 		if o.Fit.AutoStates {
@@ -391,6 +409,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 				return nil, err
 			}
 		}
+	}
+	if m == LCM {
+		return learnLCM(d, opt, start)
 	}
 	byDefault := opt.defaultAutoStates(d)
 	if byDefault {

@@ -20,10 +20,11 @@ const (
 	Quartet Method = "quartet"
 	RegCLNJ Method = "regclnj"
 	RegCLRG Method = "regclrg"
+	LCM     Method = "lcm"
 )
 
 // Methods lists every learner, the default first.
-var Methods = []Method{CLNJ, CLRG, NJ, RG, CLBlind, ChowLiu, MST, Quartet, RegCLNJ, RegCLRG}
+var Methods = []Method{CLNJ, CLRG, NJ, RG, CLBlind, ChowLiu, MST, Quartet, RegCLNJ, RegCLRG, LCM}
 
 var descriptions = map[Method]string{
 	CLNJ:    "Chow–Liu tree, then neighbor joining on every neighbourhood (default)",
@@ -36,6 +37,7 @@ var descriptions = map[Method]string{
 	Quartet: "binary tree from quartet tests (Ishteva, Park & Song 2013)",
 	RegCLNJ: "regularized CLNJ (§6.4): subtrees kept only when they improve the BIC",
 	RegCLRG: "regularized CLRG",
+	LCM:     "latent class model: one hidden variable over all observed ones, classes chosen by BIC",
 }
 
 // Description is a one-line description of the method.
@@ -97,4 +99,4 @@ func (m Method) Regularized() bool { return m == RegCLNJ || m == RegCLRG }
 
 // NeedsRows reports whether the method needs the data rows, not only
 // their statistics or distances.
-func (m Method) NeedsRows() bool { return m == Quartet || m.Regularized() }
+func (m Method) NeedsRows() bool { return m == Quartet || m.Regularized() || m == LCM }

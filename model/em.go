@@ -31,7 +31,11 @@ type EMOptions struct {
 	// Restarts is the number of random initialisations tried (default
 	// 5); each runs RestartIter plain EM iterations (default 10) and the
 	// best continues. Negative: no restarts (the model's current
-	// parameters are the only start).
+	// parameters are the only start). RestartIter negative (FullRestarts)
+	// runs every start to convergence, as the final run would (Accel,
+	// Stop, Tol, MaxIter), and keeps the best: the best of Restarts full
+	// runs, poLCA's nrep. EMResult.Replicated then counts the starts that
+	// reached the best log-likelihood; the warm-up on samples is skipped.
 	Restarts, RestartIter int
 	// KeepInit includes the model's current parameters among the starts.
 	KeepInit bool
@@ -86,6 +90,12 @@ type EMResult struct {
 	// Starts are the objectives (log-likelihoods, penalised when
 	// Pseudo > 0) each start reached after the restart phase.
 	Starts []float64 `json:"starts,omitempty"`
+	// Replicated counts, after full restarts (EMOptions.RestartIter
+	// negative), the starts whose objective is within 1e-3 of the best
+	// (Mplus's "best log-likelihood replicated" check: 1 means that only
+	// one start found it, and more starts may find a better one); 0
+	// otherwise.
+	Replicated int `json:"replicated,omitempty"`
 	// Rows and DistinctRows count the data rows and the rows EM worked on:
 	// the distinct rows when identical rows were merged (weighted, not
 	// repeated), all rows when merging did not pay.
@@ -194,6 +204,10 @@ const (
 	// (SQUAREM).
 	StopRelative
 )
+
+// FullRestarts is the EMOptions.RestartIter that runs every random start
+// to convergence (the best of Restarts full runs).
+const FullRestarts = -1
 
 // String returns the name of the stopping rule ("auto" or "relative").
 func (s Stop) String() string {

@@ -39,6 +39,7 @@ type learnOpts struct {
 	qorder     string
 	qcands     int
 	maxHidden  int
+	maxClasses int
 	em         emFlags
 	spec       spectralFlags
 	structOnly bool
@@ -180,6 +181,9 @@ output), as JSON with --json.`,
 	})
 	flagGroup(f, "Regularized CLGrouping (regclnj, regclrg)", func(f *pflag.FlagSet) {
 		f.IntVar(&o.maxHidden, "max-hidden", 0, "grow up to this many hidden variables (0: until the BIC stops improving)")
+	})
+	flagGroup(f, "Latent class analysis (lcm)", func(f *pflag.FlagSet) {
+		f.IntVar(&o.maxClasses, "max-classes", 0, fmt.Sprintf("try 1 to this many classes and keep the best BIC (0: %d; the search stops once two in a row do not improve it). --hidden-states fixes the number; --restarts sets the random starts (default %d), each run to convergence", learn.DefaultMaxClasses, learn.DefaultLCMRestarts))
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only; fit no parameters")
@@ -342,6 +346,12 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 			return opt, err
 		}
 		opt.Fit = fo
+		if m == learn.LCM && !changed("hidden-states") {
+			opt.Fit.HiddenStates = 0 // chosen by BIC
+		}
+	}
+	if m == learn.LCM {
+		opt.LCM.MaxClasses = o.maxClasses
 	}
 	opt.Src = seed.New(o.em.seed, seed.Learn)
 	opt.MaxPairBytes = int64(o.maxPair)
@@ -370,6 +380,7 @@ var fieldFlags = map[string][]string{
 	"Quartet.Order":            {"order"},
 	"Quartet.Candidates":       {"candidates"},
 	"Reg.MaxHidden":            {"max-hidden"},
+	"LCM.MaxClasses":           {"max-classes"},
 	"Fit.EM.Restarts":          {"restarts"},
 	"Fit.Init":                 {"random-init", "init"},
 	"Fit.Params":               {"params"},
@@ -590,6 +601,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if c := res.Contraction; c != nil {
 			out["contraction"] = c
 		}
+		if l := res.LCM; l != nil {
+			out["lcm"] = l
+		}
 		if res.Method.Contracts() {
 			out["contraction_rule"] = res.ContractRule
 		}
@@ -619,6 +633,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		fmt.Fprintf(w, "contracted %d short edges (threshold rule: the BIC search is not run by default on data this large; --contraction bic runs it)\n", rep.Contracted)
 	} else if rep.Contracted > 0 || rep.Suppressed > 0 {
 		fmt.Fprintf(w, "contracted %d short edges, removed %d redundant hidden nodes\n", rep.Contracted, rep.Suppressed)
+	}
+	if l := res.LCM; l != nil {
+		printLCM(w, l)
 	}
 	if q := res.Quartet; q != nil {
 		fmt.Fprintf(w, "%d quartet tests (%d unresolved)\n", q.Tests, q.Unresolved)
@@ -678,6 +695,24 @@ func statesLine(h *learn.StatesReport) string {
 		return "auto (" + counts + "; chosen by BIC by default for variables with more than 2 states, --hidden-states K fixes them)"
 	}
 	return "auto (" + counts + ")"
+}
+
+// printLCM prints the latent class method's fits, one line per number of
+// classes.
+func printLCM(w io.Writer, l *learn.LCMReport) {
+	fmt.Fprintf(w, "latent class models (BIC = −2 log L + κ log n; replicated: starts within 1e-3 of the best log-likelihood):\n")
+	fmt.Fprintf(w, "  %7s %14s %7s %14s %11s\n", "classes", "log-lik", "params", "BIC", "replicated")
+	for _, f := range l.Fits {
+		rep := "-"
+		if f.Starts > 0 {
+			rep = fmt.Sprintf("%d/%d", f.Replicated, f.Starts)
+		}
+		mark := ""
+		if f.Classes == l.Classes {
+			mark = "  ← kept"
+		}
+		fmt.Fprintf(w, "  %7d %14.2f %7d %14.2f %11s%s\n", f.Classes, f.LogLik, f.Params, f.BIC, rep, mark)
+	}
 }
 
 func round(d time.Duration) time.Duration {

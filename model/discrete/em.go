@@ -393,7 +393,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 	if restarts == 0 {
 		restarts = 5
 	}
-	if rIter <= 0 {
+	if rIter == 0 {
 		rIter = 10
 	}
 	e := newEngine(m)
@@ -412,7 +412,17 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 			}
 			ce := &engine{m: cand, order: e.order, parent: e.parent, children: e.children, k: e.k}
 			l := &emLoop{e: ce, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: stopper{rule: model.StopRelative, tol: tol}}
-			l.plain()
+			if rIter < 0 {
+				// A full run: the final run's rule, acceleration and bound.
+				l.maxIter, l.stop = maxIter, stopper{rule: opt.Stop, tol: tol}
+				if opt.Accel == model.AccelNone {
+					l.plain()
+				} else {
+					l.squarem()
+				}
+			} else {
+				l.plain()
+			}
 			if l.err != nil {
 				return l.err
 			}
@@ -423,6 +433,9 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 		}
 		m.Prior = bestModel.Prior
 		m.CPT = bestModel.CPT
+		if rIter < 0 {
+			res.Replicated = replicated(res.Starts, best)
+		}
 	}
 	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: stopper{rule: opt.Stop, tol: tol},
 		record: func(it int, obj float64) {
@@ -448,6 +461,23 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 	}
 	res.LogLik, res.Iterations, res.Converged = ll, l.it, conv
 	return nil
+}
+
+// ReplicateTol is the distance in log-likelihood (nats) within which a
+// full restart counts as having reached the best one
+// (model.EMResult.Replicated).
+const ReplicateTol = 1e-3
+
+// replicated counts the starts whose objective is within ReplicateTol of
+// best.
+func replicated(starts []float64, best float64) int {
+	n := 0
+	for _, s := range starts {
+		if s >= best-ReplicateTol {
+			n++
+		}
+	}
+	return n
 }
 
 // ForData returns a discrete model on t for the variables of d: every

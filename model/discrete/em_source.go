@@ -327,7 +327,8 @@ func (m *Model) warmUp(rows int, sample func(n int) (data.Source, error), opt mo
 	if opt.Sample == 0 {
 		opt.Sample = AutoSample(rows)
 	}
-	if opt.Sample <= 0 || rows < 4*opt.Sample {
+	if opt.Sample <= 0 || rows < 4*opt.Sample || (opt.RestartIter < 0 && opt.Restarts > 0) {
+		// (Full restarts run on every row.)
 		return nil, opt, nil
 	}
 	var stages []model.EMStage
