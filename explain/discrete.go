@@ -104,11 +104,32 @@ func explainDiscrete(m *discrete.Model, opt Options) (*Explanation, error) {
 				kx := m.States[x]
 				st.Rising = append(st.Rising, Rise{Name: t.Name(x), State: labels[x][b], Prob: cond[x][s*kx+b], Base: marg[x][b]})
 			}
+			if opt.Profiles || len(hidden) == 1 {
+				st.Profile = profile(m, obs, labels, cond, s)
+			}
 			hl.States = append(hl.States, st)
 		}
 		e.Hidden[i] = hl
 	}
 	return e, nil
+}
+
+// profile returns every observed variable's distribution given state s of
+// the hidden variable whose conditionals cond holds.
+func profile(m *discrete.Model, obs []int, labels [][]string, cond [][]float64, s int) []Answer {
+	out := make([]Answer, len(obs))
+	for j, x := range obs {
+		kx := m.States[x]
+		p := append([]float64(nil), cond[x][s*kx:(s+1)*kx]...)
+		mode := 0
+		for b := range p {
+			if p[b] > p[mode] {
+				mode = b
+			}
+		}
+		out[j] = Answer{Name: m.Tree.Name(x), Mode: labels[x][mode], Prob: p[mode], States: labels[x], Probs: p}
+	}
+	return out
 }
 
 // nonNil returns an empty slice for nil, so that JSON has [] not null.

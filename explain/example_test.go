@@ -38,5 +38,7 @@ func Example() {
 	// h (god · bible), depth 0
 	//   related (mutual information, nats): god 0.118, bible 0.078, car 0.000
 	//   state 0 (90%): god=0 0.98 (0.92), bible=0 0.99 (0.95), car 0.05 (0.05)
+	//     profile (most probable value, its probability): god=0 0.98, bible=0 0.99, car=0 0.95
 	//   state 1 (10%): god 0.60 (0.08), bible 0.40 (0.05), car=0 0.96 (0.95)
+	//     profile (most probable value, its probability): god=1 0.60, bible=0 0.60, car=0 0.96
 }

@@ -30,6 +30,10 @@ type Options struct {
 	// Workers is the number of goroutines computing posteriors (0:
 	// GOMAXPROCS).
 	Workers int
+	// Profiles gives every state of every hidden variable of a discrete
+	// model its profile (State.Profile). A model with one hidden variable
+	// (a latent class model) always gets them.
+	Profiles bool
 }
 
 // riseTol is the smallest rise of a probability listed: rises below it
@@ -134,6 +138,23 @@ type State struct {
 	// state rises most when the hidden variable is in this state, largest
 	// rise Prob − Base first; only rises above zero are listed.
 	Rising []Rise `json:"rising"`
+	// Profile is the class profile (discrete models with one hidden
+	// variable, or Options.Profiles): for every observed variable, in
+	// the model's order, its most probable value in this state and the
+	// full conditional distribution.
+	Profile []Answer `json:"profile,omitempty"`
+}
+
+// Answer is an observed variable's distribution given a hidden state.
+type Answer struct {
+	Name string `json:"name"`
+	// Mode is the most probable value, Prob its probability.
+	Mode string  `json:"mode"`
+	Prob float64 `json:"prob"`
+	// States and Probs are the full conditional distribution
+	// P(x = States[i] | h = state) = Probs[i].
+	States []string  `json:"states"`
+	Probs  []float64 `json:"probs"`
 }
 
 // Rise is an observed value made more likely by a hidden state.

@@ -89,6 +89,23 @@ func TestDiscreteHandComputed(t *testing.T) {
 		{Label: "1", Share: 0.4, Rising: []Rise{{"x1", "1", 0.8, 0.38}, {"x3", "1", 0.6, 0.42}}},
 	}
 	checkStates(t, h.States, wantStates)
+	// One hidden variable: every state has its profile, the CPT rows.
+	wantProfile := [][]Answer{
+		{{"x1", "0", 0.9, []string{"0", "1"}, []float64{0.9, 0.1}}, {"x2", "0", 0.5, []string{"0", "1"}, []float64{0.5, 0.5}}, {"x3", "0", 0.7, []string{"0", "1"}, []float64{0.7, 0.3}}},
+		{{"x1", "1", 0.8, []string{"0", "1"}, []float64{0.2, 0.8}}, {"x2", "0", 0.5, []string{"0", "1"}, []float64{0.5, 0.5}}, {"x3", "1", 0.6, []string{"0", "1"}, []float64{0.4, 0.6}}},
+	}
+	for s, w := range wantProfile {
+		g := h.States[s].Profile
+		if len(g) != len(w) {
+			t.Fatalf("state %d profile %+v, want %+v", s, g, w)
+		}
+		for i := range w {
+			if g[i].Name != w[i].Name || g[i].Mode != w[i].Mode || !near(g[i].Prob, w[i].Prob) || len(g[i].Probs) != 2 ||
+				!near(g[i].Probs[0], w[i].Probs[0]) || !near(g[i].Probs[1], w[i].Probs[1]) || g[i].States[1] != "1" {
+				t.Errorf("state %d profile %d = %+v, want %+v", s, i, g[i], w[i])
+			}
+		}
+	}
 	if got := e.Labels(); len(got) != 1 || got["h"] != "x1 · x3" {
 		t.Errorf("Labels() = %v", got)
 	}

@@ -83,6 +83,13 @@ func (e *Explanation) WriteText(w io.Writer) error {
 				of = " of rows"
 			}
 			fmt.Fprintf(bw, "  state %s (%s%s): %s\n", s.Label, percent(s.Share), of, list)
+			if len(s.Profile) > 0 {
+				prof := make([]string, len(s.Profile))
+				for i, a := range s.Profile {
+					prof[i] = fmt.Sprintf("%s=%s %.2f", a.Name, a.Mode, a.Prob)
+				}
+				fmt.Fprintf(bw, "    profile (most probable value, its probability): %s\n", strings.Join(prof, ", "))
+			}
 		}
 	}
 	return bw.Flush()

@@ -30,7 +30,11 @@ observed variables (--label-words of them), and:
                    for each of its states its share and the --top observed
                    values whose probability rises most in that state, as
                    "god 0.61 (0.05)": P(god = 1 | state) = 0.61, P(god = 1) =
-                   0.05 (a value other than 1 is named, "god=0")
+                   0.05 (a value other than 1 is named, "god=0"); with one
+                   hidden variable (a latent class model, learn --method
+                   lcm) each state, a class, also gets its profile: every
+                   observed variable's most probable value and its
+                   probability in the class (--json: the full table)
   Gaussian model   the --top observed variables with the strongest
                    correlations with it, with their signs
   noisy-or network each source's effects by failure probability, lowest
@@ -47,7 +51,8 @@ The text goes to standard output or --out; --json writes the explanation as
 JSON ({"model", "data", "kind", "from_data", "rows", "hidden": [{"node",
 "name", "label", "parent", "depth", "related": [{"name", "mi" | "corr" |
 "failure"}], "states": [{"label", "share", "rising": [{"name", "state",
-"prob", "base"}]}]}]}).`,
+"prob", "base"}], "profile": [{"name", "mode", "prob", "states",
+"probs"}]}]}]}).`,
 		Example: `  latentree learn docs.csv --out model.json
   latentree explain model.json
   latentree explain model.json docs.csv --top 8
