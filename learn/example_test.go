@@ -117,6 +117,7 @@ func ExampleLearn_methods() {
 	// quartet  hidden 6  RF 4
 	// regclnj  hidden 2  RF 4
 	// regclrg  hidden 2  RF 4
+	// lcm      hidden 1  RF 1
 }
 
 // Options that do not apply to the method are an error, not ignored.

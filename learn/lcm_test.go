@@ -12,6 +12,8 @@ import (
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/simulate"
+	"github.com/latentree/latentree/tree"
 )
 
 // lcmCase is a simulated latent class data set: classes classes, items
@@ -310,5 +312,78 @@ func TestLCMChoosesClasses(t *testing.T) {
 		if res.Model.(*discrete.Model).States[res.Model.(*discrete.Model).Root] != c.classes {
 			t.Errorf("model's root has %d states", res.Model.(*discrete.Model).States[res.Model.(*discrete.Model).Root])
 		}
+	}
+}
+
+// TestDefaultBeatsChowLiuAndLCM checks that the default learn scores at
+// least as well in BIC as the Chow–Liu tree and as the lcm method's best
+// latent class model, on latent class data (where the latent class model
+// is the truth) and on latent tree data, with 2–6-state variables.
+func TestDefaultBeatsChowLiuAndLCM(t *testing.T) {
+	type gen struct {
+		name string
+		data func(t *testing.T) *data.Dataset
+	}
+	lcmData := func(c lcmCase) gen {
+		return gen{fmt.Sprintf("lcm_n%d_k%d", c.rows, c.classes), func(t *testing.T) *data.Dataset { d, _ := simulateLCM(t, c); return d }}
+	}
+	treeData := func(name string, top func() (*tree.Tree, error), obs, hid, rows int, seed uint64) gen {
+		return gen{name, func(t *testing.T) *data.Dataset {
+			tr, err := top()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := simulate.General(rand.NewPCG(seed, 1), tr, simulate.GeneralOptions{ObservedStates: obs, HiddenStates: hid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := m.Sample(rand.NewPCG(seed, 2), rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}}
+	}
+	gens := []gen{
+		lcmData(lcmCase{rows: 800, classes: 3, states: []int{4, 4, 3, 5, 2, 4, 6, 3, 4, 4}, missing: 0.02, sep: 0.5, seed: 21}),
+		treeData("doublestar_n1000", func() (*tree.Tree, error) { return simulate.DoubleStar(5, 5) }, 3, 3, 1000, 22),
+	}
+	if testenv.Long() {
+		gens = append(gens,
+			lcmData(lcmCase{rows: 300, classes: 2, states: []int{2, 2, 2, 2, 2, 2, 2, 2}, missing: 0, sep: 0.5, seed: 23}),
+			lcmData(lcmCase{rows: 2800, classes: 4, states: []int{6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6}, missing: 0.01, sep: 0.3, seed: 24}),
+			lcmData(lcmCase{rows: 3000, classes: 5, states: []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}, missing: 0.05, sep: 0.5, seed: 25}),
+			treeData("hmm_n500", func() (*tree.Tree, error) { return simulate.HMM(8) }, 2, 2, 500, 26),
+			treeData("star_n1000", func() (*tree.Tree, error) { return simulate.Star(12) }, 4, 3, 1000, 27),
+			treeData("complete_n3000", func() (*tree.Tree, error) { return simulate.CompleteKary(3, 2) }, 4, 3, 3000, 28),
+			treeData("binary_n2000", func() (*tree.Tree, error) { return simulate.RandomBinary(rand.NewPCG(29, 0), 16, 0.3) }, 5, 3, 2000, 29),
+			treeData("star6_n300", func() (*tree.Tree, error) { return simulate.Star(8) }, 6, 2, 300, 30),
+		)
+	}
+	for _, g := range gens {
+		t.Run(g.name, func(t *testing.T) {
+			d := g.data(t)
+			bic := map[learn.Method]float64{}
+			var def *learn.Result
+			for _, m := range []learn.Method{learn.CLNJ, learn.ChowLiu, learn.LCM} {
+				res, err := learn.Learn(d, learn.Options{Method: m})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bic[m] = res.Score.BIC
+				if m == learn.CLNJ {
+					def = res
+				}
+			}
+			t.Logf("default %.2f (kept %s), chowliu %.2f, lcm %.2f", bic[learn.CLNJ], def.Contraction.Kept, bic[learn.ChowLiu], bic[learn.LCM])
+			// (A relative 1e-6 for rounding.)
+			tol := 1e-6 * math.Abs(bic[learn.CLNJ])
+			if bic[learn.CLNJ] > bic[learn.ChowLiu]+tol {
+				t.Errorf("default BIC %.2f is worse than Chow–Liu's %.2f", bic[learn.CLNJ], bic[learn.ChowLiu])
+			}
+			if bic[learn.CLNJ] > bic[learn.LCM]+tol {
+				t.Errorf("default BIC %.2f is worse than the latent class model's %.2f", bic[learn.CLNJ], bic[learn.LCM])
+			}
+		})
 	}
 }

@@ -127,6 +127,12 @@ type ContractReport struct {
 	// ChowLiu is true when the Chow–Liu tree scored better than every
 	// contraction and was returned instead.
 	ChowLiu bool `json:"chow_liu"`
+	// Kept says which model was returned: "contracted" (the contracted
+	// tree), "chowliu" (the Chow–Liu tree) or "lcm" (the best latent
+	// class model, which discrete data are also compared with).
+	Kept string `json:"kept"`
+	// LCM is the comparison's latent class fits (discrete data).
+	LCM *LCMReport `json:"lcm,omitempty"`
 }
 
 // QuartetOptions configures the quartet method.
@@ -293,8 +299,6 @@ func (o *Options) Validate() error {
 		switch {
 		case o.Fit.AutoStates:
 			return errors.New("learn: lcm chooses the number of classes by BIC; give Fit.HiddenStates a number (or 0), not Fit.AutoStates")
-		case o.StructureOnly:
-			return errors.New("learn: lcm fits a latent class model; it has no structure-only mode")
 		case o.Fit.Params != model.ParamsEM:
 			return errors.New("learn: lcm fits by EM; spectral parameters do not apply")
 		case o.LCM.MaxClasses < 0:
@@ -479,11 +483,19 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 				return nil, err
 			}
 		}
+		res.Contraction = &ContractReport{Rule: rule, Contracted: pr.Contracted, Evaluated: pr.Evaluated,
+			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0, Kept: "contracted"}
+		if pr.Baseline == 0 {
+			res.Contraction.Kept = "chowliu"
+		}
+		if !refit && d.AllDiscrete() {
+			if err := keepLCM(res, d, fit, popt.AIC); err != nil {
+				return nil, err
+			}
+		}
 		if err := renameHidden(res.Tree); err != nil {
 			return nil, err
 		}
-		res.Contraction = &ContractReport{Rule: rule, Contracted: pr.Contracted, Evaluated: pr.Evaluated,
-			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0}
 		res.Report.Contracted = pr.Contracted
 		res.Report.Hidden = res.Tree.NumHidden()
 		if res.Score, err = res.Model.Score(d, model.InferOptions{}); err != nil {

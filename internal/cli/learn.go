@@ -625,8 +625,11 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	if c := res.Contraction; c != nil {
 		fmt.Fprintf(w, "contraction by %s: %d edges contracted of %d candidates scored, BIC %.2f → %.2f", strings.ToUpper(c.Rule.String()), c.Contracted, c.Evaluated, c.InitialBIC, c.BIC)
-		if c.ChowLiu {
+		switch c.Kept {
+		case "chowliu":
 			fmt.Fprint(w, " (the Chow–Liu tree scored best)")
+		case "lcm":
+			fmt.Fprintf(w, " (a latent class model with %d classes scored best)", c.LCM.Classes)
 		}
 		fmt.Fprintln(w)
 	} else if res.Model != nil && res.ContractRule == learn.ContractThreshold && o.rule == "auto" && o.contract == 0 && !o.keepHidden {
@@ -664,7 +667,7 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	if s, ok := res.Model.(*spectral.Model); ok {
 		printSpectralSummary(w, s, res.Score, res.Timings.Fit.Seconds())
 	} else if res.Model != nil {
-		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil)
+		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil && res.Contraction.Kept != "lcm")
 	}
 	fmt.Fprint(w, "time: ")
 	if readTime > 0 {
