@@ -25,6 +25,14 @@
 //	quartet  binary tree from quartet tests (Ishteva, Park & Song 2013)
 //	regclnj  regularized CLNJ: subtrees kept only when they improve the BIC
 //	regclrg  regularized CLRG
+//	lcm      latent class model: one hidden variable over all observed ones
+//
+// The lcm method (latent class analysis) fits the star tree LCMTree with
+// 1, 2, ... classes (LCMOptions.MaxClasses; Fit.HiddenStates fixes the
+// number), each by EM from LCMOptions.Restarts random starts run to
+// convergence (model.FullRestarts: poLCA's nrep), and keeps the number of
+// smallest BIC; Result.LCM is the table of fits, with the starts that
+// replicated the best log-likelihood.
 //
 // Each stage has its own options struct, whose zero value is the default;
 // Options.Validate rejects options that do not apply to the chosen method
@@ -44,7 +52,11 @@
 // the fitted model improves (ContractByBIC: each candidate scored by a few
 // EM iterations warm-started from the current model), and returns the
 // Chow–Liu tree instead when its BIC is better: the result's BIC is never
-// worse than that of the learner's tree or of the Chow–Liu tree. On 100–500
+// worse than that of the learner's tree or of the Chow–Liu tree. On
+// discrete data of at most CompareLCMBudget variables × rows it also fits
+// latent class models (screened random starts, classes 1, 2, ... while the
+// score improves) and returns the best of them when it scores better still
+// (ContractReport.Kept). On 100–500
 // rows BIC keeps few hidden variables; ContractAIC keeps more, and
 // ContractThreshold is the paper's rule (contract edges shorter than ε′),
 // used when no parameters are fitted.

@@ -131,7 +131,8 @@ type ContractReport struct {
 	// tree), "chowliu" (the Chow–Liu tree) or "lcm" (the best latent
 	// class model, which discrete data are also compared with).
 	Kept string `json:"kept"`
-	// LCM is the comparison's latent class fits (discrete data).
+	// LCM is the comparison's latent class fits (discrete data of at
+	// most CompareLCMBudget variables × rows; nil otherwise).
 	LCM *LCMReport `json:"lcm,omitempty"`
 }
 
@@ -488,7 +489,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		if pr.Baseline == 0 {
 			res.Contraction.Kept = "chowliu"
 		}
-		if !refit && d.AllDiscrete() {
+		if !refit && d.AllDiscrete() && float64(d.NumVars())*float64(d.NumRows()) <= CompareLCMBudget {
 			if err := keepLCM(res, d, fit, popt.AIC); err != nil {
 				return nil, err
 			}
