@@ -300,8 +300,8 @@ func (o *Options) Validate() error {
 		switch {
 		case o.Fit.AutoStates:
 			return errors.New("learn: lcm chooses the number of classes by BIC; give Fit.HiddenStates a number (or 0), not Fit.AutoStates")
-		case o.Fit.Params != model.ParamsEM:
-			return errors.New("learn: lcm fits by EM; spectral parameters do not apply")
+		case o.Fit.Params != model.ParamsEM || o.Fit.Init == model.InitSpectral:
+			return errors.New("learn: lcm fits by EM from random starts; spectral parameters and starts do not apply")
 		case o.LCM.MaxClasses < 0:
 			return &OptionError{Option: "LCM.MaxClasses", Value: o.LCM.MaxClasses, Want: "0 (DefaultMaxClasses) or more"}
 		case o.LCM.Restarts < 0:
