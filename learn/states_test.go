@@ -210,7 +210,7 @@ func TestUnequalStatesSampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := m.Sample(rng, 1500)
+	d, err := m.Sample(rng, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
