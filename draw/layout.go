@@ -76,7 +76,8 @@ type Options struct {
 	Strength map[[2]int]float64
 	// Width and Height are the size of the picture in pixels; 0 is the
 	// size of the layout (PNG: capped at MaxPNGSide), and when only one is
-	// given the other keeps the aspect ratio.
+	// given the other keeps the aspect ratio. Each is at most MaxSide, and
+	// a PNG at most MaxPNGPixels (Validate).
 	Width, Height float64
 	// Title is drawn above the tree when not empty.
 	Title string
@@ -132,6 +133,9 @@ func newLayout(t *tree.Tree, opt Options) (*layout, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("draw: %w", err)
 	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	kind := opt.Layout
 	switch kind {
 	case LayoutAuto:
@@ -139,9 +143,6 @@ func newLayout(t *tree.Tree, opt Options) (*layout, error) {
 		if t.NumNodes() > AutoTidyMax {
 			kind = LayoutRadial
 		}
-	case LayoutTidy, LayoutRadial:
-	default:
-		return nil, fmt.Errorf("draw: unknown layout %d", int(opt.Layout))
 	}
 	root := centre(t)
 	if opt.RootSet {

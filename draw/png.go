@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -45,6 +46,9 @@ func PNG(w io.Writer, t *tree.Tree, opt Options) error {
 		}
 	}
 	pw, ph = math.Max(1, math.Round(pw)), math.Max(1, math.Round(ph))
+	if pw*ph > MaxPNGPixels {
+		return fmt.Errorf("draw: a PNG of %g×%g pixels is more than the limit of %d pixels (MaxPNGPixels); give a smaller Width or Height, or draw an SVG", pw, ph, MaxPNGPixels)
+	}
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(pw), vg.Length(ph)), vgimg.UseDPI(72), vgimg.UseBackgroundColor(colBackground))
 	sc.paint(c, pw, ph)
 	_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(w)

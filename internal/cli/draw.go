@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -86,8 +87,12 @@ output.`,
 			if f != "svg" && f != "png" {
 				return usagef("--format %q: want svg or png", format)
 			}
-			if width < 0 || height < 0 {
-				return usagef("--width and --height must not be negative")
+			if err := (&draw.Options{Width: width, Height: height}).Validate(); err != nil {
+				var oe *draw.OptionError
+				if errors.As(err, &oe) {
+					return usagef("--%s %v: want %s", strings.ToLower(oe.Option), oe.Value, oe.Want)
+				}
+				return usageError{err}
 			}
 			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}}, []pathFlag{{"--out", out}}); err != nil {
 				return err
