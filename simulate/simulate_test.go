@@ -482,3 +482,21 @@ func TestBlank(t *testing.T) {
 		}
 	}
 }
+
+// A number of rows whose sample would not fit in MaxSampleCells is
+// refused before anything is drawn; the largest that fits is not.
+func TestCheckRows(t *testing.T) {
+	tr, err := HMM(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := MaxSampleCells / tr.NumNodes()
+	for _, c := range []struct {
+		rows int
+		ok   bool
+	}{{0, true}, {1000, true}, {most, true}, {most + 1, false}, {1e12, false}, {-1, false}} {
+		if err := CheckRows(tr, c.rows); (err == nil) != c.ok {
+			t.Errorf("%d rows of a %d-node tree: error %v, want ok %v", c.rows, tr.NumNodes(), err, c.ok)
+		}
+	}
+}

@@ -17,6 +17,8 @@ func TestFlagRanges(t *testing.T) {
 		{[]string{"draw", "-", "--out", "-", "--width", "1e12"}, "--width"},
 		{[]string{"draw", "-", "--out", "-", "--format", "png", "--height", "Inf"}, "--height"},
 		{[]string{"draw", "-", "--out", "-", "--height", "-3"}, "--height"},
+		{[]string{"simulate", "-n", "1000000000000"}, "--rows"},
+		{[]string{"simulate", "-n", "-1"}, "--rows"},
 	} {
 		code, out, errs := run(t, nwk, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.flag) || out != "" {

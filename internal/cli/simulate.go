@@ -189,6 +189,9 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	if err != nil {
 		return err
 	}
+	if err := simulate.CheckRows(t, o.rows); err != nil {
+		return usagef("%s: %v", flagName(cmd, "rows"), err)
+	}
 	var (
 		m     sampler
 		dist  []float64
