@@ -23,7 +23,7 @@ type Options struct {
 	// model has no states and does not use it.
 	Data *data.Dataset
 	// Top is the number of observed variables listed per hidden variable
-	// and per state (0: 5).
+	// and per state (0: 5); more than there are lists them all.
 	Top int
 	// LabelWords is the number of observed names in a label (0: 3).
 	LabelWords int
@@ -216,6 +216,8 @@ func label(rel []Related, n int) string {
 // equal scores keep their input order and NaN scores are left out. It
 // keeps a sorted list of at most n, O(len(score)·n).
 func topIndices(score []float64, n int) []int {
+	// Top may be far more than there are scores: allocate for the scores.
+	n = min(n, len(score))
 	idx := make([]int, 0, n+1)
 	for i, s := range score {
 		if math.IsNaN(s) {

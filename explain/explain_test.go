@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -437,5 +440,32 @@ func TestWriteTextAndJSON(t *testing.T) {
 	if !strings.Contains(buf.String(), "related (failure probability): a 0.10, b 0.60\n") ||
 		!strings.Contains(buf.String(), "state on (20%): a 0.91 (0.22), b 0.55 (0.31)\n") {
 		t.Errorf("noisy-or text:\n%s", buf.String())
+	}
+}
+
+// A Top far above the number of observed variables lists them all, with
+// memory for the variables, not for Top (explain --top 2000000000 reached
+// 11.9 GB; math.MaxInt overflowed the allocation).
+func TestTopAboveObserved(t *testing.T) {
+	if got := topIndices([]float64{3, 1, 2}, math.MaxInt); !slices.Equal(got, []int{0, 2, 1}) {
+		t.Fatalf("topIndices(MaxInt) = %v, want [0 2 1]", got)
+	}
+	m := tinyDiscrete(t)
+	want, err := Model(m, Options{Top: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := Model(m, Options{Top: 1 << 40})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+		t.Errorf("Top 2^40 allocated %d bytes", a)
+	}
+	if !reflect.DeepEqual(got.Hidden, want.Hidden) {
+		t.Errorf("Top 2^40 and Top 3 (all observed) differ:\n%+v\n%+v", got.Hidden, want.Hidden)
 	}
 }
