@@ -322,6 +322,8 @@ func (o *Options) Validate() error {
 	switch {
 	case o.Samples < 0:
 		return bad("", "Samples", o.Samples, "0 (exact distances) or more")
+	case o.Fit.HiddenStates < 0 || o.Fit.HiddenStates > data.MaxStates:
+		return bad("hidden states", "Fit.HiddenStates", o.Fit.HiddenStates, fmt.Sprintf("1 to %d (data.MaxStates; 0: the default)", data.MaxStates))
 	case o.Distance.Rank < 0:
 		return bad("distance rank", "Distance.Rank", o.Distance.Rank, "0 (full rank) or more")
 	case o.Distance.Pseudo < 0 || math.IsNaN(o.Distance.Pseudo) || math.IsInf(o.Distance.Pseudo, 0):

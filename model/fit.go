@@ -105,8 +105,8 @@ func (o FitOptions) Validate(gaussian bool) error {
 		return err
 	}
 	switch {
-	case o.HiddenStates < 0:
-		return fmt.Errorf("model: %d hidden states: want at least 1 (0: 2)", o.HiddenStates)
+	case o.HiddenStates < 0 || o.HiddenStates > data.MaxStates:
+		return fmt.Errorf("model: %d hidden states: want 1 to %d (data.MaxStates; 0: 2)", o.HiddenStates, data.MaxStates)
 	case o.Init != InitSurrogate && o.Init != InitRandom && o.Init != InitSpectral:
 		return fmt.Errorf("model: unknown Init %d", o.Init)
 	case o.Params != ParamsEM && o.Params != ParamsSpectral:
@@ -218,10 +218,57 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 			opt.HiddenStates = 2
 		}
 	}
+	if name != "gaussian" {
+		if err := checkModelSize(t, d, max(opt.HiddenStates, 2)); err != nil {
+			return nil, nil, err
+		}
+	}
 	f, err := family(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	opt.EM = em
 	return f.Fit(t, d, opt)
+}
+
+// MaxModelCells is the most parameters (conditional probabilities, one
+// per pair of states of each edge's ends) Fit allows a discrete model:
+// 2 GiB of float64 at this limit, before the working memory of EM.
+const MaxModelCells = 1 << 28
+
+// A ModelSizeError is a discrete model too large to fit: its tables would
+// hold Cells parameters, more than MaxModelCells, with HiddenStates
+// states per hidden variable. It is found before anything is allocated.
+type ModelSizeError struct {
+	Cells        float64
+	HiddenStates int
+}
+
+func (e *ModelSizeError) Error() string {
+	return fmt.Sprintf("model: %d hidden states make a model of %.3g parameters, more than the limit of %d (MaxModelCells); give fewer hidden states",
+		e.HiddenStates, e.Cells, MaxModelCells)
+}
+
+// checkModelSize returns a *ModelSizeError when a discrete model on t with
+// k states per hidden variable and d's states for the observed ones would
+// have more than MaxModelCells parameters (counted in float64, so that no
+// product overflows).
+func checkModelSize(t *tree.Tree, d *data.Dataset, k int) error {
+	states := func(v int) float64 {
+		if t.IsHidden(v) {
+			return float64(k)
+		}
+		if j, ok := d.Index(t.Name(v)); ok {
+			return float64(max(len(d.Var(j).States), 1))
+		}
+		return float64(k)
+	}
+	cells := 0.0
+	for _, e := range t.Edges() {
+		cells += states(e.U) * states(e.V)
+	}
+	if cells > MaxModelCells {
+		return &ModelSizeError{Cells: cells, HiddenStates: k}
+	}
+	return nil
 }

@@ -1,8 +1,10 @@
 package model_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -142,5 +144,41 @@ func TestFitAutoStatesReportsChosenRun(t *testing.T) {
 	last := em.Trace[len(em.Trace)-1]
 	if len(em.Trace) != em.Iterations || math.Abs(last-ll) > 1e-3*math.Abs(ll) {
 		t.Errorf("trace of %d entries for %d iterations ends at %g, log-likelihood %g", len(em.Trace), em.Iterations, last, ll)
+	}
+}
+
+// Hidden states above data.MaxStates are refused by Validate, and a
+// number whose tables would exceed MaxModelCells by Fit, before anything
+// is allocated (learn --hidden-states 65535 died out of memory); the
+// largest number within the limit is accepted by the check.
+func TestFitModelSizeLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	tr := doubleStar(t) // two hidden nodes joined, four binary leaves each
+	s, err := simulate.Symmetric(rng, tr.Clone(), simulate.SymmetricOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Sample(rng, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (model.FitOptions{HiddenStates: data.MaxStates + 1}).Validate(false); err == nil {
+		t.Errorf("HiddenStates %d: no error from Validate", data.MaxStates+1)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err = model.Fit(tr, d, model.FitOptions{HiddenStates: data.MaxStates})
+	runtime.ReadMemStats(&after)
+	var se *model.ModelSizeError
+	if !errors.As(err, &se) || se.HiddenStates != data.MaxStates {
+		t.Fatalf("HiddenStates %d: error %v, want a ModelSizeError", data.MaxStates, err)
+	}
+	// Cells: k² for the hidden edge and 2k for each of the 8 leaves.
+	k := float64(data.MaxStates)
+	if want := k*k + 8*2*k; se.Cells != want {
+		t.Errorf("cells %g, want %g", se.Cells, want)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+		t.Errorf("refusing allocated %d bytes", a)
 	}
 }

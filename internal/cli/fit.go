@@ -3,6 +3,7 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
@@ -92,8 +94,8 @@ func (f *emFlags) fitOptions(cmd *cobra.Command, continuous bool) (model.FitOpti
 		opt.AutoStates, opt.HiddenStates = true, 2
 	default:
 		k, err := strconv.Atoi(f.hiddenSpec)
-		if err != nil || k < 1 {
-			return opt, usagef("--hidden-states %q: want a positive number or auto", f.hiddenSpec)
+		if err != nil || k < 1 || k > data.MaxStates {
+			return opt, usagef("--hidden-states %q: want a number from 1 to %d or auto", f.hiddenSpec, data.MaxStates)
 		}
 		opt.HiddenStates = k
 	}
@@ -330,7 +332,7 @@ work with spectral models; they have no hidden-variable posteriors.
 			m, em, err := model.Fit(t, d, opt)
 			bar.Finish()
 			if err != nil {
-				return err
+				return modelSizeError(err)
 			}
 			sc, err := m.Score(d, model.InferOptions{})
 			if err != nil {
@@ -451,4 +453,14 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// modelSizeError makes a *model.ModelSizeError a usage error naming
+// --hidden-states, and returns other errors as they are.
+func modelSizeError(err error) error {
+	var se *model.ModelSizeError
+	if errors.As(err, &se) {
+		return usagef("--hidden-states %d: %v", se.HiddenStates, err)
+	}
+	return err
 }

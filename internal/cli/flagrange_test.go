@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,23 @@ func TestFlagRanges(t *testing.T) {
 		code, out, errs := run(t, nwk, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.flag) || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, %d bytes out; want exit %d naming %s", c.args, code, errs, len(out), ExitUsage, c.flag)
+		}
+	}
+}
+
+// learn --hidden-states above data.MaxStates, or large enough that the
+// model's tables exceed model.MaxModelCells, is a usage error naming the
+// flag, found before the model is allocated.
+func TestHiddenStatesRange(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("a,b,c,d,e\n")
+	for i := range 60 {
+		fmt.Fprintf(&csv, "%d,%d,%d,%d,%d\n", i%2, i/2%2, i/4%2, (i+1)/3%2, i/5%2)
+	}
+	for _, k := range []string{"65535", "65536", "-1"} {
+		code, _, errs := run(t, csv.String(), "learn", "-", "--hidden-states", k)
+		if code != ExitUsage || !strings.Contains(errs, "--hidden-states") {
+			t.Errorf("--hidden-states %s: exit %d, stderr %q", k, code, errs)
 		}
 	}
 }

@@ -387,6 +387,7 @@ var fieldFlags = map[string][]string{
 	"Fit.Linker":               {"linker"},
 	"Fit.SpectralTol":          {"spectral-tol"},
 	"Fit.EM.Sample":            {"em-sample"},
+	"Fit.HiddenStates":         {"hidden-states"},
 }
 
 // optionError is a usage error for learn.Options.Validate's error,
@@ -532,7 +533,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			return columnsError(source, err)
 		}
 		if err != nil {
-			return err
+			return modelSizeError(err)
 		}
 	}
 	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot)
