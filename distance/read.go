@@ -22,6 +22,15 @@ type ReadOptions struct {
 	Tol float64
 	// AllowInf accepts +Inf off the diagonal, as in ValidateOptions.
 	AllowInf bool
+	// MaxBytes is the longest input read (0: DefaultMaxMatrixBytes),
+	// MaxLineBytes the longest line (0: data.DefaultMaxLineBytes) and
+	// MaxFieldBytes the longest cell or PHYLIP word (0:
+	// data.DefaultMaxFieldBytes): longer input is an error naming the
+	// input, the line and the limit, found before it is all held in
+	// memory.
+	MaxBytes      int64
+	MaxLineBytes  int
+	MaxFieldBytes int
 }
 
 // ReadMatrix reads a distance matrix in CSV or PHYLIP format, telling them
@@ -57,13 +66,14 @@ func ReadMatrix(r io.Reader, opt ReadOptions) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := source(opt.Name)
-	data, err := io.ReadAll(r)
+	lim, err := newMatrixLimits(opt)
 	if err != nil {
-		if opt.Name != "" {
-			return nil, fmt.Errorf("distance: reading %s: %w", opt.Name, err)
-		}
-		return nil, fmt.Errorf("distance: reading: %w", err)
+		return nil, err
+	}
+	src := source(opt.Name)
+	data, err := readLimited(r, lim, src)
+	if err != nil {
+		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	text := string(data)
@@ -88,9 +98,9 @@ func ReadMatrix(r io.Reader, opt ReadOptions) (*Matrix, error) {
 		lower bool
 	)
 	if isUnsigned(first) {
-		m, lines, lower, err = readPHYLIP(text, src)
+		m, lines, lower, err = readPHYLIP(text, src, lim)
 	} else {
-		m, lines, err = readCSV(data, first, src)
+		m, lines, err = readCSV(data, first, src, lim)
 	}
 	if err != nil {
 		return nil, err
@@ -194,7 +204,7 @@ func detectSep(header string) rune {
 
 // readCSV parses a CSV distance matrix; header is the first non-blank line.
 // The entries are not checked beyond being numbers.
-func readCSV(data []byte, header string, src source) (*Matrix, []lineRef, error) {
+func readCSV(data []byte, header string, src source, lim matrixLimits) (*Matrix, []lineRef, error) {
 	sep := detectSep(header)
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comma = sep
@@ -224,6 +234,9 @@ func readCSV(data []byte, header string, src source) (*Matrix, []lineRef, error)
 		line, _ := cr.FieldPos(0)
 		lastLine, _ = cr.FieldPos(len(rec) - 1)
 		for i, c := range rec {
+			if len(c) > lim.field {
+				return nil, nil, lim.fieldError(src.at(line), len(c))
+			}
 			rec[i] = strings.TrimSpace(c)
 		}
 		if len(rec) == 1 && rec[0] == "" && line <= len(raw) && strings.TrimSpace(raw[line-1]) == "" {
@@ -357,8 +370,13 @@ func parseTokens(row phylipRow, tok []string) (phylipRow, []string, int, string)
 // an unsigned integer. The entries are not checked beyond being numbers.
 // lower reports a triangular layout, in which only entries (i,j) with j ≤ i
 // came from the input.
-func readPHYLIP(text string, src source) (m *Matrix, rowLines []lineRef, lower bool, err error) {
+func readPHYLIP(text string, src source, lim matrixLimits) (m *Matrix, rowLines []lineRef, lower bool, err error) {
 	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if err := lim.checkFields(src.at(i+1), l); err != nil {
+			return nil, nil, false, err
+		}
+	}
 	next := 0 // index of the next line to look at
 	last := 1 // number of the last non-blank line returned
 	// nextLine returns the next non-blank line and its 1-based number, or

@@ -44,3 +44,18 @@ func TestHiddenStatesRange(t *testing.T) {
 		}
 	}
 }
+
+// learn --distance-matrix - on endless input stops at the line limit
+// (--max-line-bytes), and the field limit applies to its cells.
+func TestDistanceMatrixLimits(t *testing.T) {
+	zeros := strings.Repeat("0", 2<<20)
+	code, _, errs := run(t, zeros, "learn", "--distance-matrix", "-", "--max-line-bytes", "1MiB")
+	if code == ExitOK || !strings.Contains(errs, "line longer than 1048576 bytes") {
+		t.Errorf("zeros: exit %d, stderr %q", code, errs)
+	}
+	long := strings.Repeat("x", 100)
+	code, _, errs = run(t, ",a,"+long+"\na,0,1\n"+long+",1,0\n", "learn", "--distance-matrix", "-", "--max-field-bytes", "99")
+	if code == ExitOK || !strings.Contains(errs, "cell of 100 bytes") {
+		t.Errorf("long cell: exit %d, stderr %q", code, errs)
+	}
+}

@@ -507,7 +507,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if err != nil {
 			return err
 		}
-		dm, err := distance.ReadMatrix(r, distance.ReadOptions{Name: name, AllowInf: true})
+		dm, err := distance.ReadMatrix(r, distance.ReadOptions{Name: name, AllowInf: true, MaxLineBytes: int(o.df.maxLine), MaxFieldBytes: int(o.df.maxField)})
 		r.Close()
 		if err != nil {
 			return err
