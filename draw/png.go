@@ -47,7 +47,12 @@ func PNG(w io.Writer, t *tree.Tree, opt Options) error {
 	}
 	pw, ph = math.Max(1, math.Round(pw)), math.Max(1, math.Round(ph))
 	if pw*ph > MaxPNGPixels {
-		return fmt.Errorf("draw: a PNG of %g×%g pixels is more than the limit of %d pixels (MaxPNGPixels); give a smaller Width or Height, or draw an SVG", pw, ph, MaxPNGPixels)
+		// Only a given size can get here: the automatic one is capped.
+		name, v := "Width", opt.Width
+		if v == 0 {
+			name, v = "Height", opt.Height
+		}
+		return &OptionError{Option: name, Value: v, Want: fmt.Sprintf("a smaller size: the PNG would have %g×%g pixels, more than the limit of %d (MaxPNGPixels); or draw an SVG", pw, ph, MaxPNGPixels)}
 	}
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(pw), vg.Length(ph)), vgimg.UseDPI(72), vgimg.UseBackgroundColor(colBackground))
 	sc.paint(c, pw, ph)

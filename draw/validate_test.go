@@ -43,7 +43,8 @@ func TestSizeOutOfRange(t *testing.T) {
 	// allocated (16 GiB).
 	var buf bytes.Buffer
 	err := draw.PNG(&buf, tr, draw.Options{Width: draw.MaxSide, Height: draw.MaxSide})
-	if err == nil || buf.Len() != 0 {
+	var oe *draw.OptionError
+	if !errors.As(err, &oe) || buf.Len() != 0 {
 		t.Fatalf("PNG of %d² pixels: error %v, %d bytes", draw.MaxSide, err, buf.Len())
 	}
 	// One side given, the other derived: still bounded.

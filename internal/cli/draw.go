@@ -54,7 +54,8 @@ around a circle; auto (the default) is tidy up to 150 nodes and radial beyond.
 Labels never overlap: in the radial layout, labels of inner nodes that have
 no free place are left to the node's tooltip (SVG). The SVG is standalone
 (no fonts or links); the PNG is rendered without cgo or Graphviz, at most
-4096 pixels a side unless --width or --height are given.
+4096 pixels a side unless --width or --height are given (each at most
+65536, and a PNG at most 67,108,864 pixels).
 
 A summary line goes to standard output, or with --json a JSON summary
 ({"input", "out", "format", "layout", "nodes", "observed", "hidden",
@@ -88,11 +89,7 @@ output.`,
 				return usagef("--format %q: want svg or png", format)
 			}
 			if err := (&draw.Options{Width: width, Height: height}).Validate(); err != nil {
-				var oe *draw.OptionError
-				if errors.As(err, &oe) {
-					return usagef("--%s %v: want %s", strings.ToLower(oe.Option), oe.Value, oe.Want)
-				}
-				return usageError{err}
+				return drawOptionError(err)
 			}
 			if err := e.checkPaths([]pathFlag{{"TREE", args[0]}}, []pathFlag{{"--out", out}}); err != nil {
 				return err
@@ -152,6 +149,10 @@ output.`,
 				size = cw.n
 				return err
 			}); err != nil {
+				var oe *draw.OptionError
+				if errors.As(err, &oe) {
+					return drawOptionError(err)
+				}
 				return err
 			}
 			if asJSON {
@@ -185,4 +186,14 @@ output.`,
 	fl.Float64Var(&height, "height", 0, "picture height in pixels (default: from the layout)")
 	fl.BoolVar(&asJSON, "json", false, "print a JSON summary (on standard error when the picture goes to standard output)")
 	return c
+}
+
+// drawOptionError is a usage error for draw.Options' errors, naming the
+// flag of a *draw.OptionError.
+func drawOptionError(err error) error {
+	var oe *draw.OptionError
+	if errors.As(err, &oe) {
+		return usagef("--%s %v: want %s", strings.ToLower(oe.Option), oe.Value, oe.Want)
+	}
+	return usageError{err}
 }

@@ -18,6 +18,7 @@ func TestFlagRanges(t *testing.T) {
 		{[]string{"draw", "-", "--out", "-", "--width", "1e12"}, "--width"},
 		{[]string{"draw", "-", "--out", "-", "--format", "png", "--height", "Inf"}, "--height"},
 		{[]string{"draw", "-", "--out", "-", "--height", "-3"}, "--height"},
+		{[]string{"draw", "-", "--out", "-", "--format", "png", "--width", "65536", "--height", "65536"}, "--width"},
 		{[]string{"simulate", "-n", "1000000000000"}, "--rows"},
 		{[]string{"simulate", "-n", "-1"}, "--rows"},
 	} {
