@@ -116,7 +116,7 @@ func (c *counts) add(o *counts) {
 // estep adds the expected counts of rows [r0, r0+nb) to c.
 func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 	e.upward(b, w, r0, nb)
-	e.downward(w, nb)
+	e.downward(b, w, nb, false)
 	m := e.m
 	norm := w.tmp[:nb]
 	for i := 0; i < nb; i++ {
@@ -152,6 +152,10 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 		kp := e.k[p]
 		down := w.down[v]
 		cpt := m.CPT[v]
+		if codes := b.codes[v]; codes != nil && len(e.children[v]) == 0 {
+			e.leafCounts(w, c.cpt[v], cpt, down, codes[r0:r0+nb], b.remap[v], kp, k, b, r0)
+			continue
+		}
 		// Normaliser: Σ_a down(a) Σ_s P(s|a) λ(s) = Σ_a down(a) up(a)·scale;
 		// computed directly.
 		clear(norm)
@@ -188,6 +192,61 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 				}
 				dst[a*k+s] += q * acc
 			}
+		}
+	}
+}
+
+// leafCounts adds to dst the expected counts of an observed leaf with k
+// states under its parent with kp states, for the block's codes: the loop
+// below for the leaf's one-hot λ (all ones on a missing cell), in
+// O(kp) per observed cell rather than O(kp × k). It adds the same terms in
+// the same order (the skipped ones are exact zeros), so the counts are
+// bit for bit those of the general loop.
+func (e *engine) leafCounts(w *work, dst, cpt, down []float64, codes, remap []uint16, kp, k int, b *binding, r0 int) {
+	if len(w.leafAcc) < kp*k {
+		w.leafAcc = make([]float64, kp*k)
+	}
+	acc := w.leafAcc[:kp*k]
+	clear(acc)
+	for i, c := range codes {
+		if c == data.Missing {
+			norm := 0.0
+			for a := 0; a < kp; a++ {
+				d := down[a*blockRows+i]
+				for s := 0; s < k; s++ {
+					if q := cpt[a*k+s]; q != 0 {
+						norm += d * q
+					}
+				}
+			}
+			if norm > 0 {
+				norm = b.w(r0+i) / norm
+			}
+			for a := 0; a < kp; a++ {
+				d := down[a*blockRows+i]
+				for s := 0; s < k; s++ {
+					acc[a*k+s] += d * norm
+				}
+			}
+			continue
+		}
+		x := int(remap[c])
+		norm := 0.0
+		for a := 0; a < kp; a++ {
+			if q := cpt[a*k+x]; q != 0 {
+				norm += down[a*blockRows+i] * q
+			}
+		}
+		if norm > 0 {
+			norm = b.w(r0+i) / norm
+		}
+		for a := 0; a < kp; a++ {
+			acc[a*k+x] += down[a*blockRows+i] * norm
+		}
+	}
+	for j, q := range cpt[:kp*k] {
+		if q != 0 {
+			dst[j] += q * acc[j]
 		}
 	}
 }

@@ -87,6 +87,8 @@ type work struct {
 	logZ  []float64   // B: log-likelihood of each row
 	scale []float64   // B: product of message scales not yet in logZ
 	tmp   []float64
+	// leafAcc holds an observed leaf's counts for one block (leafCounts).
+	leafAcc []float64
 }
 
 func (e *engine) newWork() *work {
@@ -270,8 +272,11 @@ func blockMatVec(dst, src, mat []float64, nOut, nIn, outStride, inStride, nb int
 }
 
 // downward computes, after upward, the messages from the parent side μ_{p→v}
-// and π_v for every node (scaled per row; only ratios matter).
-func (e *engine) downward(w *work, nb int) {
+// and π_v for every node (scaled per row; only ratios matter). Without
+// leafPi, π is not computed for observed leaves (b's columns): the E-step
+// counts them from their parents' messages directly, and their π costs
+// O(states × parent states) per row, most of an E-step on many-state data.
+func (e *engine) downward(b *binding, w *work, nb int, leafPi bool) {
 	m := e.m
 	for _, v := range e.order {
 		k := e.k[v]
@@ -284,7 +289,7 @@ func (e *engine) downward(w *work, nb int) {
 					row[i] = m.Prior[s]
 				}
 			}
-		} else {
+		} else if leafPi || b.codes[v] == nil || len(e.children[v]) > 0 {
 			// π(s) = Σ_a P(s|a) down(a): the CPT read by columns.
 			blockMatVec(pi, w.down[v], m.CPT[v], k, e.k[p], 1, k, nb)
 		}
@@ -427,7 +432,7 @@ func (m *Model) Posterior(d *data.Dataset, nodes []int, opt model.InferOptions) 
 	}
 	e.forBlocks(b.rows, model.Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb)
-		e.downward(w, nb)
+		e.downward(b, w, nb, true)
 		for x, v := range nodes {
 			k := e.k[v]
 			pi, lam := w.pi[v], w.lam[v]
