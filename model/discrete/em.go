@@ -115,7 +115,7 @@ func (c *counts) add(o *counts) {
 
 // estep adds the expected counts of rows [r0, r0+nb) to c.
 func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
-	e.upward(b, w, r0, nb)
+	e.upward(b, w, r0, nb, false)
 	e.downward(b, w, nb, false)
 	m := e.m
 	norm := w.tmp[:nb]
@@ -295,7 +295,7 @@ func (e *engine) loglik(b *binding, nw int) float64 {
 	nblocks := (b.rows + blockRows - 1) / blockRows
 	parts := make([]float64, nblocks)
 	e.forBlocks(b.rows, model.Workers(nw), func(_ int, w *work, r0, nb int) {
-		e.upward(b, w, r0, nb)
+		e.upward(b, w, r0, nb, false)
 		s := 0.0
 		for i := 0; i < nb; i++ {
 			s += b.w(r0+i) * w.logZ[i]

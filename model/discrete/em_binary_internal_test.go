@@ -67,7 +67,7 @@ func TestBinaryEStepMatchesGeneric(t *testing.T) {
 		// pass.
 		generic := 0.0
 		e.forBlocks(b.rows, 1, func(_ int, w *work, r0, nb int) {
-			e.upward(b, w, r0, nb)
+			e.upward(b, w, r0, nb, true)
 			for i := 0; i < nb; i++ {
 				generic += b.w(r0+i) * w.logZ[i]
 			}

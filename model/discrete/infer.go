@@ -106,8 +106,10 @@ func (e *engine) newWork() *work {
 }
 
 // upward computes λ and the upward messages for rows [r0, r0+nb) and the
-// log-likelihood of each row in w.logZ.
-func (e *engine) upward(b *binding, w *work, r0, nb int) {
+// log-likelihood of each row in w.logZ. Without leafLam, λ is not set
+// for observed leaves with a parent (only their message is needed, and
+// their λ is states × rows).
+func (e *engine) upward(b *binding, w *work, r0, nb int, leafLam bool) {
 	for i := 0; i < nb; i++ {
 		w.logZ[i] = 0
 		w.scale[i] = 1
@@ -116,8 +118,12 @@ func (e *engine) upward(b *binding, w *work, r0, nb int) {
 		v := e.order[x]
 		k := e.k[v]
 		lam := w.lam[v]
-		e.lambda(b, w, v, r0, nb)
 		p := e.parent[v]
+		if codes := b.codes[v]; !leafLam && p >= 0 && codes != nil && len(e.children[v]) == 0 {
+			leafMessage(w.up[v], e.m.CPT[v], codes[r0:r0+nb], b.remap[v], e.k[p], k)
+			continue
+		}
+		e.lambda(b, w, v, r0, nb)
 		if p < 0 {
 			e.addRootLogZ(w, lam, k, nb)
 			continue
@@ -396,7 +402,7 @@ func (m *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 	e := newEngine(m)
 	out := make([]float64, b.rows)
 	e.forBlocks(b.rows, model.Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
-		e.upward(b, w, r0, nb)
+		e.upward(b, w, r0, nb, false)
 		copy(out[r0:r0+nb], w.logZ[:nb])
 	})
 	total := 0.0
@@ -431,7 +437,7 @@ func (m *Model) Posterior(d *data.Dataset, nodes []int, opt model.InferOptions) 
 		out[x] = make([]float64, b.rows*e.k[v])
 	}
 	e.forBlocks(b.rows, model.Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
-		e.upward(b, w, r0, nb)
+		e.upward(b, w, r0, nb, true)
 		e.downward(b, w, nb, true)
 		for x, v := range nodes {
 			k := e.k[v]
