@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/squarem"
 )
 
 // stopper applies a stopping rule to the objectives at cycle boundaries.
@@ -152,9 +153,9 @@ func (l *emLoop) squarem() bool {
 		lay.save(p2)
 		// gEM is the gain of one plain EM step from θ0.
 		gEM := obj1 - obj
-		alpha := steplength(p0, p1, p2, stepMax)
+		alpha := squarem.StepLength(p0, p1, p2, stepMax)
 		if alpha < -1 {
-			extrapolate(p0, p1, p2, pe, alpha)
+			squarem.Extrapolate(p0, p1, p2, pe, alpha)
 			lay.project(pe, p2)
 			lay.load(pe)
 		}
@@ -166,12 +167,12 @@ func (l *emLoop) squarem() bool {
 			l.emit(obje)
 			l.mstep(ce)
 			if -alpha >= stepMax {
-				stepMax *= stepGrow
+				stepMax *= squarem.StepGrow
 			}
 		} else {
 			l.emit(obj1)
 			lay.load(p2)
-			stepMax = max(1, min(stepMax, -alpha)/stepGrow)
+			stepMax = max(1, min(stepMax, -alpha)/squarem.StepGrow)
 		}
 		if l.it >= l.maxIter {
 			return false
@@ -187,36 +188,6 @@ func (l *emLoop) squarem() bool {
 		}
 	}
 }
-
-// steplength returns SqS3's α = −‖r‖/‖v‖ for θ0 = p0, θ1 = p1, θ2 = p2,
-// clamped to [−stepMax, −1].
-func steplength(p0, p1, p2 []float64, stepMax float64) float64 {
-	var rr, vv float64
-	for i := range p0 {
-		r := p1[i] - p0[i]
-		v := p2[i] - 2*p1[i] + p0[i]
-		rr += r * r
-		vv += v * v
-	}
-	if !(rr > 0 && vv > 0) {
-		return -1
-	}
-	return min(-1, max(-math.Sqrt(rr/vv), -stepMax))
-}
-
-// extrapolate sets pe to θ0 − 2αr + α²v.
-func extrapolate(p0, p1, p2, pe []float64, alpha float64) {
-	for i := range p0 {
-		r := p1[i] - p0[i]
-		v := p2[i] - 2*p1[i] + p0[i]
-		pe[i] = p0[i] - 2*alpha*r + alpha*alpha*v
-	}
-}
-
-// stepGrow is the factor by which SQUAREM's largest step length grows
-// after an accepted extrapolation that used it, and shrinks after a
-// rejected one.
-const stepGrow = 4
 
 // keepFrac is the smallest fraction of its value at θ2 that an entry keeps
 // in a projected SQUAREM point.
