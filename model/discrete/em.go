@@ -9,6 +9,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/squarem"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -470,10 +471,10 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 				cand.Randomize(rng)
 			}
 			ce := &engine{m: cand, order: e.order, parent: e.parent, children: e.children, k: e.k}
-			l := &emLoop{e: ce, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: stopper{rule: model.StopRelative, tol: tol}}
+			l := &emLoop{e: ce, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: squarem.Stopper{Relative: true, Tol: tol}}
 			if rIter < 0 {
 				// A full run: the final run's rule, acceleration and bound.
-				l.maxIter, l.stop = maxIter, stopper{rule: opt.Stop, tol: tol}
+				l.maxIter, l.stop = maxIter, squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}
 				if opt.Accel == model.AccelNone {
 					l.plain()
 				} else {
@@ -496,7 +497,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 			res.Replicated = replicated(res.Starts, best)
 		}
 	}
-	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: stopper{rule: opt.Stop, tol: tol},
+	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol},
 		record: func(it int, obj float64) {
 			res.Trace = append(res.Trace, obj)
 			if opt.Progress != nil {

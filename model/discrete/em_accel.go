@@ -3,42 +3,8 @@ package discrete
 import (
 	"math"
 
-	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/internal/squarem"
 )
-
-// stopper applies a stopping rule to the objectives at cycle boundaries.
-type stopper struct {
-	rule model.Stop
-	tol  float64
-	prev float64 // the previous boundary's objective
-	n    int     // boundaries seen
-}
-
-// slowK is StopAuto's bound on the ratio of EM's remaining gain to the gain
-// of one plain EM step.
-const slowK = 1000
-
-// done records the objective at a new boundary, and gEM, the gain of the
-// last plain EM step, and reports convergence.
-func (s *stopper) done(obj, gEM float64) bool {
-	prev := s.prev
-	s.prev = obj
-	s.n++
-	if s.n < 2 {
-		return false
-	}
-	if s.rule == model.StopRelative {
-		return math.Abs(obj-prev) <= s.tol*(math.Abs(obj)+math.Abs(prev))/2
-	}
-	g := obj - prev
-	if !(g > 0) {
-		// No gain at all: a fixed point up to rounding.
-		return true
-	}
-	eps := s.tol * math.Abs(obj)
-	return g <= eps && slowK*gEM <= eps
-}
 
 // emLoop runs EM iterations on the model of its engine.
 type emLoop struct {
@@ -47,7 +13,7 @@ type emLoop struct {
 	workers int
 	pseudo  float64
 	maxIter int
-	stop    stopper
+	stop    squarem.Stopper
 	// record, if set, receives every E-step's trace entry.
 	record func(it int, obj float64)
 	it     int     // E-steps so far
@@ -108,7 +74,7 @@ func (l *emLoop) plain() bool {
 		l.emit(obj)
 		gain := obj - prev
 		prev = obj
-		if l.stop.done(obj, gain) {
+		if l.stop.Done(obj, gain) {
 			return true
 		}
 	}
@@ -131,7 +97,7 @@ func (l *emLoop) squarem() bool {
 		return false
 	}
 	l.emit(obj)
-	l.stop.done(obj, math.Inf(1))
+	l.stop.Done(obj, math.Inf(1))
 	stepMax := 1.0
 	for {
 		if l.it >= l.maxIter {
@@ -182,7 +148,7 @@ func (l *emLoop) squarem() bool {
 			return false
 		}
 		l.emit(obj)
-		if l.stop.done(obj, gEM) {
+		if l.stop.Done(obj, gEM) {
 			l.mstep(c)
 			return true
 		}

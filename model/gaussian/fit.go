@@ -443,7 +443,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	pats, moments := opt.Cache.patterns(d, g, b)
 	em := newGaussEM(g, b, pats, moments)
 	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
-	l := &gaussLoop{em: em, maxIter: max(maxIter, 1), stop: gaussStopper{rule: opt.Stop, tol: tol},
+	l := &gaussLoop{em: em, maxIter: max(maxIter, 1), stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Scale: gainScale},
 		record: func(it int, ll float64) {
 			res.Trace = append(res.Trace, ll)
 			if opt.Progress != nil {
@@ -474,41 +474,8 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 // qnAfter is the number of SQUAREM cycles before the quasi-Newton phase.
 const qnAfter = 5
 
-// slowK is StopAuto's bound on the ratio of EM's remaining gain to the gain
-// of one plain EM step (as for discrete EM).
-const slowK = 1000
-
 // gainScale caps the |L| of StopAuto's tolerance Tol·min(|L|, gainScale).
 const gainScale = 100
-
-// gaussStopper applies the stopping rule to the log-likelihoods at cycle
-// boundaries.
-type gaussStopper struct {
-	rule model.Stop
-	tol  float64
-	prev float64 // the previous boundary's log-likelihood
-	n    int     // boundaries seen
-}
-
-// done records the log-likelihood at a new boundary and gEM, the gain of
-// the last plain EM step, and reports convergence.
-func (s *gaussStopper) done(ll, gEM float64) bool {
-	prev := s.prev
-	s.prev = ll
-	s.n++
-	if s.n < 2 {
-		return false
-	}
-	if s.rule == model.StopRelative {
-		return math.Abs(ll-prev) <= s.tol*(math.Abs(ll)+math.Abs(prev))/2
-	}
-	g := ll - prev
-	if !(g > 0) {
-		return true // no gain at all: a fixed point up to rounding
-	}
-	eps := s.tol * min(math.Abs(ll), gainScale)
-	return g <= eps && slowK*gEM <= eps
-}
 
 // gaussLoop runs EM on the model of em. The model's parameters are always
 // those whose log-likelihood is cur, and st holds their expected
@@ -516,7 +483,7 @@ func (s *gaussStopper) done(ll, gEM float64) bool {
 type gaussLoop struct {
 	em      *gaussEM
 	maxIter int
-	stop    gaussStopper
+	stop    squarem.Stopper
 	record  func(it int, ll float64)
 	it      int // E-steps so far
 	st      *gaussStats
@@ -549,7 +516,7 @@ func (l *gaussLoop) plain() (bool, error) {
 		return false, err
 	}
 	l.emit(ll)
-	l.stop.done(ll, math.Inf(1))
+	l.stop.Done(ll, math.Inf(1))
 	for l.it < l.maxIter {
 		l.em.mstep(l.st)
 		next, err := l.estep()
@@ -559,7 +526,7 @@ func (l *gaussLoop) plain() (bool, error) {
 		l.emit(next)
 		gain := next - ll
 		ll = next
-		if l.stop.done(ll, gain) {
+		if l.stop.Done(ll, gain) {
 			return true, nil
 		}
 	}
@@ -583,7 +550,7 @@ func (l *gaussLoop) squarem() (bool, error) {
 		return false, err
 	}
 	l.emit(ll)
-	l.stop.done(ll, math.Inf(1))
+	l.stop.Done(ll, math.Inf(1))
 	stepMax := 1.0
 	cycles := 0
 	for l.it < l.maxIter {
@@ -651,17 +618,17 @@ func (l *gaussLoop) squarem() (bool, error) {
 				return false, err
 			}
 		}
-		prev := l.stop.prev
-		if l.stop.done(ll, gEM) {
+		prev := l.stop.Prev()
+		if l.stop.Done(ll, gEM) {
 			released, err := l.release()
 			if err != nil || !released {
 				return err == nil, err
 			}
 			ll = l.cur
 		}
-		if cycles++; l.stop.rule == model.StopAuto && cycles >= qnAfter {
+		if cycles++; !l.stop.Relative && cycles >= qnAfter {
 			l.lastGain = ll - prev
-			return l.quasiNewton(l.stop.tol * min(math.Abs(ll), gainScale))
+			return l.quasiNewton(l.stop.Eps(ll))
 		}
 	}
 	return false, nil

@@ -1,5 +1,6 @@
 // Package squarem holds the step of SQUAREM (Varadhan & Roland 2008,
-// scheme SqS3) that the EMs of the model families share: the step length
+// scheme SqS3) and the EM stopping rule that the EMs of the model families
+// share: the step length
 // and the extrapolated point, on parameters laid out as one vector (see
 // model.AccelSQUAREM for the scheme and its step-length control).
 package squarem
@@ -34,4 +35,55 @@ func Extrapolate(p0, p1, p2, pe []float64, alpha float64) {
 		v := p2[i] - 2*p1[i] + p0[i]
 		pe[i] = p0[i] - 2*alpha*r + alpha*alpha*v
 	}
+}
+
+// SlowK is StopAuto's bound on the ratio of EM's remaining gain to the
+// gain of one plain EM step.
+const SlowK = 1000
+
+// Stopper applies an EM stopping rule to the objectives (the
+// log-likelihood, or a penalised one) at cycle boundaries: model.StopAuto,
+// or model.StopRelative when Relative is set.
+type Stopper struct {
+	Relative bool
+	Tol      float64
+	// Scale, when positive, caps the |L| of StopAuto's tolerance
+	// Tol·min(|L|, Scale); zero means Tol·|L|.
+	Scale float64
+	prev  float64 // the previous boundary's objective
+	n     int     // boundaries seen
+}
+
+// Done records the objective at a new boundary and gEM, the gain of the
+// last plain EM step, and reports convergence: under the relative rule when the
+// change is at most Tol times the mean |objective|; otherwise when
+// there is no gain at all (a fixed point up to rounding), or when both the
+// cycle's gain and SlowK times gEM are at most Eps(obj).
+func (s *Stopper) Done(obj, gEM float64) bool {
+	prev := s.prev
+	s.prev = obj
+	s.n++
+	if s.n < 2 {
+		return false
+	}
+	if s.Relative {
+		return math.Abs(obj-prev) <= s.Tol*(math.Abs(obj)+math.Abs(prev))/2
+	}
+	g := obj - prev
+	if !(g > 0) {
+		return true
+	}
+	eps := s.Eps(obj)
+	return g <= eps && SlowK*gEM <= eps
+}
+
+// Prev is the objective at the last boundary recorded.
+func (s *Stopper) Prev() float64 { return s.prev }
+
+// Eps is StopAuto's tolerance at objective obj.
+func (s *Stopper) Eps(obj float64) float64 {
+	if s.Scale > 0 {
+		return s.Tol * min(math.Abs(obj), s.Scale)
+	}
+	return s.Tol * math.Abs(obj)
 }
