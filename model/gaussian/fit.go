@@ -132,6 +132,18 @@ func (g *Model) correlationsInto(r *tree.Rooted, u int, out []float64, onPath []
 	}
 }
 
+// subCovariance returns the rows and columns idx of full, a p×p covariance
+// stored by rows.
+func subCovariance(full []float64, p int, idx []int) *mat.SymDense {
+	sub := mat.NewSymDense(len(idx), nil)
+	for a, i := range idx {
+		for c, j := range idx {
+			sub.SetSym(a, c, full[i*p+j])
+		}
+	}
+	return sub
+}
+
 // NumParams returns κ: one correlation per edge and a mean and a variance
 // per observed variable (hidden variables have mean 0 and variance 1, which
 // fixes their scale).
@@ -176,14 +188,8 @@ func (g *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 		if full == nil {
 			full = g.covariance(b.obs, b.obs)
 		}
-		sub := mat.NewSymDense(q, nil)
-		for a, i := range idx {
-			for c, j := range idx {
-				sub.SetSym(a, c, full[i*p+j])
-			}
-		}
 		var ch mat.Cholesky
-		if !ch.Factorize(sub) {
+		if !ch.Factorize(subCovariance(full, p, idx)) {
 			return nil, 0, errors.New("model: the model's covariance of the observed variables is singular (a correlation of ±1?)")
 		}
 		logdet := ch.LogDet()
@@ -272,14 +278,8 @@ func (g *Model) conditionalDense(b *gbinding, nodes []int) (mean, sd [][]float64
 		// A = Σ_zx Σ_xx⁻¹ (len(nodes)×q), conditional variance diag.
 		var A *mat.Dense
 		if q > 0 {
-			sub := mat.NewSymDense(q, nil)
-			for a, i := range idx {
-				for c, j := range idx {
-					sub.SetSym(a, c, full[i*p+j])
-				}
-			}
 			var ch mat.Cholesky
-			if !ch.Factorize(sub) {
+			if !ch.Factorize(subCovariance(full, p, idx)) {
 				return nil, nil, errors.New("model: the model's covariance of the observed variables is singular")
 			}
 			zx := mat.NewDense(len(nodes), q, nil)
