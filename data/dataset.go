@@ -14,6 +14,9 @@ const (
 	Discrete Kind = iota
 	// Continuous variables take real values.
 	Continuous
+	// Mixed is the kind of a model over variables of both kinds (see
+	// model/mixed); no variable has it.
+	Mixed
 )
 
 func (k Kind) String() string {
@@ -22,6 +25,8 @@ func (k Kind) String() string {
 		return "discrete"
 	case Continuous:
 		return "continuous"
+	case Mixed:
+		return "mixed"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

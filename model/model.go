@@ -13,20 +13,25 @@ import (
 
 // Model is a latent tree model of any family: a *discrete.Model (package
 // model/discrete), a *gaussian.Model (package model/gaussian) or a
-// *spectral.Model (package model/spectral), which offer the same
+// *spectral.Model (package model/spectral) or a *mixed.Model (package
+// model/mixed, discrete and continuous nodes), which offer the same
 // operations. Data given to a model
 // must have exactly the model's observed variables as columns (in any
-// order, matched by name), discrete for a discrete or spectral model and
-// continuous for a Gaussian one; missing cells are marginalised
+// order, matched by name), discrete for a discrete or spectral model,
+// continuous for a Gaussian one, and of each variable's kind for a mixed
+// one; missing cells are marginalised
 // everywhere.
 type Model interface {
 	// Structure returns the model's tree (shared, not copied).
 	Structure() *tree.Tree
 	// RootNode returns the node at which the model is rooted.
 	RootNode() int
-	// Kind is the kind of the model's variables: data.Discrete or
-	// data.Continuous.
+	// Kind is the kind of the model's variables: data.Discrete,
+	// data.Continuous, or data.Mixed for a model over both (model/mixed).
 	Kind() data.Kind
+	// NodeKind is the kind of node v: data.Discrete or data.Continuous
+	// (every node of a discrete or Gaussian model has the model's Kind).
+	NodeKind(v int) data.Kind
 	// Validate checks the parameters.
 	Validate() error
 	// NumParams returns κ, the number of free parameters.

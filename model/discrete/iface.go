@@ -17,6 +17,9 @@ func (m *Model) RootNode() int { return m.Root }
 // Kind returns data.Discrete.
 func (m *Model) Kind() data.Kind { return data.Discrete }
 
+// NodeKind returns data.Discrete: every node of the model has that kind.
+func (*Model) NodeKind(int) data.Kind { return data.Discrete }
+
 // InformationDistances is Distances (the Model method).
 func (m *Model) InformationDistances(nodes []int) ([]float64, error) {
 	if err := model.CheckNodes(m.Tree, nodes); err != nil {

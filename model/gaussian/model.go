@@ -230,6 +230,9 @@ func (g *Model) RootNode() int { return g.Root }
 // Kind returns data.Continuous.
 func (g *Model) Kind() data.Kind { return data.Continuous }
 
+// NodeKind returns data.Continuous: every node of the model has that kind.
+func (*Model) NodeKind(int) data.Kind { return data.Continuous }
+
 // InformationDistances returns the exact information distances −log|ρ|
 // between all pairs of the given nodes, row-major; an error for a node not
 // in the tree or an invalid model.

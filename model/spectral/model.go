@@ -175,6 +175,9 @@ func (s *Model) RootNode() int { return s.root }
 // Kind returns data.Discrete.
 func (s *Model) Kind() data.Kind { return data.Discrete }
 
+// NodeKind returns data.Discrete: every node of the model has that kind.
+func (*Model) NodeKind(int) data.Kind { return data.Discrete }
+
 // StateLabels returns the state labels of observed node v.
 func (s *Model) StateLabels(v int) []string {
 	if s.Labels[v] != nil {
