@@ -81,3 +81,8 @@ type Expected struct {
 func (m *Model) EStep(d *data.Dataset, opt model.InferOptions) (*Expected, error) {
 	return nil, errTODO
 }
+
+// read reads a model document of type "mixed" (written by WriteJSON).
+func read(doc []byte) (*Model, *model.Provenance, error) {
+	return nil, nil, errTODO
+}
