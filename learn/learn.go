@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	_ "github.com/latentree/latentree/model/mixed"    // registers the mixed family (model.Fit on mixed data)
 	_ "github.com/latentree/latentree/model/spectral" // registers the spectral family (Options.Fit may ask for it)
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/regcl"

@@ -92,8 +92,25 @@ type FitOptions struct {
 }
 
 // Validate reports options that are out of range or do not apply to data
-// of the given kind (continuous when gaussian is true).
+// of the given kind (continuous when gaussian is true, else discrete); see
+// ValidateFor.
 func (o FitOptions) Validate(gaussian bool) error {
+	if gaussian {
+		return o.ValidateFor(data.Continuous)
+	}
+	return o.ValidateFor(data.Discrete)
+}
+
+// ValidateFor reports options that are out of range or do not apply to
+// data of the given kind: data.Discrete (a discrete or spectral model),
+// data.Continuous (a Gaussian model) or data.Mixed (columns of both kinds:
+// a conditional-Gaussian model, package mixed). For mixed data only
+// HiddenStates (of the discrete hidden variables) and EM's Tol, MaxIter,
+// Restarts, RestartIter, Src, Workers and Progress apply: mixed EM starts
+// from moments (with Restarts random starts besides), has no acceleration
+// switch, pseudo-counts or warm-up on samples, and stops when the relative
+// gain in log-likelihood is at most Tol.
+func (o FitOptions) ValidateFor(kind data.Kind) error {
 	e := o.EM
 	if err := e.validateTol(); err != nil {
 		return err
@@ -135,8 +152,14 @@ func (o FitOptions) Validate(gaussian bool) error {
 	} else if (o.Linker != LinkerMStar || o.SpectralTol != 0) && o.Init != InitSpectral {
 		return errors.New("model: Linker and SpectralTol apply only to spectral parameters or the spectral start")
 	}
-	if !gaussian {
+	switch kind {
+	case data.Discrete:
 		return nil
+	case data.Mixed:
+		return o.validateMixed()
+	case data.Continuous:
+	default:
+		return fmt.Errorf("model: no model family for data of kind %v", kind)
 	}
 	var bad []string
 	if o.HiddenStates != 0 {
@@ -166,12 +189,46 @@ func (o FitOptions) Validate(gaussian bool) error {
 	return nil
 }
 
+// validateMixed reports the options that do not apply to mixed data (see
+// ValidateFor).
+func (o FitOptions) validateMixed() error {
+	e := o.EM
+	var bad []string
+	if o.AutoStates {
+		bad = append(bad, "AutoStates")
+	}
+	if o.Init != InitSurrogate {
+		bad = append(bad, "Init")
+	}
+	if o.Params != ParamsEM {
+		bad = append(bad, "Params")
+	}
+	if e.KeepInit {
+		bad = append(bad, "EM.KeepInit")
+	}
+	if e.Accel != AccelSQUAREM || e.Stop != StopAuto {
+		bad = append(bad, "EM.Accel and EM.Stop")
+	}
+	if e.Pseudo != 0 {
+		bad = append(bad, "EM.Pseudo")
+	}
+	if e.Sample != 0 {
+		bad = append(bad, "EM.Sample")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("model: %v do not apply to mixed data (a conditional-Gaussian latent tree is fitted by its own EM from a moment-based start, with Restarts random starts besides, no pseudo-counts and no warm-up on samples; it stops when the relative gain in log-likelihood is at most Tol)", bad)
+	}
+	return nil
+}
+
 // Fit fits a latent tree model with structure t to d, choosing the family:
 // a Gaussian model (gaussian.Fit) when every column is continuous; a
 // discrete model (discrete.ForData, the start of Init,
 // discrete.Model.FitEM, and discrete.ChooseHiddenStates when AutoStates)
 // when every column is discrete; a spectral model (spectral.Fit) for
-// Params ParamsSpectral. Mixed data are an error. The chosen family must
+// Params ParamsSpectral; a conditional-Gaussian model (mixed.Fit, with the
+// options mixed.FitOptionsOf translates) when the data mix continuous and
+// discrete columns (see ValidateFor for the options that apply). The chosen family must
 // be registered (see Register). The EMResult describes the EM run that
 // produced the returned model, and its LogLik is that model's
 // log-likelihood of d.
@@ -182,20 +239,18 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	if d == nil || d.NumRows() == 0 {
 		return nil, nil, errors.New("model: no data rows to fit")
 	}
-	gaussian := d.AllContinuous()
-	if !gaussian && !d.AllDiscrete() {
-		var cont, disc []string
-		for j := 0; j < d.NumVars(); j++ {
-			if v := d.Var(j); v.Kind == data.Continuous {
-				cont = append(cont, v.Name)
-			} else {
-				disc = append(disc, v.Name)
-			}
-		}
-		return nil, nil, fmt.Errorf("model: parameters can be fitted to all-discrete or all-continuous data, not both (continuous: %s; discrete: %s)",
-			names.Cap(cont, 5), names.Cap(disc, 5))
+	kind := data.Discrete
+	switch {
+	case d.AllContinuous():
+		kind = data.Continuous
+	case !d.AllDiscrete():
+		kind = data.Mixed
 	}
-	if err := opt.Validate(gaussian); err != nil {
+	if kind == data.Mixed && opt.Params == ParamsSpectral {
+		return nil, nil, fmt.Errorf("model: spectral parameters need discrete data; these data mix the kinds (continuous: %s; discrete: %s)", names.Cap(kindNames(d, data.Continuous), 5), names.Cap(kindNames(d, data.Discrete), 5))
+	}
+	gaussian := kind == data.Continuous
+	if err := opt.ValidateFor(kind); err != nil {
 		return nil, nil, err
 	}
 	em := opt.EM
@@ -212,6 +267,8 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 		return nil, nil, errors.New("model: spectral parameters need discrete data; these data are continuous")
 	case gaussian:
 		name = "gaussian"
+	case kind == data.Mixed:
+		name = "mixed"
 	case opt.Params == ParamsSpectral:
 		name = "spectral"
 		if opt.HiddenStates == 0 {
@@ -229,6 +286,17 @@ func Fit(t *tree.Tree, d *data.Dataset, opt FitOptions) (Model, *EMResult, error
 	}
 	opt.EM = em
 	return f.Fit(t, d, opt)
+}
+
+// kindNames lists the names of d's columns of the given kind.
+func kindNames(d *data.Dataset, k data.Kind) []string {
+	var out []string
+	for j := 0; j < d.NumVars(); j++ {
+		if v := d.Var(j); v.Kind == k {
+			out = append(out, v.Name)
+		}
+	}
+	return out
 }
 
 // MaxModelCells is the most parameters (conditional probabilities, one

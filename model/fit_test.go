@@ -12,6 +12,7 @@ import (
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -64,21 +65,21 @@ func TestFitChoosesModelType(t *testing.T) {
 			t.Errorf("hidden node %d has %d states, want 3", h, dm.States[h])
 		}
 	}
-	// Mixed data: an error naming variables of both kinds.
 	vars := append(gd.Vars()[:4:4], dd.Vars()[4:]...)
-	mixed, err := data.New(vars, 500)
+	md, err := data.New(vars, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for j := range vars {
 		if j < 4 {
-			copy(mixed.Continuous(j), gd.Continuous(j))
+			copy(md.Continuous(j), gd.Continuous(j))
 		} else {
-			copy(mixed.Discrete(j), dd.Discrete(j))
+			copy(md.Discrete(j), dd.Discrete(j))
 		}
 	}
-	if _, _, err := model.Fit(tr, mixed, model.FitOptions{}); err == nil || !strings.Contains(err.Error(), "continuous: [x1") || !strings.Contains(err.Error(), "discrete: [x5") {
-		t.Errorf("mixed data: %v", err)
+	// Spectral parameters need discrete data.
+	if _, _, err := model.Fit(tr, md, model.FitOptions{Params: model.ParamsSpectral}); err == nil || !strings.Contains(err.Error(), "continuous: [x1") || !strings.Contains(err.Error(), "discrete: [x5") {
+		t.Errorf("spectral on mixed data: %v", err)
 	}
 }
 
@@ -180,5 +181,35 @@ func TestFitModelSizeLimit(t *testing.T) {
 	}
 	if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
 		t.Errorf("refusing allocated %d bytes", a)
+	}
+}
+
+// For mixed data the options of discrete EM that mixed EM has no
+// counterpart of are refused, naming them; those it has are accepted.
+func TestValidateForMixed(t *testing.T) {
+	for name, opt := range map[string]model.FitOptions{
+		"AutoStates":      {AutoStates: true},
+		"Init":            {Init: model.InitRandom},
+		"Params":          {Params: model.ParamsSpectral},
+		"EM.Pseudo":       {EM: model.EMOptions{Pseudo: 1}},
+		"EM.Sample":       {EM: model.EMOptions{Sample: 100}},
+		"EM.KeepInit":     {EM: model.EMOptions{KeepInit: true}},
+		"EM.Accel":        {EM: model.EMOptions{Accel: model.AccelNone}},
+		"EM.Accel and EM": {EM: model.EMOptions{Stop: model.StopRelative}},
+		"tolerance":       {EM: model.EMOptions{Tol: -1}},
+	} {
+		if err := opt.ValidateFor(data.Mixed); err == nil || !strings.Contains(err.Error(), strings.Split(name, " ")[0]) {
+			t.Errorf("mixed data with %s: %v", name, err)
+		}
+	}
+	ok := model.FitOptions{HiddenStates: 4, EM: model.EMOptions{Tol: 1e-8, MaxIter: 50, Restarts: 3, RestartIter: 5, Workers: 2, Src: rand.NewPCG(1, 2)}}
+	if err := ok.ValidateFor(data.Mixed); err != nil {
+		t.Errorf("mixed data with options that apply: %v", err)
+	}
+	if got := mixed.FitOptionsOf(ok); got.HiddenStates != 4 || got.Tol != 1e-8 || got.MaxIter != 50 || got.Restarts != 3 || got.RestartIter != 5 || got.Workers != 2 || got.Src == nil {
+		t.Errorf("FitOptionsOf(%+v) = %+v", ok, got)
+	}
+	if got := mixed.FitOptionsOf(model.FitOptions{EM: model.EMOptions{Restarts: -1}}); got.Restarts != 0 {
+		t.Errorf("Restarts -1 (none) gave %d restarts", got.Restarts)
 	}
 }
