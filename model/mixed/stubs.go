@@ -2,8 +2,6 @@ package mixed
 
 import (
 	"errors"
-	"io"
-	"math/rand/v2"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -34,20 +32,10 @@ func (m *Model) Impute(d *data.Dataset, opt model.ImputeOptions) (*model.Imputat
 	return nil, errTODO
 }
 
-// Sample draws n independent rows of the observed variables.
-func (m *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
-	return nil, errTODO
-}
-
 // InformationDistances returns the exact information distances between
 // the given nodes.
 func (m *Model) InformationDistances(nodes []int) ([]float64, error) {
 	return nil, errTODO
-}
-
-// WriteJSON writes the model as a latentree-model JSON document.
-func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
-	return errTODO
 }
 
 // Expected holds the expected sufficient statistics of rows under a model
@@ -80,9 +68,4 @@ type Expected struct {
 // (missing cells of either kind marginalised).
 func (m *Model) EStep(d *data.Dataset, opt model.InferOptions) (*Expected, error) {
 	return nil, errTODO
-}
-
-// read reads a model document of type "mixed" (written by WriteJSON).
-func read(doc []byte) (*Model, *model.Provenance, error) {
-	return nil, nil, errTODO
 }
