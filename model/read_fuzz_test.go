@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzRead reads arbitrary bytes as a model file of any registered family
-// (discrete, Gaussian, spectral), seeded with a small file of each: it
+// (discrete, Gaussian, spectral, mixed), seeded with a small file of each: it
 // must return a model or an error, never panic, and a model it returns
 // must write and read back.
 func FuzzRead(f *testing.F) {
@@ -37,10 +37,17 @@ func FuzzRead(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, m := range []model.Model{d, g, sp} {
+	mx, err := simulate.RandomMixed(rng, 6, simulate.MinimalOptions{}, simulate.MixedOptions{ContinuousHidden: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, m := range []model.Model{d, g, sp, mx} {
 		var b bytes.Buffer
 		if err := m.WriteJSON(&b, nil); err != nil {
 			f.Fatal(err)
+		}
+		if _, _, err := model.Read(bytes.NewReader(b.Bytes())); err != nil {
+			f.Fatalf("the seed of a %T does not read: %v", m, err)
 		}
 		f.Add(b.Bytes())
 	}

@@ -3,7 +3,8 @@
 // 2013, §6): stars, double stars, HMM-like chains, complete k-ary trees,
 // random binary trees by recursive splitting, and random minimal latent
 // trees whose observed variables may be internal nodes; and, on any
-// topology, Gaussian, symmetric discrete and general discrete models.
+// topology, Gaussian, symmetric discrete, general discrete and mixed
+// (conditional-Gaussian: discrete and continuous variables) models.
 // Blank hides cells of any dataset completely at random.
 //
 // Observed variables are named x1, x2, ... in the order the topology
