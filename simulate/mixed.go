@@ -49,7 +49,8 @@ type MixedOptions struct {
 	// assigned to the parent's states in random order.
 	Separation float64
 	// RhoMin and RhoMax bound the correlation of a continuous node with
-	// its continuous parent, drawn uniformly (both 0: 0.5 and 0.9).
+	// its continuous parent, drawn uniformly (0: 0.5 and 0.9
+	// respectively).
 	RhoMin, RhoMax float64
 	// Alpha and Diagonal draw the tables of discrete nodes other than the
 	// root as in General (0: 1 and 5 times the node's states). The root's
@@ -168,8 +169,11 @@ func (o MixedOptions) withDefaults() (MixedOptions, error) {
 	if !(o.Separation > 0) || math.IsInf(o.Separation, 0) {
 		return o, fmt.Errorf("simulate: separation %g must be positive and finite", o.Separation)
 	}
-	if o.RhoMin == 0 && o.RhoMax == 0 {
-		o.RhoMin, o.RhoMax = 0.5, 0.9
+	if o.RhoMin == 0 {
+		o.RhoMin = 0.5
+	}
+	if o.RhoMax == 0 {
+		o.RhoMax = 0.9
 	}
 	if !(o.RhoMin > 0 && o.RhoMin <= o.RhoMax && o.RhoMax < 1) {
 		return o, fmt.Errorf("simulate: correlation range [%g, %g] must lie within (0, 1)", o.RhoMin, o.RhoMax)

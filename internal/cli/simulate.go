@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/internal/seed"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
 )
@@ -31,11 +34,16 @@ type simulateOpts struct {
 	hiddenStates    string
 	cpt             string
 	mu, alpha       float64
+	continuous      float64
+	contHidden      int
+	leafStates      string
+	separation      float64
 	rows            int
 	seed            uint64
 	out             string
 	newick          string
 	treeJSON        string
+	modelJSON       string
 	distances       string
 	json            bool
 }
@@ -68,10 +76,19 @@ Models (--model):
   general       --observed-states n for observed variables, --hidden-states k (or a range
                 "2..8": each hidden node draws its own); CPTs --cpt dirichlet or perturbed
                 (ICML 2013 §6.1, with --mu)
+  mixed         discrete and continuous variables (a conditional-Gaussian tree): a share
+                --continuous (0.4) of the leaves continuous, --continuous-hidden hidden
+                nodes made continuous with everything below them, --leaf-states (2..5)
+                states of discrete observed variables, --hidden-states (2) of discrete
+                hidden ones; a continuous variable's means under the states of a discrete
+                parent are --separation (2) within-state SDs apart, its correlation with a
+                continuous parent in [--rho-min, --rho-max] (default 0.5..0.9); observed
+                internal nodes of the topology are discrete
 
 The true tree is written with --newick / --tree-json (edge lengths are exact
-information distances where defined) and the exact distance matrix of the
-observed variables with --distances.
+information distances where defined), the true model (a model file that
+score, infer, explain and draw read) with --model-json, and the exact distance
+matrix of the observed variables with --distances.
 
 The CSV goes to --out, or to standard output without it; "-" sends one other
 output (e.g. --newick -) to standard output when --out is given. Two outputs
@@ -93,6 +110,11 @@ stats --out read as they read the CSV.`,
   latentree simulate --topology hmm --hidden 78 --model symmetric -n 1000000 --out big.parquet
   latentree stats big.parquet --out big.lts
 
+  # a mixed tree: 30 variables, half of them continuous, one continuous hidden subtree
+  latentree simulate --topology binary --leaves 30 --model mixed --continuous 0.5 \
+      --continuous-hidden 1 --leaf-states 2..4 --separation 2.5 -n 5000 --seed 3 \
+      --out mixed.csv --model-json truth.json --newick truth.nwk
+
   # exact distances only (no rows)
   latentree simulate --topology minimal --leaves 50 -n 0 --distances d.csv --newick t.nwk`,
 		Args: cobra.NoArgs,
@@ -106,38 +128,43 @@ stats --out read as they read the CSV.`,
 	f.IntVar(&o.degree, "degree", 5, "internal degree of a complete tree")
 	f.IntVar(&o.depth, "depth", 3, "depth of a complete tree")
 	f.Float64Var(&o.beta, "beta", 0.5, "split balance of a binary tree, in (0,1)")
-	f.StringVar(&o.model, "model", "gaussian", "gaussian, symmetric or general")
-	f.Float64Var(&o.rhoMin, "rho-min", 0.2, "smallest edge correlation (gaussian)")
-	f.Float64Var(&o.rhoMax, "rho-max", 0.8, "largest edge correlation (gaussian)")
+	f.StringVar(&o.model, "model", "gaussian", "gaussian, symmetric, general or mixed")
+	f.Float64Var(&o.rhoMin, "rho-min", 0.2, "smallest edge correlation (gaussian; mixed: between continuous nodes, default 0.5)")
+	f.Float64Var(&o.rhoMax, "rho-max", 0.8, "largest edge correlation (gaussian; mixed: between continuous nodes, default 0.9)")
 	f.IntVar(&o.states, "states", 2, "number of states K (symmetric)")
 	f.Float64Var(&o.thetaMin, "theta-min", 0, "smallest crossover probability (symmetric; default 0.05 or less for large K)")
 	f.Float64Var(&o.thetaMax, "theta-max", 0, "largest crossover probability (symmetric; default 0.2 or 0.8/K)")
 	f.IntVar(&o.obsStates, "observed-states", 2, "states of observed variables (general)")
-	f.StringVar(&o.hiddenStates, "hidden-states", "", `states of hidden variables: "k" or a range "a..b" (general; default: --observed-states)`)
+	f.StringVar(&o.hiddenStates, "hidden-states", "", `states of hidden variables: "k" or a range "a..b" (general, default --observed-states; mixed: discrete hidden variables, default 2)`)
 	f.StringVar(&o.cpt, "cpt", "dirichlet", "dirichlet or perturbed (general)")
 	f.Float64Var(&o.mu, "mu", 0.5, "perturbation μ of the perturbed scheme")
-	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration")
+	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration (general, mixed)")
+	f.Float64Var(&o.continuous, "continuous", 0.4, "share of the observed leaves that are continuous, in [0, 1] (mixed)")
+	f.IntVar(&o.contHidden, "continuous-hidden", 0, "hidden nodes to make continuous with every observed variable below them, within --continuous (mixed)")
+	f.StringVar(&o.leafStates, "leaf-states", "2..5", `states of discrete observed variables: "k" or a range "a..b" (mixed)`)
+	f.Float64Var(&o.separation, "separation", 2, "distance between the means of a continuous variable under consecutive states of its discrete parent, in within-state SDs (mixed)")
 	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the tree and --distances)")
 	deprecatedAlias(f, "samples", "rows")
 	f.Uint64Var(&o.seed, "seed", seed.Default, "random seed")
 	f.StringVarP(&o.out, "out", "o", "", "write the data here instead of standard output: CSV, or Parquet for a name ending in .parquet")
 	f.StringVar(&o.newick, "newick", "", "write the true tree in Newick format to this file")
 	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
+	f.StringVar(&o.modelJSON, "model-json", "", "write the true model (a model file) to this file")
 	f.StringVar(&o.distances, "distances", "", "write the exact information distances of the observed variables (CSV) to this file")
 	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output, or on standard error when an output goes to standard output)")
 	return c
 }
 
-// parseRange parses "k" or "a..b".
-func parseRange(s string) (lo, hi int, err error) {
+// parseRange parses the value "k" or "a..b" of the flag named flag.
+func parseRange(flag, s string) (lo, hi int, err error) {
 	if a, b, ok := strings.Cut(s, ".."); ok {
 		if _, err := fmt.Sscanf(a+" "+b, "%d %d", &lo, &hi); err != nil {
-			return 0, 0, usagef("--hidden-states %q: want k or a..b", s)
+			return 0, 0, usagef("%s %q: want k or a..b", flag, s)
 		}
 		return lo, hi, nil
 	}
 	if _, err := fmt.Sscanf(s, "%d", &lo); err != nil {
-		return 0, 0, usagef("--hidden-states %q: want k or a..b", s)
+		return 0, 0, usagef("%s %q: want k or a..b", flag, s)
 	}
 	return lo, lo, nil
 }
@@ -164,10 +191,6 @@ func buildTopology(o *simulateOpts, rng *rand.Rand) (*tree.Tree, error) {
 	return nil, usagef("unknown --topology %q (want star, double-star, hmm, complete, binary or minimal)", o.topology)
 }
 
-type sampler interface {
-	Sample(src rand.Source, n int) (*data.Dataset, error)
-}
-
 func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	start := time.Now()
 	if o.rows < 0 {
@@ -180,7 +203,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	if dataOut == "" && o.rows > 0 {
 		dataOut, dataFlag = "-", "the data (no --out)"
 	}
-	paths := []pathFlag{{dataFlag, dataOut}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--distances", o.distances}}
+	paths := []pathFlag{{dataFlag, dataOut}, {"--newick", o.newick}, {"--tree-json", o.treeJSON}, {"--model-json", o.modelJSON}, {"--distances", o.distances}}
 	if err := e.checkPaths(nil, paths); err != nil {
 		return err
 	}
@@ -193,7 +216,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		return usagef("%s: %v", flagName(cmd, "rows"), err)
 	}
 	var (
-		m     sampler
+		m     model.Model
 		dist  []float64
 		distE error
 	)
@@ -215,7 +238,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	case "general":
 		opt := simulate.GeneralOptions{ObservedStates: o.obsStates, Mu: o.mu, Alpha: o.alpha}
 		if o.hiddenStates != "" {
-			lo, hi, err := parseRange(o.hiddenStates)
+			lo, hi, err := parseRange("--hidden-states", o.hiddenStates)
 			if err != nil {
 				return err
 			}
@@ -230,8 +253,19 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		}
 		m = g
 		dist, distE = g.Distances(obs)
+	case "mixed":
+		opt, err := mixedOptions(cmd, o)
+		if err != nil {
+			return err
+		}
+		mx, err := simulate.Mixed(rng, t, opt)
+		if err != nil {
+			return usageError{err}
+		}
+		m = mx
+		dist, distE = mx.InformationDistances(obs)
 	default:
-		return usagef("unknown --model %q (want gaussian, symmetric or general)", o.model)
+		return usagef("unknown --model %q (want gaussian, symmetric, general or mixed)", o.model)
 	}
 	var outs []output
 	if o.distances != "" {
@@ -255,6 +289,10 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		outs = append(outs, output{o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }})
 	}
 	outs = append(outs, treeOutputs(t, o.newick, o.treeJSON, "")...)
+	if o.modelJSON != "" {
+		prov := simulatedModelProvenance(cmd)
+		outs = append(outs, output{o.modelJSON, func(w io.Writer) error { return m.WriteJSON(w, prov) }})
+	}
 	if o.rows > 0 {
 		d, err := m.Sample(rng, o.rows)
 		if err != nil {
@@ -275,6 +313,15 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		"edges": t.NumEdges(), "rows": o.rows, "seed": o.seed, "seconds": time.Since(start).Seconds(),
 		"samples": o.rows, // the old name of "rows", kept for one release
 	}
+	if mx, ok := m.(*mixed.Model); ok {
+		n := 0
+		for _, v := range obs {
+			if mx.Kinds[v] == data.Continuous {
+				n++
+			}
+		}
+		summary["continuous"] = n
+	}
 	w := e.summaryWriter(paths)
 	if o.json {
 		return writeJSON(w, summary)
@@ -284,4 +331,55 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 			o.topology, t.NumObserved(), t.NumHidden(), o.model, o.rows, o.seed)
 	}
 	return nil
+}
+
+// mixedOptions returns the options of simulate.Mixed the flags give; the
+// ends of the correlation range not given by --rho-min or --rho-max are
+// the model's defaults.
+func mixedOptions(cmd *cobra.Command, o *simulateOpts) (simulate.MixedOptions, error) {
+	opt := simulate.MixedOptions{Continuous: o.continuous, ContinuousHidden: o.contHidden, Separation: o.separation, Alpha: o.alpha}
+	if !(o.continuous >= 0 && o.continuous <= 1) {
+		return opt, usagef("--continuous %g: want a share in [0, 1]", o.continuous)
+	}
+	if o.continuous == 0 {
+		opt.Continuous = -1 // (0 means the default in MixedOptions)
+	}
+	if o.contHidden < 0 {
+		return opt, usagef("--continuous-hidden %d: want 0 or more", o.contHidden)
+	}
+	if !(o.separation > 0) {
+		return opt, usagef("--separation %g: want a positive number of SDs", o.separation)
+	}
+	var err error
+	if opt.ObservedMin, opt.ObservedMax, err = parseRange("--leaf-states", o.leafStates); err != nil {
+		return opt, err
+	}
+	if o.hiddenStates != "" {
+		if opt.HiddenMin, opt.HiddenMax, err = parseRange("--hidden-states", o.hiddenStates); err != nil {
+			return opt, err
+		}
+	}
+	if cmd.Flags().Changed("rho-min") { // (the flags' defaults are the Gaussian model's)
+		opt.RhoMin = o.rhoMin
+	}
+	if cmd.Flags().Changed("rho-max") {
+		opt.RhoMax = o.rhoMax
+	}
+	return opt, nil
+}
+
+// simulatedModelProvenance records the flags a simulated model was made
+// with (outputs aside).
+func simulatedModelProvenance(cmd *cobra.Command) *model.Provenance {
+	opts := map[string]any{}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "out", "newick", "tree-json", "model-json", "distances", "json":
+		default:
+			if f.Deprecated == "" {
+				opts[f.Name] = f.Value.String()
+			}
+		}
+	})
+	return &model.Provenance{Created: time.Now().UTC().Format(time.RFC3339), Software: "latentree", Method: "simulate", Options: opts}
 }
