@@ -104,6 +104,10 @@ type EMResult struct {
 	// Patterns counts the missingness patterns of a Gaussian fit (rows
 	// with the same cells observed share one); 0 for discrete EM.
 	Patterns int `json:"patterns,omitempty"`
+	// Floored names the nodes whose variance the last M-step of a mixed
+	// model's EM raised to its floor (mixed.VarFloor): a continuous
+	// variable the model explains (almost) exactly.
+	Floored []string `json:"floored,omitempty"`
 	// Stages are the warm-up runs on samples (EMOptions.Sample), in
 	// order; Trace, Iterations and Converged describe the final run on
 	// every row.

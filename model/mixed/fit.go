@@ -1,10 +1,15 @@
 package mixed
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -40,9 +45,449 @@ type Options struct {
 }
 
 // Fit fits a mixed model with structure t to d by EM: kinds of hidden
-// nodes and the root by Layout, a moment-based start, then EM with missing
-// cells marginalised. The EMResult's LogLik is the returned model's
-// log-likelihood of d.
+// nodes and the root by Layout, a moment-based start (see Start), then EM
+// with missing cells marginalised, until the relative gain in
+// log-likelihood of an iteration is at most Tol. With Restarts > 0 the
+// moment-based start and Restarts random ones each run RestartIter
+// iterations first, and the best continues. Discrete observed variables
+// get the states (and labels) of their columns. The EMResult's LogLik is
+// the returned model's log-likelihood of d, Floored names the nodes whose
+// variance the last M-step raised to its floor (see MStep).
 func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, error) {
-	return nil, nil, errTODO
+	if err := opt.validate(); err != nil {
+		return nil, nil, err
+	}
+	m, err := Prepare(t, d, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := m.bind(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.start(b); err != nil {
+		return nil, nil, err
+	}
+	maxIter, tol := opt.MaxIter, opt.Tol
+	if maxIter == 0 {
+		maxIter = model.DefaultMaxIter
+	}
+	if tol == 0 {
+		tol = model.DefaultTol
+	}
+	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
+	if opt.Restarts > 0 {
+		iters := opt.RestartIter
+		if iters == 0 {
+			iters = 20
+		}
+		rng := rand.New(seed.Or(opt.Src, seed.Model))
+		mom := columnMoments(m, b)
+		best, bestLL := (*Model)(nil), math.Inf(-1)
+		for s := 0; s <= opt.Restarts; s++ {
+			c := m.clone()
+			if s > 0 {
+				c.randomize(mom, rng)
+			}
+			run := &model.EMResult{}
+			if err := c.em(b, iters, 0, opt, run); err != nil {
+				return nil, nil, err
+			}
+			res.Starts = append(res.Starts, run.LogLik)
+			if run.LogLik > bestLL || best == nil {
+				best, bestLL = c, run.LogLik
+			}
+		}
+		m = best
+	}
+	if err := m.em(b, maxIter, tol, opt, res); err != nil {
+		return nil, nil, err
+	}
+	if opt.Logger != nil {
+		opt.Logger.Info("mixed EM", "iterations", res.Iterations, "converged", res.Converged, "loglik", res.LogLik)
+	}
+	return m, res, nil
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.HiddenStates < 0 || o.HiddenStates > data.MaxStates:
+		return fmt.Errorf("mixed: %d hidden states", o.HiddenStates)
+	case o.MaxIter < 0:
+		return fmt.Errorf("mixed: negative MaxIter %d", o.MaxIter)
+	case o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0):
+		return fmt.Errorf("mixed: EM tolerance %g must be positive (0: model.DefaultTol %g)", o.Tol, model.DefaultTol)
+	case o.Restarts < 0 || o.RestartIter < 0:
+		return fmt.Errorf("mixed: negative Restarts %d or RestartIter %d", o.Restarts, o.RestartIter)
+	}
+	return nil
+}
+
+// Prepare returns the model Fit starts from, with neutral parameters:
+// hidden kinds and root by Layout (opt.AllDiscreteHidden), opt's states
+// for discrete hidden nodes, and each discrete observed variable's states
+// and labels from its column of d.
+func Prepare(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
+	if t == nil {
+		return nil, errors.New("mixed: no tree")
+	}
+	if d == nil {
+		return nil, errors.New("mixed: no data")
+	}
+	if err := model.CheckColumns(t, d.Names()); err != nil {
+		return nil, err
+	}
+	kind := func(name string) (data.Kind, bool) {
+		j, ok := d.Index(name)
+		if !ok {
+			return 0, false
+		}
+		return d.Var(j).Kind, true
+	}
+	kinds, root, err := Layout(t, kind, opt.AllDiscreteHidden)
+	if err != nil {
+		return nil, err
+	}
+	k := opt.HiddenStates
+	if k == 0 {
+		k = 2
+	}
+	n := t.MaxID()
+	states := make([]int, n)
+	labels := make([][]string, n)
+	for _, v := range t.Nodes() {
+		if kinds[v] != data.Discrete {
+			continue
+		}
+		if !t.IsHidden(v) {
+			j, _ := d.Index(t.Name(v))
+			labels[v] = d.Var(j).States
+			states[v] = len(labels[v])
+			continue
+		}
+		states[v] = k
+		if v < len(opt.States) && opt.States[v] > 0 {
+			states[v] = opt.States[v]
+		}
+	}
+	m, err := New(t, root, kinds, states)
+	if err != nil {
+		return nil, err
+	}
+	for v, l := range labels {
+		if l != nil {
+			m.Labels[v] = slices.Clone(l)
+		}
+	}
+	return m, nil
+}
+
+// em runs plain EM from m's parameters for at most maxIter E-steps,
+// stopping when an iteration's relative gain is at most tol (tol 0:
+// never), and fills res. m ends with the parameters of the last E-step,
+// whose log-likelihood is res.LogLik.
+func (m *Model) em(b *binding, maxIter int, tol float64, opt Options, res *model.EMResult) error {
+	res.Converged = false
+	for it := range maxIter {
+		x := newEngine(m).estep(b, opt.Workers)
+		ll := x.LogLik
+		if math.IsNaN(ll) {
+			return errors.New("mixed: EM reached NaN log-likelihood")
+		}
+		res.Trace = append(res.Trace, ll)
+		res.Iterations, res.LogLik = it+1, ll
+		if opt.Logger != nil {
+			opt.Logger.Debug("mixed EM", "iteration", it+1, "loglik", ll)
+		}
+		if it > 0 && tol > 0 {
+			prev := res.Trace[it-1]
+			if ll-prev <= tol*math.Abs(prev) {
+				res.Converged = true
+				return nil
+			}
+		}
+		if it == maxIter-1 {
+			return nil
+		}
+		floored, err := m.MStep(x)
+		if err != nil {
+			return err
+		}
+		res.Floored = res.Floored[:0]
+		for _, v := range floored {
+			res.Floored = append(res.Floored, m.Tree.Name(v))
+		}
+	}
+	return nil
+}
+
+// clone returns a copy of m's parameters (sharing the tree).
+func (m *Model) clone() *Model {
+	c := *m
+	c.Kinds, c.States, c.Labels, c.Coef = slices.Clone(m.Kinds), slices.Clone(m.States), slices.Clone(m.Labels), slices.Clone(m.Coef)
+	c.Prior = slices.Clone(m.Prior)
+	c.CPT, c.Mean, c.Var = make([][]float64, len(m.CPT)), make([][]float64, len(m.Mean)), make([][]float64, len(m.Var))
+	for v := range m.CPT {
+		c.CPT[v], c.Mean[v], c.Var[v] = slices.Clone(m.CPT[v]), slices.Clone(m.Mean[v]), slices.Clone(m.Var[v])
+	}
+	c.rooted = nil
+	return &c
+}
+
+// startMix is the weight of the uniform distribution in the tables of the
+// moment-based start, and of a node's marginal variance in its
+// conditional variances.
+const startMix = 0.1
+
+// Start sets m's parameters to the moment-based start of Fit: every hidden
+// node is taken for a noisy copy of its surrogate, the nearest observed
+// node (model.Surrogates). A discrete hidden node's state in a row is its
+// surrogate's state modulo its number of states, or, for a continuous
+// surrogate, the quantile bin of the surrogate's value (equal-frequency
+// bins); a continuous hidden node's value is its surrogate's value (or
+// state index). One M-step on these completed rows (cells whose
+// surrogate is missing left out) gives the parameters; tables are then
+// mixed with the uniform distribution and conditional variances raised to
+// at least a tenth of the node's marginal variance (weight 0.1 each), so
+// that no copy is exact.
+func (m *Model) Start(d *data.Dataset) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	b, err := m.bind(d)
+	if err != nil {
+		return err
+	}
+	return m.start(b)
+}
+
+func (m *Model) start(b *binding) error {
+	t := m.Tree
+	r := m.Rooted()
+	sur := model.Surrogates(t)
+	n := t.MaxID()
+	// Completed columns: state (−1 missing) or value (NaN missing).
+	st := make([][]int, n)
+	val := make([][]float64, n)
+	for _, v := range r.Order {
+		s := sur[v]
+		if s < 0 {
+			continue
+		}
+		if m.Kinds[v] == data.Discrete {
+			st[v] = surrogateStates(b, s, m.States[v])
+		} else {
+			val[v] = surrogateValues(b, s)
+		}
+	}
+	x := m.NewExpected()
+	for i := 0; i < b.rows; i++ {
+		for _, v := range r.Order {
+			p := r.Parent[v]
+			switch {
+			case m.Kinds[v] == data.Discrete:
+				if st[v] == nil || st[v][i] < 0 {
+					continue
+				}
+				if p < 0 {
+					x.Counts[v][st[v][i]]++
+				} else if st[p] != nil && st[p][i] >= 0 {
+					x.Counts[v][st[p][i]*m.States[v]+st[v][i]]++
+				}
+			default:
+				if val[v] == nil || math.IsNaN(val[v][i]) {
+					continue
+				}
+				y := val[v][i]
+				a := 0
+				if p >= 0 && m.Kinds[p] == data.Discrete {
+					if st[p] == nil || st[p][i] < 0 {
+						continue
+					}
+					a = st[p][i]
+				} else if p >= 0 {
+					z := val[p]
+					if z == nil || math.IsNaN(z[i]) {
+						continue
+					}
+					x.P1[v] += z[i]
+					x.P2[v] += z[i] * z[i]
+					x.Cross[v] += y * z[i]
+				}
+				x.W[v][a]++
+				x.S1[v][a] += y
+				x.S2[v][a] += y * y
+			}
+		}
+	}
+	if _, err := m.MStep(x); err != nil {
+		return err
+	}
+	_, _, variance := m.marginals()
+	for _, v := range r.Order {
+		if m.Kinds[v] == data.Discrete {
+			tab := m.Prior
+			if r.Parent[v] >= 0 {
+				tab = m.CPT[v]
+			}
+			k := float64(m.States[v])
+			for i := range tab {
+				tab[i] = (1-startMix)*tab[i] + startMix/k
+			}
+			continue
+		}
+		for a := range m.Var[v] {
+			m.Var[v][a] = max(m.Var[v][a], startMix*variance[v])
+		}
+	}
+	m.standardise()
+	return m.Validate()
+}
+
+// surrogateStates returns, per row, the state in k states of a node seen
+// through observed node s: s's state modulo k, or the equal-frequency
+// quantile bin of s's value; −1 where s is missing.
+func surrogateStates(b *binding, s, k int) []int {
+	out := make([]int, b.rows)
+	if codes := b.codes[s]; codes != nil {
+		for i, c := range codes {
+			out[i] = -1
+			if c != data.Missing {
+				out[i] = int(b.remap[s][c]) % k
+			}
+		}
+		return out
+	}
+	vals := b.vals[s]
+	var sorted []float64
+	for _, y := range vals {
+		if !math.IsNaN(y) {
+			sorted = append(sorted, y)
+		}
+	}
+	slices.Sort(sorted)
+	cut := make([]float64, k-1)
+	for q := range cut {
+		if len(sorted) > 0 {
+			cut[q] = sorted[(q+1)*len(sorted)/k]
+		}
+	}
+	for i, y := range vals {
+		out[i] = -1
+		if !math.IsNaN(y) {
+			s := 0
+			for s < len(cut) && y >= cut[s] {
+				s++
+			}
+			out[i] = s
+		}
+	}
+	return out
+}
+
+// surrogateValues returns, per row, the value of observed node s (its
+// state index for a discrete node; NaN where missing).
+func surrogateValues(b *binding, s int) []float64 {
+	if vals := b.vals[s]; vals != nil {
+		return vals
+	}
+	out := make([]float64, b.rows)
+	for i, c := range b.codes[s] {
+		out[i] = math.NaN()
+		if c != data.Missing {
+			out[i] = float64(b.remap[s][c])
+		}
+	}
+	return out
+}
+
+// moments are the sample mean and variance of each continuous column.
+type moments struct{ mean, variance []float64 }
+
+func columnMoments(m *Model, b *binding) moments {
+	n := m.Tree.MaxID()
+	mom := moments{make([]float64, n), make([]float64, n)}
+	for v, vals := range b.vals {
+		if vals == nil {
+			continue
+		}
+		var k, s1, s2 float64
+		for _, y := range vals {
+			if !math.IsNaN(y) {
+				k, s1, s2 = k+1, s1+y, s2+y*y
+			}
+		}
+		mom.mean[v], mom.variance[v] = 0, 1
+		if k > 0 {
+			mu := s1 / k
+			mom.mean[v] = mu
+			if vr := s2/k - mu*mu; vr > 0 {
+				mom.variance[v] = vr
+			}
+		}
+	}
+	return mom
+}
+
+// of returns the moments of node v: its column's, or mean 0 and
+// variance 1 for a hidden node.
+func (mom moments) of(m *Model, v int) (mean, variance float64) {
+	if m.Tree.IsHidden(v) {
+		return 0, 1
+	}
+	return mom.mean[v], mom.variance[v]
+}
+
+// randomize draws random parameters for a random start: tables with
+// entries uniform on [0.05, 1.05] normalised; a continuous observed node's
+// means its column's mean plus half a standard deviation times a standard
+// normal, variances its column's variance times U(0.3, 1); a continuous
+// node under a continuous parent gets a coefficient of random sign and
+// size U(0.3, 0.9) as its correlation with the parent (its mean and
+// variance kept);
+// hidden continuous nodes are then standardised.
+func (m *Model) randomize(mom moments, rng *rand.Rand) {
+	r := m.Rooted()
+	dist := func(p []float64, k int) {
+		for a := 0; a < len(p)/k; a++ {
+			s := 0.0
+			for x := range k {
+				p[a*k+x] = 0.05 + rng.Float64()
+				s += p[a*k+x]
+			}
+			for x := range k {
+				p[a*k+x] /= s
+			}
+		}
+	}
+	for _, v := range r.Order {
+		p := r.Parent[v]
+		if m.Kinds[v] == data.Discrete {
+			if p < 0 {
+				dist(m.Prior, m.States[v])
+			} else {
+				dist(m.CPT[v], m.States[v])
+			}
+			continue
+		}
+		mu, vr := mom.of(m, v)
+		sd := math.Sqrt(vr)
+		if p >= 0 && m.Kinds[p] == data.Continuous {
+			// A correlation c with the parent, keeping v's moments.
+			c := 0.3 + 0.6*rng.Float64()
+			if rng.IntN(2) == 0 {
+				c = -c
+			}
+			mp, vp := mom.of(m, p)
+			m.Coef[v] = c * sd / math.Sqrt(vp)
+			m.Mean[v][0] = mu - m.Coef[v]*mp
+			m.Var[v][0] = vr * (1 - c*c)
+			continue
+		}
+		for a := range m.Mean[v] {
+			m.Mean[v][a] = mu + 0.5*sd*rng.NormFloat64()
+			m.Var[v][a] = vr * (0.3 + 0.7*rng.Float64())
+		}
+	}
+	m.standardise()
 }
