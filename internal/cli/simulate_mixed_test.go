@@ -29,15 +29,7 @@ func TestSimulateMixed(t *testing.T) {
 	if want := "simulated binary tree (20 observed, 18 hidden), mixed model, 400 rows, seed 3\n"; out != want {
 		t.Errorf("summary %q, want %q", out, want)
 	}
-	f, err := os.Open(modelPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	mm, prov, err := model.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mm, prov := readModelFile(t, modelPath)
 	m, ok := mm.(*mixed.Model)
 	if !ok {
 		t.Fatalf("model file holds a %T", mm)
@@ -123,15 +115,7 @@ func TestSimulateModelJSON(t *testing.T) {
 	if code, _, errs := run(t, "", "simulate", "--topology", "star", "--leaves", "4", "-n", "0", "--model-json", path); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, _, err := model.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := readModelFile(t, path)
 	if g, ok := m.(*gaussian.Model); !ok || g.Tree.NumObserved() != 4 {
 		t.Errorf("model file holds a %T", m)
 	}
@@ -163,18 +147,25 @@ func TestSimulateMixedFlags(t *testing.T) {
 	if code, _, errs := run(t, "", "simulate", "--model", "mixed", "--continuous", "0", "-n", "0", "--model-json", path); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, _, err := model.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := readModelFile(t, path)
 	for _, v := range m.Structure().Nodes() {
 		if m.NodeKind(v) != data.Discrete {
 			t.Errorf("--continuous 0: node %s is %v", m.Structure().Name(v), m.NodeKind(v))
 		}
 	}
+}
+
+// readModelFile reads the model file at path.
+func readModelFile(t *testing.T, path string) (model.Model, *model.Provenance) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, prov, err := model.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, prov
 }

@@ -422,3 +422,20 @@ func corr(x, y []float64) float64 {
 	}
 	return s / float64(len(x)) / math.Sqrt(vx*vy)
 }
+
+// pick never draws a state of probability 0, even when round-off leaves
+// u above the row's total.
+func TestPick(t *testing.T) {
+	row := []float64{0, 0.5, 0, 0.5, 0}
+	for _, c := range []struct {
+		u    float64
+		want uint16
+	}{{0, 1}, {0.4999, 1}, {0.5, 3}, {0.9999999, 3}, {1.5, 3}} {
+		if got := pick(row, c.u); got != c.want {
+			t.Errorf("pick(%v, %g) = %d, want %d", row, c.u, got, c.want)
+		}
+	}
+	if got := pick([]float64{1, 0}, 0.999999); got != 0 {
+		t.Errorf("pick([1 0]) = %d", got)
+	}
+}

@@ -71,15 +71,13 @@ func (m *Model) draw(rng *rand.Rand, v, p int, states [][]uint16, values [][]flo
 		k := m.States[v]
 		out := states[v]
 		if p < 0 {
-			cum := cumulative(m.Prior, 1, k)
 			for i := range out {
-				out[i] = pick(cum, rng.Float64())
+				out[i] = pick(m.Prior, rng.Float64())
 			}
 			return
 		}
-		cum := cumulative(m.CPT[v], m.States[p], k)
 		for i, a := range states[p] {
-			out[i] = pick(cum[int(a)*k:(int(a)+1)*k], rng.Float64())
+			out[i] = pick(m.CPT[v][int(a)*k:(int(a)+1)*k], rng.Float64())
 		}
 		return
 	}
@@ -106,38 +104,20 @@ func (m *Model) draw(rng *rand.Rand, v, p int, states [][]uint16, values [][]flo
 	}
 }
 
-// cumulative returns the cumulative sums of each of the rows rows of k
-// probabilities in p; the last state of positive probability in each row
-// gets +Inf, so that round-off never draws a state of probability 0 or
-// runs off the end.
-func cumulative(p []float64, rows, k int) []float64 {
-	c := make([]float64, rows*k)
-	for a := range rows {
-		s := 0.0
-		for b := range k {
-			s += p[a*k+b]
-			c[a*k+b] = s
-		}
-		for b := k - 1; b >= 0; b-- {
-			if p[a*k+b] > 0 {
-				c[a*k+b] = math.Inf(1)
-				break
+// pick returns the state drawn by u, uniform in [0, 1), from the
+// distribution row: the first state whose cumulative probability exceeds
+// u, and when round-off leaves u above the total the last state of
+// positive probability (never a state of probability 0).
+func pick(row []float64, u float64) uint16 {
+	s, last := 0.0, 0
+	for b, p := range row {
+		if p > 0 {
+			s += p
+			last = b
+			if u < s {
+				return uint16(b)
 			}
 		}
 	}
-	return c
-}
-
-// pick returns the first state whose cumulative probability exceeds u.
-func pick(cum []float64, u float64) uint16 {
-	lo, hi := 0, len(cum)-1
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if u < cum[mid] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return uint16(lo)
+	return uint16(last)
 }
