@@ -114,6 +114,13 @@ func Mixed(src rand.Source, t *tree.Tree, opt MixedOptions) (*mixed.Model, error
 			states[v] = o.ObservedMin + rng.IntN(o.ObservedMax-o.ObservedMin+1)
 		}
 	}
+	cells := 0.0 // parameters, counted in float64 so that no product overflows
+	for _, e := range t.Edges() {
+		cells += float64(max(states[e.U], 1)) * float64(max(states[e.V], 1))
+	}
+	if cells > model.MaxModelCells {
+		return nil, fmt.Errorf("simulate: these state counts make a model of %.3g parameters, more than the limit of %d (model.MaxModelCells); give fewer states", cells, model.MaxModelCells)
+	}
 	m, err := mixed.New(t, root, kinds, states)
 	if err != nil {
 		return nil, err

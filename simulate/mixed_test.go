@@ -236,6 +236,7 @@ func TestMixedErrors(t *testing.T) {
 		"alpha":       {Alpha: -1},
 		"cont hidden": {ContinuousHidden: -1},
 		"kinds":       {Kinds: []data.Kind{data.Mixed}},
+		"too large":   {HiddenMin: 60000, HiddenMax: 60000},
 	} {
 		if _, err := Mixed(rand.NewPCG(1, 1), tr.Clone(), o); err == nil {
 			t.Errorf("%s: no error", name)
