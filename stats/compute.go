@@ -92,7 +92,7 @@ func compute(d *data.Dataset, opt Options, budget int) (*Stats, error) {
 	if s.pairs {
 		c.binaryPairs()
 		c.generalPairs()
-		c.mixedCounts()
+		c.mixedMoments()
 		c.continuousPairs()
 	}
 	return s, nil
@@ -225,12 +225,10 @@ func (c *computer) columns() error {
 		v := s.vars[j]
 		if v.Kind == data.Discrete {
 			binKernel := pairs && len(v.States) == 2 && nbin >= 2
-			needCodes := pairs && nd >= 2 && (len(v.States) != 2 || ngen > 0)
-			needObs := pairs && nc > 0 // binary kernel columns always keep it
-			errs[j] = c.discreteColumn(j, binKernel, needCodes, needObs)
+			needCodes := pairs && (nd >= 2 && (len(v.States) != 2 || ngen > 0) || nc > 0)
+			errs[j] = c.discreteColumn(j, binKernel, needCodes)
 		} else {
-			needObs := pairs && nd > 0
-			errs[j] = c.continuousColumn(j, needObs)
+			errs[j] = c.continuousColumn(j)
 		}
 	})
 	for _, err := range errs {
@@ -248,7 +246,7 @@ func (c *computer) columns() error {
 }
 
 // discreteColumn prepares discrete column j.
-func (c *computer) discreteColumn(j int, binKernel, needCodes, needObs bool) error {
+func (c *computer) discreteColumn(j int, binKernel, needCodes bool) error {
 	s := c.s
 	v := s.vars[j]
 	col := c.d.Discrete(j)
@@ -315,15 +313,6 @@ func (c *computer) discreteColumn(j int, binKernel, needCodes, needObs bool) err
 	}
 	cc.missing = miss
 	s.count[j] = seen
-	if needObs && miss > 0 {
-		obs := make([]uint64, c.words)
-		for r, x := range col {
-			if x != data.Missing {
-				obs[r>>6] |= 1 << uint(r&63)
-			}
-		}
-		cc.obs = obs
-	}
 	if needCodes {
 		cc.codes = remap(col, n, miss)
 	}
@@ -381,7 +370,7 @@ func badCode(v data.Variable, col []uint16) error {
 
 // continuousColumn prepares continuous column j: count, mean and sum of
 // squared deviations by the corrected two-pass algorithm.
-func (c *computer) continuousColumn(j int, needObs bool) error {
+func (c *computer) continuousColumn(j int) error {
 	s := c.s
 	v := s.vars[j]
 	col := c.d.Continuous(j)
@@ -425,40 +414,60 @@ func (c *computer) continuousColumn(j int, needObs bool) error {
 	if math.IsInf(s.m2[j], 0) || math.IsNaN(s.m2[j]) {
 		return fmt.Errorf("stats: variable %q: values too large (variance overflows)", v.Name)
 	}
-	if needObs && cc.missing > 0 {
-		obs := make([]uint64, c.words)
-		for r, x := range col {
-			if x == x {
-				obs[r>>6] |= 1 << uint(r&63)
-			}
-		}
-		cc.obs = obs
-	}
 	return nil
 }
 
-// mixedCounts counts, for every discrete–continuous pair, the rows where
-// both are observed.
-func (c *computer) mixedCounts() {
+// mixedMoments fills, for every discrete–continuous pair, the moments of
+// the continuous variable within each state of the discrete one over the
+// rows where both are observed, and their counts (mixN). Values are centred
+// on the continuous variable's mean before summing, as in continuousPairs.
+func (c *computer) mixedMoments() {
 	s := c.s
 	nd, nc := len(s.lay.dvars), len(s.lay.cvars)
 	if nd == 0 || nc == 0 {
 		return
 	}
+	rb := blockSize(c.budget/(8*nc+2), 1024, c.rows)
 	forEach(c.workers, nd, func(a int) {
-		cd := &c.cols[s.lay.dvars[a]]
-		for b, j := range s.lay.cvars {
-			cv := &c.cols[j]
-			var n int64
-			switch {
-			case cd.obs == nil:
-				n = s.count[j]
-			case cv.obs == nil:
-				n = s.count[s.lay.dvars[a]]
-			default:
-				n = popAnd(cd.obs, cv.obs)
+		codes := c.cols[s.lay.dvars[a]].codes
+		k := s.lay.states(a)
+		// acc[(b*(k+1)+x)*3 ...]: rows, Σd, Σd² of continuous b in state x
+		// (x = k collects the rows where the discrete cell is missing).
+		acc := make([]float64, nc*(k+1)*3)
+		for r0 := 0; r0 < c.rows; r0 += rb {
+			r1 := min(r0+rb, c.rows)
+			x := codes[r0:r1]
+			for b, j := range s.lay.cvars {
+				accumulateStates(acc[b*(k+1)*3:(b+1)*(k+1)*3], x, c.cols[j].vals[r0:r1], s.mean[j])
 			}
-			s.mixN[a*nc+b] = n
+		}
+		for b, j := range s.lay.cvars {
+			var total int64
+			for x := range k {
+				t := acc[(b*(k+1)+x)*3:]
+				p := finishMoments(int64(t[0]), t[1], 0, t[2], 0, 0, s.mean[j], 0)
+				s.mixM[s.lay.mixIndex(a, x, b)] = contPair{n: p.n, mi: p.mi, m2i: p.m2i}
+				total += p.n
+			}
+			s.mixN[a*nc+b] = total
 		}
 	})
+}
+
+// accumulateStates adds to acc[3x], acc[3x+1], acc[3x+2] the number of
+// rows with code x and an observed value, and the sums of the values less
+// shift and of their squares.
+func accumulateStates(acc []float64, codes []uint16, vals []float64, shift float64) {
+	vals = vals[:len(codes)]
+	for r, x := range codes {
+		v := vals[r]
+		if v != v {
+			continue
+		}
+		d := v - shift
+		t := acc[3*int(x) : 3*int(x)+3]
+		t[0]++
+		t[1] += d
+		t[2] += d * d
+	}
 }

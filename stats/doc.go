@@ -3,7 +3,10 @@
 // marginals, continuous means and variances, and for every pair of variables
 // the discrete joint count table, the continuous pairwise-complete moments
 // (count, means, sums of squared deviations and the co-moment), or, for a
-// discrete–continuous pair, the number of rows where both are observed.
+// discrete–continuous pair, the number of rows where both are observed and
+// the moments of the continuous variable within each state of the discrete
+// one (count, mean, sum of squared deviations: StateMoments), from which
+// the correlation ratio of the mixed information distance follows.
 //
 // Information distances, Chow–Liu trees, quartet tests and EM
 // initialisation all read a shared *Stats instead of rescanning the data.
@@ -54,7 +57,9 @@
 //	header (20 bytes)
 //	  magic    8 bytes  89 4C 54 53 0D 0A 1A 0A  ("\x89LTS\r\n\x1a\n")
 //	  version  u16 LE   1
-//	  flags    u16 LE   bit 0: pair statistics present; other bits 0
+//	  flags    u16 LE   bit 0: pair statistics present; bit 1: state
+//	                    moments present (set with bit 0 when there are
+//	                    discrete and continuous variables); other bits 0
 //	  length   u64 LE   number of payload bytes
 //	payload
 //	  rows     uvarint  rows seen
@@ -76,13 +81,23 @@
 //	    continuous pairs: for each pair of continuous variables a < b in
 //	      column order: n uvarint, mean_a f64, mean_b f64, m2_a f64,
 //	      m2_b f64, co-moment f64 (over the n rows where both are observed)
+//	  if flags bit 1 (state moments):
+//	    for each discrete variable in column order, each of its states and
+//	      each continuous variable in column order: n uvarint (rows where
+//	      both are observed and the discrete one is in that state), mean
+//	      f64 and m2 f64 of the continuous one over them (0 and 0 when n
+//	      is 0)
 //	checksum   u32 LE   CRC-32C (Castagnoli) of the header and payload
 //
 // Nothing may follow the checksum. ReadBinary reports a wrong magic
 // (ErrNotBinary), an unknown version or flag, a truncated file, a checksum
-// mismatch and any inconsistent content (as UnmarshalJSON) as errors; a
-// fuzz test checks that it never panics and that whatever it accepts
-// encodes back to the same bytes. A later version may add sections (for
+// mismatch and any inconsistent content (as UnmarshalJSON) as errors.
+// Files without bit 1 that have discrete and continuous variables (written
+// before the state moments were kept) still read: their statistics lack
+// the state moments (HasStateMoments is false), and merging them with
+// others drops those moments. A fuzz test checks that ReadBinary never
+// panics and that whatever it accepts encodes back to the same bytes. A
+// later version may add sections (for
 // example the four-way tables of chosen quartets) behind new flags.
 //
 // Quartet counts the four-way joint table of four discrete variables

@@ -29,8 +29,11 @@ const (
 	headerSize = len(binaryMagic) + 2 + 2 + 8
 	// flagPairs marks files with pair statistics.
 	flagPairs = 1 << 0
+	// flagStateMoments marks files with the per-state moments of the
+	// discrete–continuous pairs (set only when there are such pairs).
+	flagStateMoments = 1 << 1
 	// knownFlags are the flags this version defines; others are an error.
-	knownFlags = flagPairs
+	knownFlags = flagPairs | flagStateMoments
 	// kind bytes of the variable records.
 	kindDiscrete   = 0
 	kindContinuous = 1
@@ -86,6 +89,14 @@ func (s *Stats) WriteBinary(w io.Writer) error {
 			p = binary.AppendUvarint(p, uint64(c.n))
 			for _, x := range [...]float64{c.mi, c.mj, c.m2i, c.m2j, c.c} {
 				p = appendFloat(p, x)
+			}
+		}
+		if s.hasMix && len(s.mixM) > 0 {
+			flags |= flagStateMoments
+			for _, c := range s.mixM {
+				p = binary.AppendUvarint(p, uint64(c.n))
+				p = appendFloat(p, c.mi)
+				p = appendFloat(p, c.m2i)
 			}
 		}
 	}
@@ -161,7 +172,10 @@ func ReadBinary(r io.Reader) (*Stats, error) {
 	if flags&^knownFlags != 0 {
 		return nil, fmt.Errorf("stats: statistics file has unknown flags %#x (written by a newer version?)", flags&^knownFlags)
 	}
-	js, err := decodePayload(payload, flags&flagPairs != 0)
+	if flags&flagStateMoments != 0 && flags&flagPairs == 0 {
+		return nil, errors.New("stats: corrupt statistics file: state moments flagged without pair statistics")
+	}
+	js, err := decodePayload(payload, flags&flagPairs != 0, flags&flagStateMoments != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +278,7 @@ func uvarintLen(v uint64) int {
 
 // decodePayload decodes the payload into the JSON form, which fromJSON
 // checks.
-func decodePayload(b []byte, pairs bool) (*jsonStats, error) {
+func decodePayload(b []byte, pairs, groups bool) (*jsonStats, error) {
 	d := &decoder{b: b}
 	js := &jsonStats{Format: jsonFormat, Version: jsonVersion, Pairs: pairs}
 	js.Rows = d.count("number of rows")
@@ -359,6 +373,24 @@ func decodePayload(b []byte, pairs bool) (*jsonStats, error) {
 				m.C[t] = d.float("continuous pair co-moment")
 			}
 			js.ContinuousPairs = m
+		}
+		groupCells := lay.mixCells()
+		if groups && groupCells == 0 {
+			d.fail("state moments flagged without discrete–continuous pairs")
+			return nil, d.err
+		}
+		if groups {
+			if need := 17 * groupCells; need > int64(d.remaining()) {
+				d.fail("the state moments need at least %d bytes, %d are left", need, d.remaining())
+				return nil, d.err
+			}
+			g := &jsonGroups{N: make([]int64, groupCells), Mean: make([]float64, groupCells), M2: make([]float64, groupCells)}
+			for t := range g.N {
+				g.N[t] = d.count("state moment count")
+				g.Mean[t] = d.float("state moment mean")
+				g.M2[t] = d.float("state moment m2")
+			}
+			js.MixedMoments = g
 		}
 	}
 	if d.err != nil {

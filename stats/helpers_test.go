@@ -249,8 +249,54 @@ func checkNaive(t *testing.T, d *data.Dataset, s *Stats) {
 			} else if !math.IsNaN(s.Cov(i, j)) || !math.IsNaN(s.Corr(i, j)) {
 				t.Fatalf("Cov/Corr(%d,%d) with a discrete variable not NaN", i, j)
 			}
+			gn, gmean, gm2, ok := s.StateMoments(i, j)
+			if v.Kind == vj.Kind {
+				if ok {
+					t.Fatalf("StateMoments(%d,%d) of one kind: ok", i, j)
+				}
+				continue
+			}
+			dv, cv := i, j
+			if v.Kind == data.Continuous {
+				dv, cv = j, i
+			}
+			n, mean, m2 := naiveStateMoments(d, dv, cv)
+			if !ok || fmt.Sprint(gn) != fmt.Sprint(n) {
+				t.Fatalf("StateMoments(%d,%d) counts = %v %v, want %v", i, j, gn, ok, n)
+			}
+			for x := range n {
+				if !closeTo(gmean[x], mean[x], tol, 1e-300) || !closeTo(gm2[x], m2[x], tol, 1e-300) {
+					t.Fatalf("StateMoments(%d,%d) state %d: mean %v m2 %v, want %v %v", i, j, x, gmean[x], gm2[x], mean[x], m2[x])
+				}
+			}
 		}
 	}
+}
+
+// naiveStateMoments returns the moments of continuous column c within each
+// state of discrete column dv, over the rows where both are observed, by
+// the two-pass definition.
+func naiveStateMoments(d *data.Dataset, dv, c int) (n []int64, mean, m2 []float64) {
+	k := d.Var(dv).NumStates()
+	n, mean, m2 = make([]int64, k), make([]float64, k), make([]float64, k)
+	codes, vals := d.Discrete(dv), d.Continuous(c)
+	for r, x := range codes {
+		if x != data.Missing && !math.IsNaN(vals[r]) {
+			n[x]++
+			mean[x] += vals[r]
+		}
+	}
+	for x := range k {
+		if n[x] > 0 {
+			mean[x] /= float64(n[x])
+		}
+	}
+	for r, x := range codes {
+		if x != data.Missing && !math.IsNaN(vals[r]) {
+			m2[x] += (vals[r] - mean[x]) * (vals[r] - mean[x])
+		}
+	}
+	return n, mean, m2
 }
 
 // sameStats checks that got and want describe the same statistics, aligning
@@ -298,6 +344,9 @@ func sameStats(t *testing.T, got, want *Stats, tol float64) {
 	if !want.HasPairs() {
 		return
 	}
+	if got.HasStateMoments() != want.HasStateMoments() {
+		t.Fatalf("HasStateMoments %v, want %v", got.HasStateMoments(), want.HasStateMoments())
+	}
 	for i := 0; i < p; i++ {
 		for j := 0; j < p; j++ {
 			if i == j {
@@ -317,6 +366,19 @@ func sameStats(t *testing.T, got, want *Stats, tol float64) {
 						if g[code[i][x]*gnj+code[j][y]] != w[x*nj+y] {
 							t.Fatalf("Pair(%q,%q)[%q,%q] = %d, want %d", vi.Name, vj.Name, vi.States[x], vj.States[y], g[code[i][x]*gnj+code[j][y]], w[x*nj+y])
 						}
+					}
+				}
+			}
+			if vi.Kind == data.Discrete && vj.Kind == data.Continuous && want.HasStateMoments() {
+				n, mean, m2, _ := want.StateMoments(i, j)
+				gn, gmean, gm2, ok := got.StateMoments(gi, gjj)
+				if !ok {
+					t.Fatalf("StateMoments(%q,%q) missing", vi.Name, vj.Name)
+				}
+				for x := range n {
+					gx := code[i][x]
+					if gn[gx] != n[x] || !closeTo(gmean[gx], mean[x], tol, 1e-300) || !closeTo(gm2[gx], m2[x], tol, 1e-300) {
+						t.Fatalf("StateMoments(%q,%q)[%q] = %d %v %v, want %d %v %v", vi.Name, vj.Name, vi.States[x], gn[gx], gmean[gx], gm2[gx], n[x], mean[x], m2[x])
 					}
 				}
 			}

@@ -23,7 +23,13 @@ const (
 // holds, for each discrete variable in column order and each continuous
 // variable in column order, the rows where both are observed;
 // continuous_pairs holds the moments of the continuous pairs i < j in
-// column order, as parallel arrays.
+// column order, as parallel arrays; mixed_moments holds, for each discrete
+// variable in column order, each of its states and each continuous
+// variable in column order, the rows where both are observed and the
+// discrete one is in that state, and the mean and sum of squared
+// deviations of the continuous one over them (absent when there are no
+// discrete–continuous pairs, and in statistics written before latentree
+// kept these moments, which still read).
 type jsonStats struct {
 	Format          string      `json:"format"`
 	Version         int         `json:"version"`
@@ -33,6 +39,14 @@ type jsonStats struct {
 	DiscretePairs   []int64     `json:"discrete_pairs,omitempty"`
 	MixedCounts     []int64     `json:"mixed_counts,omitempty"`
 	ContinuousPairs *jsonMoment `json:"continuous_pairs,omitempty"`
+	MixedMoments    *jsonGroups `json:"mixed_moments,omitempty"`
+}
+
+// jsonGroups holds per-state moments as parallel arrays.
+type jsonGroups struct {
+	N    []int64   `json:"n"`
+	Mean []float64 `json:"mean"`
+	M2   []float64 `json:"m2"`
 }
 
 // jsonVar is the JSON form of one variable and its own statistics.
@@ -95,8 +109,20 @@ func (s *Stats) MarshalJSON() ([]byte, error) {
 			}
 			js.ContinuousPairs = m
 		}
+		if s.hasMix && len(s.mixM) > 0 {
+			js.MixedMoments = groupsOf(s.mixM)
+		}
 	}
 	return json.Marshal(&js)
+}
+
+// groupsOf returns the JSON form of per-state moments.
+func groupsOf(m []contPair) *jsonGroups {
+	g := &jsonGroups{N: make([]int64, len(m)), Mean: make([]float64, len(m)), M2: make([]float64, len(m))}
+	for t, p := range m {
+		g.N[t], g.Mean[t], g.M2[t] = p.n, p.mi, p.m2i
+	}
+	return g
 }
 
 // UnmarshalJSON decodes statistics written by MarshalJSON, checking the
@@ -211,7 +237,7 @@ func fromJSON(js *jsonStats) (*Stats, error) {
 		n.mean[j], n.m2[j] = mean, m2
 	}
 	if !js.Pairs {
-		if js.DiscretePairs != nil || js.MixedCounts != nil || js.ContinuousPairs != nil {
+		if js.DiscretePairs != nil || js.MixedCounts != nil || js.ContinuousPairs != nil || js.MixedMoments != nil {
 			return nil, errors.New("stats: pair statistics present but \"pairs\" is false")
 		}
 		return n, nil
@@ -223,6 +249,9 @@ func fromJSON(js *jsonStats) (*Stats, error) {
 		return nil, err
 	}
 	if err := n.readContinuous(js.ContinuousPairs); err != nil {
+		return nil, err
+	}
+	if err := n.readGroups(js.MixedMoments); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -285,6 +314,49 @@ func (s *Stats) readMixed(t []int64) error {
 		}
 	}
 	copy(s.mixN, t)
+	return nil
+}
+
+// readGroups checks and stores the per-state moments of the
+// discrete–continuous pairs; without them (older statistics) s keeps only
+// the pair counts.
+func (s *Stats) readGroups(g *jsonGroups) error {
+	want := s.lay.mixCells()
+	if g == nil {
+		if want > 0 {
+			s.hasMix, s.mixM = false, nil
+		}
+		return nil
+	}
+	for _, k := range []struct {
+		name string
+		n    int
+	}{{"n", len(g.N)}, {"mean", len(g.Mean)}, {"m2", len(g.M2)}} {
+		if int64(k.n) != want {
+			return fmt.Errorf("stats: mixed_moments.%s has %d values, want %d", k.name, k.n, want)
+		}
+	}
+	nc := len(s.lay.cvars)
+	for a, ja := range s.lay.dvars {
+		for b, jb := range s.lay.cvars {
+			var total int64
+			for x := range s.lay.states(a) {
+				t := s.lay.mixIndex(a, x, b)
+				p := contPair{n: g.N[t], mi: g.Mean[t], m2i: g.M2[t]}
+				if p.n < 0 || p.n > s.marg[ja][x] {
+					return fmt.Errorf("stats: mixed moments of %q in state %q of %q: count %d outside [0, %d]", s.vars[jb].Name, s.vars[ja].States[x], s.vars[ja].Name, p.n, s.marg[ja][x])
+				}
+				if !finite(p.mi) || !finite(p.m2i) || p.m2i < 0 || p.n == 0 && (p.mi != 0 || p.m2i != 0) {
+					return fmt.Errorf("stats: mixed moments of %q in state %q of %q: invalid moments", s.vars[jb].Name, s.vars[ja].States[x], s.vars[ja].Name)
+				}
+				total += p.n
+				s.mixM[t] = p
+			}
+			if total != s.mixN[a*nc+b] {
+				return fmt.Errorf("stats: mixed moments of %q and %q count %d rows, mixed_counts %d", s.vars[ja].Name, s.vars[jb].Name, total, s.mixN[a*nc+b])
+			}
+		}
+	}
 	return nil
 }
 

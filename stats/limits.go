@@ -18,10 +18,12 @@ const maxTableCells = 1 << 31
 
 // pairBytes returns the bytes of the pair statistics of variables laid out
 // as lay: a count per cell of the discrete pair tables, a count per
-// discrete–continuous pair and the moments of each continuous pair.
+// discrete–continuous pair and moments per state of its discrete variable,
+// and the moments of each continuous pair.
 func pairBytes(lay layout) int64 {
 	nd, nc := int64(len(lay.dvars)), int64(len(lay.cvars))
-	return 8*lay.tableCells() + 8*nd*nc + int64(unsafe.Sizeof(contPair{}))*(nc*(nc-1)/2)
+	moments := int64(unsafe.Sizeof(contPair{}))
+	return 8*lay.tableCells() + 8*nd*nc + moments*lay.mixCells() + moments*(nc*(nc-1)/2)
 }
 
 // checkPairs returns an error if the pair statistics of vars would take

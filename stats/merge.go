@@ -110,6 +110,9 @@ func (s *Stats) merge(o *Stats, maxBytes int64) error {
 	}
 	n := newStats(vars, s.pairs)
 	n.rows = s.rows + o.rows
+	if n.hasMix = s.hasMix && o.hasMix; !n.hasMix {
+		n.mixM = nil
+	}
 	for j, v := range vars {
 		k := toO[j]
 		n.count[j] = s.count[j] + o.count[k]
@@ -128,8 +131,8 @@ func (s *Stats) merge(o *Stats, maxBytes int64) error {
 	if s.pairs {
 		n.mergeDiscretePairs(s, nil)
 		n.mergeDiscretePairs(o, func(k int) (int, []int) { return toS[k], oCode[k] })
-		n.mergeMixed(s, toO, false)
-		n.mergeMixed(o, toO, true)
+		n.mergeMixed(s, nil)
+		n.mergeMixed(o, func(k int) (int, []int) { return toS[k], oCode[k] })
 		q := len(n.lay.cvars)
 		for a := 0; a < q; a++ {
 			for b := a + 1; b < q; b++ {
@@ -195,19 +198,35 @@ func (s *Stats) mergeDiscretePairs(src *Stats, remap func(k int) (int, []int)) {
 	}
 }
 
-// mergeMixed adds the discrete–continuous pair counts of src to those of s;
-// src's variables are mapped to s's by toO (s variable -> src variable)
-// when mapped is true, and are the same otherwise.
-func (s *Stats) mergeMixed(src *Stats, toO []int, mapped bool) {
+// mergeMixed adds the discrete–continuous pair counts of src, and when s
+// keeps them the per-state moments, to those of s. remap is as in
+// mergeDiscretePairs.
+func (s *Stats) mergeMixed(src *Stats, remap func(k int) (int, []int)) {
 	nc := len(s.lay.cvars)
-	snc := len(src.lay.cvars)
-	for a, ja := range s.lay.dvars {
-		for b, jb := range s.lay.cvars {
-			ka, kb := ja, jb
-			if mapped {
-				ka, kb = toO[ja], toO[jb]
+	for a, ka := range src.lay.dvars {
+		ja, codeA := ka, []int(nil)
+		if remap != nil {
+			ja, codeA = remap(ka)
+		}
+		pa := s.lay.sub[ja]
+		for b, kb := range src.lay.cvars {
+			jb := kb
+			if remap != nil {
+				jb, _ = remap(kb)
 			}
-			s.mixN[a*nc+b] += src.mixN[src.lay.sub[ka]*snc+src.lay.sub[kb]]
+			pb := s.lay.sub[jb]
+			s.mixN[pa*nc+pb] += src.mixN[a*len(src.lay.cvars)+b]
+			if !s.hasMix {
+				continue
+			}
+			for x := range src.lay.states(a) {
+				cx := x
+				if codeA != nil {
+					cx = codeA[x]
+				}
+				dst := &s.mixM[s.lay.mixIndex(pa, cx, pb)]
+				*dst = mergeMoments(*dst, src.mixM[src.lay.mixIndex(a, x, b)])
+			}
 		}
 	}
 }

@@ -58,6 +58,15 @@ type Stats struct {
 	dtab []int64    // discrete pair tables, concatenated (see layout)
 	mixN []int64    // discrete position d × continuous position c: both observed
 	cp   []contPair // continuous pairs a < b, triangular order
+
+	// mixM holds the moments of each continuous variable within each state
+	// of each discrete variable, over the rows where both are observed, at
+	// mixIndex(d, x, c); only mi (the mean), m2i and n are used. hasMix is
+	// false for pair statistics read from a file written before these
+	// moments were kept (mixM is then nil); it is true without pairs and
+	// when there are no discrete–continuous pairs.
+	mixM   []contPair
+	hasMix bool
 }
 
 // layout maps variables to their positions among the discrete and the
@@ -106,6 +115,17 @@ func (l *layout) states(a int) int { return int(l.dcum[a+1] - l.dcum[a]) }
 // offset returns the offset of the table of discrete positions a < b.
 func (l *layout) offset(a, b int) int64 {
 	return l.dbase[a] + (l.dcum[a+1]-l.dcum[a])*(l.dcum[b]-l.dcum[a+1])
+}
+
+// mixCells returns the number of per-state moments of the
+// discrete–continuous pairs: the total number of discrete states times the
+// number of continuous variables.
+func (l layout) mixCells() int64 { return l.dcum[len(l.dcum)-1] * int64(len(l.cvars)) }
+
+// mixIndex returns the index of the moments of continuous position c within
+// state x of discrete position a.
+func (l *layout) mixIndex(a, x, c int) int64 {
+	return (l.dcum[a]+int64(x))*int64(len(l.cvars)) + int64(c)
 }
 
 // tri returns the index of the pair a < b among m items in lexicographic
@@ -236,6 +256,36 @@ func (s *Stats) contPair(a, b int) contPair {
 	return p
 }
 
+// HasStateMoments reports whether the pair statistics hold the moments of
+// every continuous variable within the states of every discrete variable
+// (StateMoments): true unless the pairs were not computed or the
+// statistics were read from a file written before latentree kept them.
+func (s *Stats) HasStateMoments() bool { return s.pairs && s.hasMix }
+
+// StateMoments returns, for discrete variable i and continuous variable j
+// (in either order), the moments of j within each state x of i over the
+// rows where both are observed: the number of rows n[x], the mean of j
+// over them mean[x] (0 when n[x] is 0) and the sum of squared deviations
+// from that mean m2[x]. They give the correlation ratio of j on i, and
+// merge exactly across shards. ok is false when the variables are not one
+// discrete and one continuous, or HasStateMoments is false.
+func (s *Stats) StateMoments(i, j int) (n []int64, mean, m2 []float64, ok bool) {
+	if s.vars[i].Kind == data.Continuous {
+		i, j = j, i
+	}
+	if s.vars[i].Kind != data.Discrete || s.vars[j].Kind != data.Continuous || !s.HasStateMoments() {
+		return nil, nil, nil, false
+	}
+	a, c := s.lay.sub[i], s.lay.sub[j]
+	k := s.lay.states(a)
+	n, mean, m2 = make([]int64, k), make([]float64, k), make([]float64, k)
+	for x := range k {
+		p := s.mixM[s.lay.mixIndex(a, x, c)]
+		n[x], mean[x], m2[x] = p.n, p.mi, p.m2i
+	}
+	return n, mean, m2, true
+}
+
 // Mean returns the mean of continuous variable j over the rows where it is
 // observed; NaN for a discrete variable or one never observed.
 func (s *Stats) Mean(j int) float64 {
@@ -321,6 +371,9 @@ func (s *Stats) Clone() *Stats {
 		dtab:  append([]int64(nil), s.dtab...),
 		mixN:  append([]int64(nil), s.mixN...),
 		cp:    append([]contPair(nil), s.cp...),
+		mixM:  append([]contPair(nil), s.mixM...),
+
+		hasMix: s.hasMix,
 	}
 	for j, v := range s.vars {
 		v.States = append([]string(nil), v.States...)
@@ -341,16 +394,18 @@ func (s *Stats) Clone() *Stats {
 
 // newStats returns statistics with no rows over the given variables (which
 // must be valid: unique non-empty names, discrete ones with states), with
-// zeroed pair storage when pairs is true.
+// zeroed pair storage when pairs is true (including the per-state moments
+// of the discrete–continuous pairs).
 func newStats(vars []data.Variable, pairs bool) *Stats {
 	s := &Stats{
-		vars:  vars,
-		index: make(map[string]int, len(vars)),
-		pairs: pairs,
-		count: make([]int64, len(vars)),
-		marg:  make([][]int64, len(vars)),
-		mean:  make([]float64, len(vars)),
-		m2:    make([]float64, len(vars)),
+		vars:   vars,
+		index:  make(map[string]int, len(vars)),
+		pairs:  pairs,
+		hasMix: true,
+		count:  make([]int64, len(vars)),
+		marg:   make([][]int64, len(vars)),
+		mean:   make([]float64, len(vars)),
+		m2:     make([]float64, len(vars)),
 	}
 	for j, v := range vars {
 		s.index[v.Name] = j
@@ -364,6 +419,7 @@ func newStats(vars []data.Variable, pairs bool) *Stats {
 		s.dtab = make([]int64, s.lay.tableCells())
 		s.mixN = make([]int64, nd*nc)
 		s.cp = make([]contPair, nc*(nc-1)/2)
+		s.mixM = make([]contPair, s.lay.mixCells())
 	}
 	return s
 }

@@ -365,8 +365,9 @@ func TestPairTablesTooLarge(t *testing.T) {
 }
 
 // MaxPairBytes is the limit: the pair statistics of two variables of 3
-// and 4 states and one continuous variable take 8·12 + 8·2 bytes = 112
-// bytes.
+// and 4 states and one continuous variable take 8·12 bytes of table, 8·2
+// of discrete–continuous counts and 48·7 of the continuous variable's
+// moments within the 7 states: 448 bytes.
 func TestMaxPairBytes(t *testing.T) {
 	d, err := data.New([]data.Variable{
 		{Name: "a", Kind: data.Discrete, States: []string{"0", "1", "2"}},
@@ -376,10 +377,10 @@ func TestMaxPairBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compute(d, Options{MaxPairBytes: 112}); err != nil {
+	if _, err := Compute(d, Options{MaxPairBytes: 448}); err != nil {
 		t.Errorf("at the limit: %v", err)
 	}
-	if _, err := Compute(d, Options{MaxPairBytes: 111}); err == nil || !strings.Contains(err.Error(), "would take 112 B, more than the limit of 111 B") {
+	if _, err := Compute(d, Options{MaxPairBytes: 447}); err == nil || !strings.Contains(err.Error(), "would take 448 B, more than the limit of 447 B") {
 		t.Errorf("over the limit: %v", err)
 	}
 	if _, err := Compute(d, Options{MaxPairBytes: -1}); err == nil {
