@@ -17,8 +17,8 @@ import (
 type Kind int
 
 const (
-	// Auto uses Gaussian for continuous variables and Discrete for
-	// discrete ones; a mix is an error.
+	// Auto uses Gaussian for continuous variables, Discrete for discrete
+	// ones and Mixed for a mix of the two kinds.
 	Auto Kind = iota
 	// Gaussian is −log|ρ_ij| (Choi et al. 2011, eq. 5).
 	Gaussian
@@ -32,10 +32,17 @@ const (
 	// crossover probability P(x_i ≠ x_j)/(K−1), for symmetric discrete
 	// models (Choi et al. 2011, eq. 10).
 	Symmetric
+	// Mixed is the canonical-correlation distance −Σ_{l≤r} log ρ_l for
+	// any mix of discrete and continuous variables (see "Mixed data" in
+	// the package documentation): with r = 1 (rank 2, the default) |ρ|
+	// of two continuous variables, the correlation ratio η of a
+	// continuous variable on a discrete one, and the second singular
+	// value of the normalised joint table of two discrete ones.
+	Mixed
 )
 
 // ParseKind returns the distance kind with the given name: auto,
-// gaussian, discrete or symmetric.
+// gaussian, discrete, symmetric or mixed.
 func ParseKind(s string) (Kind, error) {
 	switch s {
 	case "auto":
@@ -46,8 +53,10 @@ func ParseKind(s string) (Kind, error) {
 		return Discrete, nil
 	case "symmetric":
 		return Symmetric, nil
+	case "mixed":
+		return Mixed, nil
 	}
-	return 0, fmt.Errorf("distance: unknown kind %q (want auto, gaussian, discrete or symmetric)", s)
+	return 0, fmt.Errorf("distance: unknown kind %q (want auto, gaussian, discrete, symmetric or mixed)", s)
 }
 
 // InfoOptions configures Information.
@@ -64,6 +73,12 @@ type InfoOptions struct {
 	// Rank 0 means Lake's distance when every discrete variable has the
 	// same number of states, and the rank-k distance with k =
 	// DefaultRank(s, HiddenStates) when they do not.
+	//
+	// For the Mixed distance, Rank k means r = k−1 canonical
+	// correlations (the largest singular value of a normalised table,
+	// 1, is the trivial one; rank 2 is r = 1), and Rank 0 means
+	// DefaultRank. Statistics give r = 1 only when some variable is
+	// continuous: a larger r needs the rows (see QuantileBins).
 	Rank int
 	// HiddenStates is the number of states expected of the hidden
 	// variables (0: 2). It only sets the default rank for variables with
@@ -116,7 +131,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 		case 0:
 			kind = Gaussian
 		default:
-			return nil, nil, fmt.Errorf("distance: %d discrete and %d continuous variables: information distances between the two kinds are not supported yet; select one kind of column", nd, m-nd)
+			kind = Mixed
 		}
 	}
 	switch kind {
@@ -131,11 +146,15 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 		if !s.HasPairs() {
 			return nil, nil, errors.New("distance: the statistics have no pairwise tables")
 		}
+	case Mixed:
+		if err := checkMixed(s, nd, opt.Rank, opt.HiddenStates); err != nil {
+			return nil, nil, err
+		}
 	default:
 		return nil, nil, fmt.Errorf("distance: unknown kind %d", kind)
 	}
 	rank := opt.Rank
-	if kind == Discrete && rank <= 0 {
+	if (kind == Discrete || kind == Mixed) && rank <= 0 {
 		if opt.HiddenStates < 0 {
 			return nil, nil, fmt.Errorf("distance: %d hidden states: want at least 1 (0: 2)", opt.HiddenStates)
 		}
@@ -175,6 +194,12 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 					case Symmetric:
 						buf = s.Pair(i, j, buf)
 						d, why = symmetricDist(buf, s.Var(i).NumStates(), s.Var(j).NumStates(), opt.Pseudo)
+					case Mixed:
+						var ok bool
+						d, why, buf, ok = mixedDist(s, i, j, rank, opt.Pseudo, buf, opt.failSVD)
+						if !ok && errs[i] == nil {
+							errs[i] = fmt.Errorf("distance: information distance between %q and %q: the singular value decomposition of their normalised joint table did not converge: %w", s.Var(i).Name, s.Var(j).Name, ErrNumerical)
+						}
 					}
 					out.D[i*m+j], out.D[j*m+i] = d, d
 					reasons[i*m+j] = why
@@ -213,7 +238,10 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 // with hiddenStates 0 read as 2, variables of one state (constant, at
 // infinite distance from every other) left out of the minimum, and k at
 // least 2 (the largest singular value of a normalised joint table is
-// always 1, so one would make every distance 0).
+// always 1, so one would make every distance 0). When s also has
+// continuous variables (the Mixed distance) it is that k even when the
+// discrete variables have equal numbers of states: the mixed distance has
+// no determinant form.
 //
 // Why this k: when every hidden variable of a latent tree has k states
 // and every observed variable at least k, the joint table of two observed
@@ -230,10 +258,11 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 // the additivity; there the determinant distance, which needs equal
 // numbers of states, is the exact one.
 func DefaultRank(s *stats.Stats, hiddenStates int) int {
-	lo, hi, constant := math.MaxInt, 0, false
+	lo, hi, constant, continuous := math.MaxInt, 0, false, false
 	for j := 0; j < s.NumVars(); j++ {
 		v := s.Var(j)
 		if v.Kind != data.Discrete {
+			continuous = true
 			continue
 		}
 		if n := v.NumStates(); n < 2 {
@@ -242,7 +271,7 @@ func DefaultRank(s *stats.Stats, hiddenStates int) int {
 			lo, hi = min(lo, n), max(hi, n)
 		}
 	}
-	if hi == 0 || lo == hi && !constant {
+	if hi == 0 || lo == hi && !constant && !continuous {
 		return 0
 	}
 	k := hiddenStates
@@ -416,9 +445,22 @@ func TableMutualInformation(p []float64, ni, nj int) float64 {
 // tables (plus pseudo-counts), for continuous ones −½ log(1 − ρ²). It is
 // the edge weight of the Chow–Liu tree. The pseudo-count must be finite and
 // not negative.
+//
+// When s has variables of both kinds, every pair gets −½ log(1 − ρ₁²),
+// with ρ₁ its first canonical correlation (ρ₁ = e^{−d}, d the Mixed
+// distance of rank 2): the mutual information of two Gaussian variables
+// with that correlation. One measure for every pair keeps the weights of
+// the two kinds comparable, and since it is monotone in the Mixed
+// distance the Chow–Liu tree is then the minimum spanning tree of those
+// distances, which is the tree itself when the data come from a tree
+// whose observed internal nodes are continuous or binary (ρ₁ is then a
+// product of edge terms along paths).
 func MutualInformation(s *stats.Stats, pseudo float64) ([]float64, error) {
 	if err := checkPseudo(pseudo); err != nil {
 		return nil, err
+	}
+	if mixedKinds(s) {
+		return mixedInformation(s, pseudo)
 	}
 	m := s.NumVars()
 	out := make([]float64, m*m)

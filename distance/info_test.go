@@ -110,8 +110,11 @@ func TestInformationErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Information(s, InfoOptions{}); err == nil {
-		t.Error("mixed kinds accepted")
+	if _, _, err := Information(s, InfoOptions{Kind: Gaussian}); err == nil {
+		t.Error("the Gaussian distance accepted a discrete variable")
+	}
+	if _, _, err := Information(s, InfoOptions{Kind: Discrete}); err == nil {
+		t.Error("the discrete distance accepted a continuous variable")
 	}
 	// Independent binary variables: a singular table, reported.
 	cols := [][]uint16{{0, 0, 1, 1}, {0, 1, 0, 1}}

@@ -13,6 +13,7 @@ func TestParseKind(t *testing.T) {
 		{"gaussian", Gaussian},
 		{"discrete", Discrete},
 		{"symmetric", Symmetric},
+		{"mixed", Mixed},
 	} {
 		got, err := ParseKind(c.s)
 		if err != nil || got != c.want {
