@@ -1,0 +1,4 @@
+package distance
+
+// DiscreteDist exposes discreteDist to the external tests.
+var DiscreteDist = discreteDist
