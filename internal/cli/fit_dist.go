@@ -13,6 +13,7 @@ import (
 
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/model/mixed"
 )
 
 // Map-reduce EM (fit --estep and fit --mstep): one plain EM iteration as
@@ -27,20 +28,24 @@ map and a reduce step, for data in shards on other machines or run by a
 scheduler (Slurm, Spark; see the README, "More data than one machine"):
 
   fit --estep MODEL.json SHARD.csv --out counts.json
-      computes the expected counts of the E-step of the discrete model
-      MODEL.json over the rows of SHARD.csv (its parameters are not
+      computes the expected counts of the E-step of the discrete or mixed
+      model MODEL.json over the rows of SHARD.csv (its parameters are not
       changed); data flags apply, as for score.
   fit --mstep MODEL.json COUNTS.json... --out NEXT.json
       adds up the counts of every shard and writes the model after the
-      M-step (with --em-pseudo if given), printing the summed log-likelihood
-      of the E-step (of MODEL.json's parameters) and the number of rows.
+      M-step (with --em-pseudo if given, discrete models only), printing the
+      summed log-likelihood of the E-step (of MODEL.json's parameters) and
+      the number of rows.
 
 Counts carry fingerprints of the model's structure and parameters: counts of
 another model, or of another iteration, are refused. K iterations from
 MODEL.json over shards equal fit's plain EM (--em-accel none) for K
 iterations from the same parameters, to rounding (about 1e-15). Start from
-any model file, e.g. fit --em-accel none --max-iter 1 on a sample. Gaussian
-models are left out.`
+any model file, e.g. fit --em-accel none --max-iter 1 on a sample. For a
+mixed (conditional-Gaussian) model the counts are its expected sufficient
+statistics (state counts, and weighted first and second moments of the
+continuous nodes), and K iterations equal K iterations of its plain EM.
+Gaussian models are left out.`
 
 const distExamples = `
   latentree fit --estep model.json shard1.csv --out counts1.json
@@ -88,17 +93,42 @@ func onlyFlags(cmd *cobra.Command, mode string, allowed ...string) error {
 	return nil
 }
 
-// readDiscreteModel reads a model file and requires a discrete model.
-func (e *env) readDiscreteModel(path, mode string) (*discrete.Model, error) {
+// readDistModel reads a model file and requires a model that has
+// map-reduce EM: discrete or mixed.
+func (e *env) readDistModel(path, mode string) (model.Model, error) {
 	m, _, err := e.readModel(path)
 	if err != nil {
 		return nil, err
 	}
-	d, ok := m.(*discrete.Model)
-	if !ok {
-		return nil, fmt.Errorf("%s: fit %s needs a discrete model; distributed EM is left out for %T models", path, mode, m)
+	switch m.(type) {
+	case *discrete.Model, *mixed.Model:
+		return m, nil
 	}
-	return d, nil
+	return nil, fmt.Errorf("%s: fit %s needs a discrete or mixed model; distributed EM is left out for %T models", path, mode, m)
+}
+
+// distCounts are the counts of one E-step of a discrete model
+// (*discrete.Counts) or a mixed one (*mixed.Counts).
+type distCounts interface {
+	WriteCounts(w io.Writer) error
+	TotalLogLik() float64
+}
+
+// countsSummary returns the rows (an int when whole), the log-likelihood
+// over the rows of positive probability, and the number of rows of
+// probability 0 of counts.
+func countsSummary(c distCounts) (rows any, ll float64, impossible int) {
+	switch c := c.(type) {
+	case *discrete.Counts:
+		return c.Rows, c.LogLik, c.Impossible
+	case *mixed.Counts:
+		rows = c.Rows
+		if c.Rows == math.Round(c.Rows) && c.Rows < 1<<53 {
+			rows = int(c.Rows)
+		}
+		return rows, c.LogLik, c.Impossible
+	}
+	return nil, 0, 0
 }
 
 // runEStep is fit --estep MODEL SHARD --out COUNTS.
@@ -114,7 +144,7 @@ func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out str
 	if err := e.checkPaths([]pathFlag{{"MODEL", args[0]}, {"SHARD", args[1]}}, outs); err != nil {
 		return err
 	}
-	m, err := e.readDiscreteModel(args[0], "--estep")
+	m, err := e.readDistModel(args[0], "--estep")
 	if err != nil {
 		return err
 	}
@@ -123,7 +153,13 @@ func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out str
 		return err
 	}
 	start := time.Now()
-	c, err := m.EStep(d, model.InferOptions{})
+	var c distCounts
+	switch m := m.(type) {
+	case *discrete.Model:
+		c, err = m.EStep(d, model.InferOptions{})
+	case *mixed.Model:
+		c, err = m.Counts(d, model.InferOptions{})
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[1], err)
 	}
@@ -132,20 +168,21 @@ func (e *env) runEStep(cmd *cobra.Command, args []string, df *dataFlags, out str
 		return err
 	}
 	w := e.summaryWriter(outs)
+	rows, ll, impossible := countsSummary(c)
 	if asJSON {
-		return writeJSON(w, map[string]any{"step": "estep", "model": args[0], "data": args[1], "rows": c.Rows, "loglik": c.TotalLogLik(), "impossible_rows": c.Impossible, "seconds": sec})
+		return writeJSON(w, map[string]any{"step": "estep", "model": args[0], "data": args[1], "rows": rows, "loglik": c.TotalLogLik(), "impossible_rows": impossible, "seconds": sec})
 	}
-	fmt.Fprintf(w, "E-step of %s on %s: %d rows, log-likelihood %s, %.2fs\n", args[0], args[1], c.Rows, countsLogLik(c), sec)
+	fmt.Fprintf(w, "E-step of %s on %s: %v rows, log-likelihood %s, %.2fs\n", args[0], args[1], rows, countsLogLik(impossible, ll), sec)
 	return nil
 }
 
 // countsLogLik describes the log-likelihood of counts: −Inf with the
 // number of rows of probability 0, as score reports it, when there are.
-func countsLogLik(c *discrete.Counts) string {
-	if c.Impossible > 0 {
-		return fmt.Sprintf("-Inf (%d rows of probability 0; %.6f over the others)", c.Impossible, c.LogLik)
+func countsLogLik(impossible int, ll float64) string {
+	if impossible > 0 {
+		return fmt.Sprintf("-Inf (%d rows of probability 0; %.6f over the others)", impossible, ll)
 	}
-	return fmt.Sprintf("%.6f", c.LogLik)
+	return fmt.Sprintf("%.6f", ll)
 }
 
 // runMStep is fit --mstep MODEL COUNTS... --out NEXT.
@@ -170,46 +207,76 @@ func (e *env) runMStep(cmd *cobra.Command, args []string, pseudo float64, out st
 	if err := checkNotRepeated(ins[1:], force); err != nil {
 		return err
 	}
-	m, err := e.readDiscreteModel(args[0], "--mstep")
+	m, err := e.readDistModel(args[0], "--mstep")
 	if err != nil {
 		return err
 	}
-	var sum *discrete.Counts
+	if _, ok := m.(*mixed.Model); ok && pseudo != 0 {
+		return usagef("--em-pseudo does not apply to a mixed model (its EM has no pseudo-counts)")
+	}
+	var sum distCounts
 	for _, path := range args[1:] {
 		r, name, err := e.openInput(path)
 		if err != nil {
 			return err
 		}
-		c, err := discrete.ReadCounts(r)
+		var c distCounts
+		switch m.(type) {
+		case *discrete.Model:
+			c, err = discrete.ReadCounts(r)
+		case *mixed.Model:
+			c, err = mixed.ReadCounts(r)
+		}
 		r.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if sum == nil {
 			sum = c
-		} else if err := sum.Merge(c); err != nil {
+			continue
+		}
+		switch s := sum.(type) {
+		case *discrete.Counts:
+			err = s.Merge(c.(*discrete.Counts))
+		case *mixed.Counts:
+			err = s.Merge(c.(*mixed.Counts))
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w (against %s)", name, err, args[1])
 		}
 	}
-	if err := m.MStep(sum, pseudo); err != nil {
+	switch m := m.(type) {
+	case *discrete.Model:
+		err = m.MStep(sum.(*discrete.Counts), pseudo)
+	case *mixed.Model:
+		_, err = m.MStepCounts(sum.(*mixed.Counts))
+	}
+	if err != nil {
 		return fmt.Errorf("%s and %s: %w", args[0], args[1], err)
 	}
-	opts := map[string]any{"model": args[0], "counts": args[1:], "estep_loglik": sum.LogLik}
-	if sum.Impossible > 0 {
-		opts["estep_impossible_rows"] = sum.Impossible
+	rows, ll, impossible := countsSummary(sum)
+	opts := map[string]any{"model": args[0], "counts": args[1:], "estep_loglik": ll}
+	if impossible > 0 {
+		opts["estep_impossible_rows"] = impossible
 	}
 	if pseudo > 0 {
 		opts["em-pseudo"] = pseudo
 	}
-	prov := &model.Provenance{Created: time.Now().UTC().Format(time.RFC3339), Software: "latentree", Method: "fit --mstep", Options: opts,
-		Data: &model.DataInfo{Rows: sum.Rows}}
+	info := &model.DataInfo{}
+	switch r := rows.(type) {
+	case int:
+		info.Rows = r
+	case float64:
+		info.Rows = int(math.Min(math.Round(r), math.MaxInt32))
+	}
+	prov := &model.Provenance{Created: time.Now().UTC().Format(time.RFC3339), Software: "latentree", Method: "fit --mstep", Options: opts, Data: info}
 	if err := e.writeTo(out, func(w io.Writer) error { return m.WriteJSON(w, prov) }); err != nil {
 		return err
 	}
 	w := e.summaryWriter(outs)
 	if asJSON {
-		return writeJSON(w, map[string]any{"step": "mstep", "model": args[0], "counts": args[1:], "rows": sum.Rows, "loglik": sum.TotalLogLik(), "impossible_rows": sum.Impossible})
+		return writeJSON(w, map[string]any{"step": "mstep", "model": args[0], "counts": args[1:], "rows": rows, "loglik": sum.TotalLogLik(), "impossible_rows": impossible})
 	}
-	fmt.Fprintf(w, "M-step from %s: %d rows, log-likelihood %s at the parameters of %s\n", plural(len(args)-1, "counts file"), sum.Rows, countsLogLik(sum), args[0])
+	fmt.Fprintf(w, "M-step from %s: %v rows, log-likelihood %s at the parameters of %s\n", plural(len(args)-1, "counts file"), rows, countsLogLik(impossible, ll), args[0])
 	return nil
 }

@@ -187,7 +187,7 @@ func TestFitEStepMStepUsage(t *testing.T) {
 		t.Fatal(errs)
 	}
 	code, _, errs = run(t, "", "fit", "--estep", gm, cont, "--out", out)
-	if code != ExitFailure || !strings.Contains(errs, "needs a discrete model") {
+	if code != ExitFailure || !strings.Contains(errs, "needs a discrete or mixed model") {
 		t.Errorf("Gaussian model: exit %d, %s", code, errs)
 	}
 	// With --out -, the counts go to standard output and the summary to
