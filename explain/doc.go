@@ -16,6 +16,17 @@
 //   - Gaussian models (Model with a *gaussian.Model): the observed
 //     variables ranked by the absolute value of their correlation with the
 //     hidden variable, with its sign; no states.
+//   - Mixed (conditional-Gaussian) models (Model with a *mixed.Model):
+//     every observed variable is ranked by its first canonical
+//     correlation with the hidden variable (Related.Strength: |ρ| for two
+//     continuous variables, the correlation ratio η for a discrete and a
+//     continuous one, the first non-trivial correspondence-analysis
+//     singular value for two discrete ones), computed exactly from the
+//     parameters. A discrete hidden variable has states as in a discrete
+//     model, whose discrete observed values rise (Rising) and whose
+//     continuous observed variables' means shift, (E[x | h = s] − E[x]) /
+//     SD(x) (Shifts); a continuous one has no states, and its continuous
+//     related variables carry their signed correlation.
 //   - Noisy-or networks (Noisyor): each source's effects ranked by the
 //     failure probability of their edge, lowest (strongest) first, with
 //     the exact mutual information of source and effect; the states are

@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/model/spectral"
 )
 
@@ -77,11 +78,12 @@ const (
 	KindDiscrete = "discrete"
 	KindGaussian = "gaussian"
 	KindNoisyor  = "noisy-or"
+	KindMixed    = "mixed"
 )
 
 // Explanation explains every hidden variable of a model.
 type Explanation struct {
-	// Kind is "discrete", "gaussian" or "noisy-or".
+	// Kind is "discrete", "gaussian", "mixed" or "noisy-or".
 	Kind string `json:"kind"`
 	// FromData says whether the shares are mean posteriors over Rows rows
 	// of data (else they are the model's marginals).
@@ -107,12 +109,18 @@ type Hidden struct {
 	// Depth is the number of edges from the root (0 for noisy-or
 	// sources).
 	Depth int `json:"depth"`
+	// Kind is the hidden variable's kind in a mixed model, "discrete" or
+	// "continuous" (empty for other models, whose variables all have the
+	// model's kind).
+	Kind string `json:"kind,omitempty"`
 	// Related are the Top observed variables that characterise it, most
 	// related first: by mutual information (discrete), by |correlation|
-	// (Gaussian), by lowest failure probability (noisy-or).
+	// (Gaussian), by lowest failure probability (noisy-or), by Strength
+	// (mixed).
 	Related []Related `json:"related"`
-	// States are its states (discrete; noisy-or: "off" and "on"), each
-	// with its share and the observed values whose probability rises most.
+	// States are its states (discrete, and the discrete hidden variables
+	// of a mixed model; noisy-or: "off" and "on"), each with its share and
+	// the observed values whose probability rises most.
 	States []State `json:"states,omitempty"`
 }
 
@@ -122,8 +130,16 @@ type Related struct {
 	// MI is the mutual information (nats) of the two variables (discrete
 	// models and noisy-or networks).
 	MI float64 `json:"mi,omitempty"`
-	// Corr is their correlation, signed (Gaussian models).
+	// Corr is their correlation, signed (Gaussian models; in a mixed
+	// model, a continuous hidden variable and a continuous observed one).
 	Corr float64 `json:"corr,omitempty"`
+	// Strength is their first canonical correlation, in [0, 1] (mixed
+	// models): |Corr| for two continuous variables, the correlation ratio
+	// η (√ of the share of the continuous one's variance explained by the
+	// discrete one) for a discrete and a continuous one, and the first
+	// non-trivial singular value of P(a, b)/√(P(a) P(b)) for two discrete
+	// ones. exp(−d) for the canonical-correlation information distance d.
+	Strength float64 `json:"strength,omitempty"`
 	// Failure is the failure probability of the edge (noisy-or).
 	Failure float64 `json:"failure,omitempty"`
 }
@@ -136,8 +152,12 @@ type State struct {
 	Share float64 `json:"share"`
 	// Rising are the Top observed variables whose probability of some
 	// state rises most when the hidden variable is in this state, largest
-	// rise Prob − Base first; only rises above zero are listed.
+	// rise Prob − Base first; only rises above zero are listed (in a mixed
+	// model, the discrete observed variables).
 	Rising []Rise `json:"rising"`
+	// Shifts are the Top continuous observed variables of a mixed model
+	// whose mean moves most in this state, by |Z|, largest first.
+	Shifts []Shift `json:"shifts,omitempty"`
 	// Profile is the class profile (discrete models with one hidden
 	// variable, or Options.Profiles): for every observed variable, in
 	// the model's order, its most probable value in this state and the
@@ -157,6 +177,18 @@ type Answer struct {
 	Probs  []float64 `json:"probs"`
 }
 
+// Shift is how far a continuous observed variable's mean moves when a
+// discrete hidden variable is in a state.
+type Shift struct {
+	Name string `json:"name"`
+	// Mean is E[x | h = state], Base is E[x] and SD the standard
+	// deviation of x; Z = (Mean − Base)/SD, the shift in SD units.
+	Mean float64 `json:"mean"`
+	Base float64 `json:"base"`
+	SD   float64 `json:"sd"`
+	Z    float64 `json:"z"`
+}
+
 // Rise is an observed value made more likely by a hidden state.
 type Rise struct {
 	Name string `json:"name"`
@@ -167,8 +199,8 @@ type Rise struct {
 	Base float64 `json:"base"`
 }
 
-// Model explains the hidden variables of a discrete or Gaussian latent
-// tree model; other models (such as spectral ones, which have no
+// Model explains the hidden variables of a discrete, Gaussian or mixed
+// (conditional-Gaussian) latent tree model; other models (such as spectral ones, which have no
 // parameters for their hidden variables) are an error.
 func Model(m model.Model, opt Options) (*Explanation, error) {
 	if err := opt.validate(); err != nil {
@@ -185,12 +217,17 @@ func Model(m model.Model, opt Options) (*Explanation, error) {
 			return nil, errors.New("explain: nil model")
 		}
 		return explainGaussian(x, opt)
+	case *mixed.Model:
+		if x == nil {
+			return nil, errors.New("explain: nil model")
+		}
+		return explainMixed(x, opt)
 	case *spectral.Model:
 		return nil, errors.New("explain: a spectral model has no parameters for its hidden variables; fit a discrete model (EM) to explain them")
 	case nil:
 		return nil, errors.New("explain: nil model")
 	default:
-		return nil, fmt.Errorf("explain: %T models are not supported (discrete and Gaussian latent tree models, and noisy-or networks with Noisyor)", m)
+		return nil, fmt.Errorf("explain: %T models are not supported (discrete, Gaussian and mixed latent tree models, and noisy-or networks with Noisyor)", m)
 	}
 }
 

@@ -35,11 +35,19 @@ func (e *Explanation) WriteText(w io.Writer) error {
 	default:
 		fmt.Fprintf(bw, "; state shares are the model's probabilities\n")
 	}
-	if len(e.Hidden) > 0 && len(e.Hidden[0].States) > 0 {
+	switch {
+	case e.Kind == KindMixed:
+		fmt.Fprintf(bw, "related: first canonical correlation (signed correlation between continuous variables)\n")
+		fmt.Fprintf(bw, "per state: the discrete values whose probability rises most, \"x p (q)\": P(x | state) = p, P(x) = q;\n")
+		fmt.Fprintf(bw, "  and the continuous variables whose mean shifts most, \"y +z SD\": (E[y | state] − E[y]) / SD(y) = z\n")
+	case len(e.Hidden) > 0 && len(e.Hidden[0].States) > 0:
 		fmt.Fprintf(bw, "per state: the observed values whose probability rises most, \"x p (q)\": P(x | state) = p, P(x) = q\n")
 	}
 	for _, h := range e.Hidden {
 		fmt.Fprintf(bw, "\n%s (%s)", h.Name, h.Label)
+		if h.Kind != "" {
+			fmt.Fprintf(bw, ", %s", h.Kind)
+		}
 		if h.Parent != "" {
 			fmt.Fprintf(bw, ", parent %s", h.Parent)
 		}
@@ -57,6 +65,13 @@ func (e *Explanation) WriteText(w io.Writer) error {
 			case KindNoisyor:
 				what = "failure probability"
 				rel = append(rel, fmt.Sprintf("%s %.2f", r.Name, r.Failure))
+			case KindMixed:
+				what = "canonical correlation"
+				if r.Corr != 0 {
+					rel = append(rel, fmt.Sprintf("%s %+.2f", r.Name, r.Corr))
+				} else {
+					rel = append(rel, fmt.Sprintf("%s %.2f", r.Name, r.Strength))
+				}
 			default:
 				what = "mutual information, nats"
 				rel = append(rel, fmt.Sprintf("%s %.3f", r.Name, r.MI))
@@ -75,8 +90,18 @@ func (e *Explanation) WriteText(w io.Writer) error {
 				rise = append(rise, fmt.Sprintf("%s %.2f (%.2f)", name, r.Prob, r.Base))
 			}
 			list := strings.Join(rise, ", ")
-			if list == "" {
+			if list == "" && (e.Kind != KindMixed || len(s.Shifts) == 0) {
 				list = "none"
+			}
+			if len(s.Shifts) > 0 {
+				shift := make([]string, len(s.Shifts))
+				for i, x := range s.Shifts {
+					shift[i] = fmt.Sprintf("%s %+.2f SD", x.Name, x.Z)
+				}
+				if list != "" {
+					list += "; "
+				}
+				list += "means: " + strings.Join(shift, ", ")
 			}
 			of := ""
 			if e.FromData {
