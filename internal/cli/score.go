@@ -82,12 +82,7 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 	var kept bytes.Buffer
 	r := io.TeeReader(in, &kept)
 	t := m.Structure()
-	f := *df
-	if m.Kind() == data.Discrete {
-		f.discrete = append(append([]string(nil), df.discrete...), t.ObservedNames()...)
-	} else {
-		f.continuous = append(append([]string(nil), df.continuous...), t.ObservedNames()...)
-	}
+	f := forceModelKinds(m, df)
 	f.keepConstant = true
 	opt, err := f.options(name, e.logger())
 	if err != nil {
@@ -136,12 +131,7 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 	if mm := model.CheckColumns(t, names); mm != nil {
 		return nil, mismatchError(path, mm)
 	}
-	f := *df
-	if m.Kind() == data.Discrete {
-		f.discrete = append(append([]string(nil), df.discrete...), t.ObservedNames()...)
-	} else {
-		f.continuous = append(append([]string(nil), df.continuous...), t.ObservedNames()...)
-	}
+	f := forceModelKinds(m, df)
 	f.keepConstant, f.dropConstant = true, false
 	opt, err := f.options("", e.logger())
 	if err != nil {
@@ -152,6 +142,24 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 		return nil, err
 	}
 	return p.Dataset()
+}
+
+// forceModelKinds returns the data flags with every observed variable of m
+// forced to the kind the model gives it (NodeKind: discrete or continuous,
+// whatever its values look like; a mixed model has both kinds).
+func forceModelKinds(m model.Model, df *dataFlags) dataFlags {
+	t := m.Structure()
+	f := *df
+	f.discrete = append([]string(nil), df.discrete...)
+	f.continuous = append([]string(nil), df.continuous...)
+	for _, v := range t.Observed() {
+		if m.NodeKind(v) == data.Continuous {
+			f.continuous = append(f.continuous, t.Name(v))
+		} else {
+			f.discrete = append(f.discrete, t.Name(v))
+		}
+	}
+	return f
 }
 
 // mismatchError prefixes the data's name and suggests --ignore or
@@ -184,7 +192,8 @@ The summary goes to standard output, or to --out.
 With --rows it writes one line per row of DATA.csv, in input order, to --out or
 standard output: "row,prob,loglik", where row counts data rows from 1 (the
 header is not a row), prob is the model's probability of the row's observed
-cells (a density for a Gaussian model, P̂ for a spectral one) and loglik its
+cells (a density for a Gaussian model, a probability times a density for a
+mixed one, P̂ for a spectral one) and loglik its
 natural log, computed directly (so finite where prob underflows to 0), empty
 where prob ≤ 0. The summary then goes to standard error, or to standard output
 when --out is a file. With --rows --json the rows are written as one JSON
@@ -388,7 +397,9 @@ func newInferCmd(e *env) *cobra.Command {
 hidden variable given the row's observed cells (columns "h1=0", "h1=1", ...),
 or with --map its most likely state (columns "h1", ...). For a Gaussian model it
 writes each hidden variable's conditional mean and standard deviation
-("h1_mean", "h1_sd"), or with --map the means only.
+("h1_mean", "h1_sd"), or with --map the means only. A mixed model (discrete and
+continuous variables) has both: probabilities for its discrete hidden
+variables, mean and standard deviation for its continuous ones, in one file.
 
 With --impute it writes the data instead, every missing cell replaced by its
 most likely value (discrete) or its conditional mean (Gaussian) given the other
@@ -397,8 +408,9 @@ model, the average probability of the filled values). On sparse binary data the
 most likely value is nearly always 0: --probabilities FILE writes how sure each
 filled value is, one line per missing cell and state, "row,column,value,prob"
 (the posterior probability of each state), or for a Gaussian model one line per
-missing cell, "row,column,mean,sd"; rows are numbered from 1, the first data
-row. --json prints the same per cell (rows from 0) with the summary.
+missing cell, "row,column,mean,sd", and for a mixed model both in one file,
+"row,column,value,prob,mean,sd" (the fields of the other kind empty); rows are
+numbered from 1, the first data row. --json prints the same per cell (rows from 0) with the summary.
 
 A spectral model (fit --params spectral) has no hidden-variable posteriors: only
 --impute applies to it.
@@ -480,7 +492,8 @@ terms per group of coupled sources and estimated by importance sampling beyond
 
 // writePosteriors writes the distribution of every hidden variable in
 // every row as CSV: state probabilities or the most likely state (discrete
-// models), mean and standard deviation or the mean (Gaussian models).
+// nodes), mean and standard deviation or the mean (continuous nodes: those
+// of a Gaussian model, and the continuous hidden nodes of a mixed one).
 func writePosteriors(w io.Writer, m model.Model, d *data.Dataset, mapState bool) error {
 	t := m.Structure()
 	hidden := t.Hidden()
@@ -488,10 +501,21 @@ func writePosteriors(w io.Writer, m model.Model, d *data.Dataset, mapState bool)
 	if err != nil {
 		return err
 	}
-	discrete := m.Kind() == data.Discrete
+	if len(cond) != len(hidden) {
+		return fmt.Errorf("the model gave %d posteriors for %d hidden variables", len(cond), len(hidden))
+	}
+	isDiscrete := make([]bool, len(cond))
+	for x := range cond {
+		c := &cond[x]
+		isDiscrete[x] = m.NodeKind(hidden[x]) == data.Discrete
+		if isDiscrete[x] && len(c.Prob) != len(c.Labels)*d.NumRows() || !isDiscrete[x] && (len(c.Mean) != d.NumRows() || len(c.SD) != d.NumRows()) {
+			return fmt.Errorf("the model's posterior of %s does not have one entry per row", c.Name)
+		}
+	}
 	cw := csv.NewWriter(w)
 	var header []string
-	for _, c := range cond {
+	for x, c := range cond {
+		discrete := isDiscrete[x]
 		switch {
 		case mapState:
 			header = append(header, c.Name)
@@ -511,6 +535,7 @@ func writePosteriors(w io.Writer, m model.Model, d *data.Dataset, mapState bool)
 		rec = rec[:0]
 		for x := range cond {
 			c := &cond[x]
+			discrete := isDiscrete[x]
 			switch {
 			case discrete && mapState:
 				s, _ := c.Mode(r)
@@ -551,27 +576,35 @@ func (e *env) impute(m model.Model, d *data.Dataset, args []string, f *inferFlag
 		return err
 	}
 	summary := e.summaryWriter(outs)
-	meanProb := 0.0
-	discrete := m.Kind() == data.Discrete
-	if discrete && len(imp.Cells) > 0 {
-		for _, c := range imp.Cells {
+	// The average probability of the discrete cells filled (a mixed
+	// model fills discrete and continuous cells).
+	meanProb, nDiscrete := 0.0, 0
+	for _, c := range imp.Cells {
+		if c.States != nil {
 			meanProb += c.Prob
+			nDiscrete++
 		}
-		meanProb /= float64(len(imp.Cells))
+	}
+	discrete := nDiscrete > 0
+	if discrete {
+		meanProb /= float64(nDiscrete)
 	}
 	if f.asJSON {
 		doc := map[string]any{"model": args[0], "data": args[1], "rows": d.NumRows(), "imputed": len(imp.Cells), "cells": imp.Cells}
 		if imp.Cells == nil {
 			doc["cells"] = []model.ImputedCell{}
 		}
-		if discrete && len(imp.Cells) > 0 {
+		if discrete {
 			doc["mean_prob"] = meanProb
 		}
 		return writeJSON(summary, doc)
 	}
-	if discrete && len(imp.Cells) > 0 {
+	switch {
+	case discrete && nDiscrete < len(imp.Cells):
+		fmt.Fprintf(e.stderr, "imputed %d missing cells (%d discrete, %d continuous); average probability of the imputed discrete values %.4f\n", len(imp.Cells), nDiscrete, len(imp.Cells)-nDiscrete, meanProb)
+	case discrete:
 		fmt.Fprintf(e.stderr, "imputed %d missing cells; average probability of the imputed values %.4f\n", len(imp.Cells), meanProb)
-	} else {
+	default:
 		fmt.Fprintf(e.stderr, "imputed %d missing cells\n", len(imp.Cells))
 	}
 	return nil
@@ -579,11 +612,26 @@ func (e *env) impute(m model.Model, d *data.Dataset, args []string, f *inferFlag
 
 // writeCellProbabilities writes the distribution of every filled cell in
 // long format: "row,column,value,prob", one line per state, for discrete
-// cells; "row,column,mean,sd" for continuous ones. Rows count from 1.
+// cells; "row,column,mean,sd" for continuous ones. Data with columns of
+// both kinds (a mixed model's) get "row,column,value,prob,mean,sd", value
+// and prob empty on a continuous cell's line, mean and sd on a discrete
+// cell's. Rows count from 1.
 func writeCellProbabilities(w io.Writer, imp *model.Imputation) error {
 	cw := csv.NewWriter(w)
+	var hasDisc, hasCont bool
+	for j := 0; j < imp.Data.NumVars(); j++ {
+		if imp.Data.Var(j).Kind == data.Continuous {
+			hasCont = true
+		} else {
+			hasDisc = true
+		}
+	}
+	mixed := hasDisc && hasCont
 	header := []string{"row", "column", "value", "prob"}
-	if imp.Data.NumVars() > 0 && imp.Data.Var(0).Kind == data.Continuous {
+	switch {
+	case mixed:
+		header = append(header, "mean", "sd")
+	case hasCont:
 		header = []string{"row", "column", "mean", "sd"}
 	}
 	if err := cw.Write(header); err != nil {
@@ -592,13 +640,21 @@ func writeCellProbabilities(w io.Writer, imp *model.Imputation) error {
 	for _, c := range imp.Cells {
 		row := strconv.Itoa(c.Row + 1)
 		if c.States == nil {
-			if err := cw.Write([]string{row, c.Name, formatFloat(c.Mean), formatFloat(c.SD)}); err != nil {
+			rec := []string{row, c.Name, formatFloat(c.Mean), formatFloat(c.SD)}
+			if mixed {
+				rec = []string{row, c.Name, "", "", formatFloat(c.Mean), formatFloat(c.SD)}
+			}
+			if err := cw.Write(rec); err != nil {
 				return err
 			}
 			continue
 		}
 		for s, l := range c.States {
-			if err := cw.Write([]string{row, c.Name, l, formatFloat(c.Probs[s])}); err != nil {
+			rec := []string{row, c.Name, l, formatFloat(c.Probs[s])}
+			if mixed {
+				rec = append(rec, "", "")
+			}
+			if err := cw.Write(rec); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/mixed"
+	"github.com/latentree/latentree/tree"
+)
+
+// mixedStar returns a conditional-Gaussian model: discrete hidden root h
+// (P = 0.4, 0.6) with children x (discrete, 2 states), y (continuous,
+// N(−1, 1) or N(2, 0.5) given h) and g (hidden continuous, N(−0.5, 1) or
+// N(0.5, 1)), and g's children z1 = 1 + 1.5 g + N(0, 0.5) and z2 = −0.8 g
+// + N(0, 1).
+func mixedStar(t *testing.T) (*mixed.Model, map[string]int) {
+	t.Helper()
+	tr, err := tree.ParseNewick("(x,y,(z1,z2)g)h;", tree.NewickOptions{HiddenInternalLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := map[string]int{}
+	for _, v := range tr.Nodes() {
+		id[tr.Name(v)] = v
+	}
+	kinds := make([]data.Kind, tr.MaxID())
+	states := make([]int, tr.MaxID())
+	for name, v := range id {
+		if name == "h" || name == "x" {
+			kinds[v], states[v] = data.Discrete, 2
+		} else {
+			kinds[v] = data.Continuous
+		}
+	}
+	m, err := mixed.New(tr, id["h"], kinds, states)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Prior = []float64{0.4, 0.6}
+	m.CPT[id["x"]] = []float64{0.9, 0.1, 0.2, 0.8}
+	m.Labels[id["x"]] = []string{"no", "yes"}
+	m.Mean[id["y"]], m.Var[id["y"]] = []float64{-1, 2}, []float64{1, 0.5}
+	m.Mean[id["g"]] = []float64{-0.5, 0.5}
+	m.Mean[id["z1"]][0], m.Var[id["z1"]][0], m.Coef[id["z1"]] = 1, 0.5, 1.5
+	m.Coef[id["z2"]] = -0.8
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return m, id
+}
+
+// The data of a mixed model are read with each observed variable of the
+// kind the model gives it, whatever its values look like: x holds numbers
+// with many distinct values (read as continuous by itself) and y few
+// small integers (read as discrete by itself); from a CSV file and from a
+// gzip-compressed one, read in blocks.
+func TestReadModelDataMixedKinds(t *testing.T) {
+	m, _ := mixedStar(t)
+	var b strings.Builder
+	b.WriteString("z2,x,y,z1\n")
+	for i := range 30 {
+		b.WriteString(strings.Join([]string{strconv.Itoa(i % 2), strconv.Itoa(100 + i), strconv.Itoa(i % 3), "0." + strconv.Itoa(i)}, ",") + "\n")
+	}
+	dir := t.TempDir()
+	csvPath := writeTestFile(t, dir, "d.csv", b.String())
+	gzPath := filepath.Join(dir, "d.csv.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(b.String()))
+	zw.Close()
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	want := map[string]data.Kind{"x": data.Discrete, "y": data.Continuous, "z1": data.Continuous, "z2": data.Continuous}
+	for _, path := range []string{csvPath, gzPath} {
+		d, err := e.readModelData(m, path, &dataFlags{missing: "error", maxStates: 10, delimiter: "auto"})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if d.NumRows() != 30 || d.NumVars() != 4 {
+			t.Fatalf("%s: %d rows, %d columns", path, d.NumRows(), d.NumVars())
+		}
+		for j := range d.NumVars() {
+			v := d.Var(j)
+			if v.Kind != want[v.Name] {
+				t.Errorf("%s: column %s read as %v, want %v", path, v.Name, v.Kind, want[v.Name])
+			}
+		}
+	}
+	// A column the model does not have is named.
+	bad := writeTestFile(t, dir, "bad.csv", "x,y,z1,w\n1,2,3,4\n2,3,4,5\n")
+	_, err := e.readModelData(m, bad, &dataFlags{missing: "error", maxStates: 10, delimiter: "auto"})
+	if err == nil || !strings.Contains(err.Error(), `"z2"`) || !strings.Contains(err.Error(), `"w"`) {
+		t.Errorf("mismatched columns: %v", err)
+	}
+}
+
+// mixedConditionals is a mixed model whose Conditionals are given, to
+// check how infer writes them.
+type mixedConditionals struct {
+	*mixed.Model
+	cond []model.Conditional
+}
+
+func (m *mixedConditionals) Conditionals(d *data.Dataset, nodes []int, opt model.InferOptions) ([]model.Conditional, error) {
+	return m.cond, nil
+}
+
+func TestWritePosteriorsMixed(t *testing.T) {
+	m, id := mixedStar(t)
+	d, _, err := data.ReadCSV(strings.NewReader("x,y,z1,z2\nno,1.5,0.2,3\nyes,-2,1,0.5\n"), data.ReadOptions{Discrete: []string{"x"}, Continuous: []string{"y", "z1", "z2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := m.Tree.Hidden()
+	var cond []model.Conditional
+	for _, h := range hidden {
+		c := model.Conditional{Node: h, Name: m.Tree.Name(h)}
+		if h == id["h"] {
+			c.Labels, c.Prob = []string{"0", "1"}, []float64{0.25, 0.75, 0.875, 0.125}
+		} else {
+			c.Mean, c.SD = []float64{0.5, -1.25}, []float64{0.75, 0.5}
+		}
+		cond = append(cond, c)
+	}
+	fake := &mixedConditionals{m, cond}
+	var b bytes.Buffer
+	if err := writePosteriors(&b, fake, d, false); err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	if hidden[0] == id["h"] {
+		want = "h=0,h=1,g_mean,g_sd\n0.25,0.75,0.5,0.75\n0.875,0.125,-1.25,0.5\n"
+	} else {
+		want = "g_mean,g_sd,h=0,h=1\n0.5,0.75,0.25,0.75\n-1.25,0.5,0.875,0.125\n"
+	}
+	if b.String() != want {
+		t.Errorf("posteriors:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := writePosteriors(&b, fake, d, true); err != nil {
+		t.Fatal(err)
+	}
+	want = "h,g\n1,0.5\n0,-1.25\n"
+	if hidden[0] != id["h"] {
+		want = "g,h\n0.5,1\n-1.25,0\n"
+	}
+	if b.String() != want {
+		t.Errorf("--map:\n%s\nwant\n%s", b.String(), want)
+	}
+	// Posteriors of the wrong size are an error, not a panic.
+	fake.cond[0].Prob, fake.cond[0].Mean = fake.cond[0].Prob[:1], fake.cond[0].Mean[:0]
+	if err := writePosteriors(&b, fake, d, false); err == nil {
+		t.Error("short posteriors: no error")
+	}
+}
+
+func TestWriteCellProbabilitiesMixed(t *testing.T) {
+	d, _, err := data.ReadCSV(strings.NewReader("x,y\nno,1.5\nyes,2\n"), data.ReadOptions{Discrete: []string{"x"}, Continuous: []string{"y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := &model.Imputation{Data: d, Cells: []model.ImputedCell{
+		{Row: 0, Column: 0, Name: "x", Value: "yes", Prob: 0.75, States: []string{"no", "yes"}, Probs: []float64{0.25, 0.75}},
+		{Row: 1, Column: 1, Name: "y", Mean: 1.25, SD: 0.5},
+	}}
+	var b bytes.Buffer
+	if err := writeCellProbabilities(&b, imp); err != nil {
+		t.Fatal(err)
+	}
+	want := "row,column,value,prob,mean,sd\n1,x,no,0.25,,\n1,x,yes,0.75,,\n2,y,,,1.25,0.5\n"
+	if b.String() != want {
+		t.Errorf("cells:\n%s\nwant\n%s", b.String(), want)
+	}
+}
