@@ -17,7 +17,10 @@
 // their own (the HTML report).
 //
 // Observed nodes are filled blue circles with their name; hidden nodes are
-// hollow orange squares, with their name when they have one. Options.Labels
+// hollow orange squares, with their name when they have one. In a mixed
+// model's drawing (Options.Kinds, from NodeKinds) continuous nodes are
+// teal with a second outline, a ring round the circle or square, and a
+// legend of the kinds of node present is set under the tree. Options.Labels
 // adds a second line under a node, for example the label of a hidden
 // variable from package explain ("god · jesus · bible"). Edge widths show
 // dependence strength in [0, 1] (Options.Strength; EdgeStrengths computes
@@ -35,6 +38,7 @@
 // SVG writes a standalone document (no scripts, external fonts or links;
 // text escaped, characters XML forbids replaced by U+FFFD) in which every
 // node is a group with id "node-<id>" and class "node observed" or
-// "node hidden". PNG renders the same picture with gonum/plot's pure-Go
+// "node hidden" (with kinds: "node observed discrete", "node hidden
+// continuous", ...). PNG renders the same picture with gonum/plot's pure-Go
 // raster backend (vgimg): no cgo and no Graphviz.
 package draw

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -81,6 +82,13 @@ type Options struct {
 	Width, Height float64
 	// Title is drawn above the tree when not empty.
 	Title string
+	// Kinds gives the kind of every node (indexed by node identifier, as
+	// model.Model.NodeKind), for a mixed model: when some node is
+	// data.Continuous, continuous nodes get a second outline (a ring round
+	// the circle or square, in another colour) and a legend of the kinds
+	// drawn is set under the tree. Nil (or all discrete) draws every node
+	// alike. NodeKinds fills it from a model.
+	Kinds []data.Kind
 }
 
 // Geometry of the drawing, in pixels.

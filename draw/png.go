@@ -28,6 +28,8 @@ var (
 	colObserved   = color.RGBA{47, 109, 181, 255}
 	colObsStroke  = color.RGBA{28, 74, 128, 255}
 	colHidden     = color.RGBA{194, 86, 26, 255}
+	colContinuous = color.RGBA{23, 135, 122, 255}
+	colContStroke = color.RGBA{14, 90, 81, 255}
 	colHalo       = color.NRGBA{255, 255, 255, 220}
 )
 
@@ -107,37 +109,79 @@ func (sc *scene) paint(c vg.CanvasSizer, pw, ph float64) {
 			dc.FillText(sty, pt, printable(line))
 		}
 	}
-	r := vg.Length(nodeRadius * s)
 	for _, v := range sc.r.Order {
-		p := at(sc.pos[v])
-		var path vg.Path
-		if sc.t.IsHidden(v) {
-			d := r - vg.Length(s)
-			path.Move(vg.Point{X: p.X - d, Y: p.Y - d})
-			path.Line(vg.Point{X: p.X + d, Y: p.Y - d})
-			path.Line(vg.Point{X: p.X + d, Y: p.Y + d})
-			path.Line(vg.Point{X: p.X - d, Y: p.Y + d})
-			path.Close()
-			c.SetColor(colBackground)
-			c.Fill(path)
-			c.SetColor(colHidden)
-			c.SetLineWidth(vg.Length(2 * s))
-			c.Stroke(path)
-		} else {
-			path.Move(vg.Point{X: p.X + r, Y: p.Y})
-			path.Arc(p, r, 0, 2*math.Pi)
-			path.Close()
-			c.SetColor(colObserved)
-			c.Fill(path)
-			c.SetColor(colObsStroke)
-			c.SetLineWidth(vg.Length(s))
-			c.Stroke(path)
-		}
+		paintMark(c, at(sc.pos[v]), s, sc.t.IsHidden(v), sc.continuous != nil && sc.continuous[v])
+	}
+	for _, k := range sc.legend {
+		paintMark(c, at(k.p), s, k.hidden, k.continuous)
+		sty := text.Style{Color: colText, Font: fnt, XAlign: text.XLeft, YAlign: text.YBottom, Handler: hdlr}
+		base := at(k.t)
+		base.Y -= vg.Length((fontSize - ascent) * s)
+		dc.FillText(sty, base, k.text)
 	}
 	if sc.title != "" {
 		sty := text.Style{Color: colText, Font: font.From(labelFont, font.Length(titleSize*s)), XAlign: text.XLeft, YAlign: text.YBottom, Handler: hdlr}
 		dc.FillText(sty, at(sc.titleP), printable(sc.title))
 	}
+}
+
+// paintMark draws a node's mark centred at p, at scale s: a hollow square
+// (hidden) or a filled circle (observed), teal for a continuous node of a
+// mixed model, which gets a second outline (the ring).
+func paintMark(c vg.CanvasSizer, p vg.Point, s float64, hidden, continuous bool) {
+	r := vg.Length(nodeRadius * s)
+	var path vg.Path
+	if hidden {
+		d := r - vg.Length(s)
+		square(&path, p, d)
+		c.SetColor(colBackground)
+		c.Fill(path)
+		c.SetColor(colHidden)
+		if continuous {
+			c.SetColor(colContinuous)
+		}
+		c.SetLineWidth(vg.Length(2 * s))
+		c.Stroke(path)
+	} else {
+		path.Move(vg.Point{X: p.X + r, Y: p.Y})
+		path.Arc(p, r, 0, 2*math.Pi)
+		path.Close()
+		c.SetColor(colObserved)
+		if continuous {
+			c.SetColor(colContinuous)
+		}
+		c.Fill(path)
+		c.SetColor(colObsStroke)
+		if continuous {
+			c.SetColor(colContStroke)
+		}
+		c.SetLineWidth(vg.Length(s))
+		c.Stroke(path)
+	}
+	if !continuous {
+		return
+	}
+	var ring vg.Path
+	rr := vg.Length(ringRadius * s)
+	if hidden {
+		square(&ring, p, rr)
+	} else {
+		ring.Move(vg.Point{X: p.X + rr, Y: p.Y})
+		ring.Arc(p, rr, 0, 2*math.Pi)
+		ring.Close()
+	}
+	c.SetColor(colContinuous)
+	c.SetLineWidth(vg.Length(s))
+	c.Stroke(ring)
+}
+
+// square adds to path the square of half-side d centred at p.
+func square(path *vg.Path, p vg.Point, d vg.Length) {
+	path.Move(vg.Point{X: p.X - d, Y: p.Y - d})
+	path.Line(vg.Point{X: p.X + d, Y: p.Y - d})
+	path.Line(vg.Point{X: p.X + d, Y: p.Y + d})
+	path.Line(vg.Point{X: p.X - d, Y: p.Y + d})
+	path.Close()
 }
 
 // printable replaces line breaks and other control characters, which the

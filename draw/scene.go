@@ -16,6 +16,10 @@ type scene struct {
 	box    [4]float64
 	title  string
 	titleP Point
+	// continuous[v] says node v is continuous (nil: no node is); the
+	// legend of node kinds is drawn then.
+	continuous []bool
+	legend     []legendKey
 }
 
 type edge struct {
@@ -53,7 +57,7 @@ func newScene(t *tree.Tree, opt Options) (*scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &scene{layout: l, shown: make([]bool, t.MaxID()), title: opt.Title}
+	sc := &scene{layout: l, shown: make([]bool, t.MaxID()), title: opt.Title, continuous: continuousNodes(opt, t.MaxID())}
 	for _, v := range l.r.Order[1:] {
 		p := l.r.Parent[v]
 		a, b := l.pos[p], l.pos[v]
@@ -151,11 +155,22 @@ func (sc *scene) bounds() {
 		for _, p := range marker(sc.pos[v]) {
 			add(p)
 		}
+		if sc.continuous != nil && sc.continuous[v] {
+			d := ringRadius + 1
+			add(Point{sc.pos[v].X - d, sc.pos[v].Y - d})
+			add(Point{sc.pos[v].X + d, sc.pos[v].Y + d})
+		}
 		if sc.shown[v] {
 			for _, p := range sc.labels[v].corners() {
 				add(p)
 			}
 		}
+	}
+	if sc.continuous != nil {
+		sc.makeLegend(b[0], b[3]+legendGap)
+		lo, hi := sc.legendBox()
+		add(lo)
+		add(hi)
 	}
 	if sc.title != "" {
 		tw := textWidth(sc.title) * titleSize / fontSize

@@ -54,7 +54,15 @@ func (sc *scene) writeSVG(w *bufio.Writer, opt Options) {
 .observed .mark{fill:#2f6db5;stroke:#1c4a80;stroke-width:1}
 .hidden .mark{fill:#fff;stroke:#c2561a;stroke-width:2}
 .title{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;font-size:16px;font-weight:bold;fill:#1d2430}
-</style>
+`)
+	if sc.continuous != nil {
+		w.WriteString(`.continuous.observed .mark{fill:#17877a;stroke:#0e5a51}
+.continuous.hidden .mark{stroke:#17877a}
+.continuous .ring{fill:none;stroke:#17877a;stroke-width:1}
+.legend text{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;font-size:12px;fill:#1d2430}
+`)
+	}
+	w.WriteString(`</style>
 `)
 	w.WriteString(`<rect class="background" x="` + num(b[0]) + `" y="` + num(b[1]) + `" width="` + num(b[2]-b[0]) + `" height="` + num(b[3]-b[1]) + `" fill="#fff"/>` + "\n")
 	if sc.title != "" {
@@ -72,15 +80,60 @@ func (sc *scene) writeSVG(w *bufio.Writer, opt Options) {
 	for _, v := range sc.r.Order {
 		sc.writeNode(w, v)
 	}
-	w.WriteString("</g>\n</svg>\n")
+	w.WriteString("</g>\n")
+	if len(sc.legend) > 0 {
+		w.WriteString(`<g class="legend">` + "\n")
+		for _, k := range sc.legend {
+			w.WriteString(`<g class="key ` + kindClass(k.hidden, k.continuous) + `">`)
+			writeMark(w, k.p, k.hidden, k.continuous)
+			w.WriteString(`<text x="` + num(k.t.X) + `" y="` + num(k.t.Y) + `">`)
+			esc(w, k.text)
+			w.WriteString("</text></g>\n")
+		}
+		w.WriteString("</g>\n")
+	}
+	w.WriteString("</svg>\n")
+}
+
+// kindClass is the class of a node of a mixed model: "observed" or
+// "hidden", then "discrete" or "continuous".
+func kindClass(hidden, continuous bool) string {
+	s := "observed "
+	if hidden {
+		s = "hidden "
+	}
+	if continuous {
+		return s + "continuous"
+	}
+	return s + "discrete"
+}
+
+// writeMark writes a node's mark at p: a circle (observed) or a square
+// (hidden), and round a continuous node's a second outline, the ring.
+func writeMark(w *bufio.Writer, p Point, hidden, continuous bool) {
+	if hidden {
+		w.WriteString(`<rect class="mark" x="` + num(p.X-nodeRadius+1) + `" y="` + num(p.Y-nodeRadius+1) + `" width="` + num(2*nodeRadius-2) + `" height="` + num(2*nodeRadius-2) + `"/>`)
+		if continuous {
+			w.WriteString(`<rect class="ring" x="` + num(p.X-ringRadius) + `" y="` + num(p.Y-ringRadius) + `" width="` + num(2*ringRadius) + `" height="` + num(2*ringRadius) + `"/>`)
+		}
+		return
+	}
+	w.WriteString(`<circle class="mark" cx="` + num(p.X) + `" cy="` + num(p.Y) + `" r="` + num(nodeRadius) + `"/>`)
+	if continuous {
+		w.WriteString(`<circle class="ring" cx="` + num(p.X) + `" cy="` + num(p.Y) + `" r="` + num(ringRadius) + `"/>`)
+	}
 }
 
 func (sc *scene) writeNode(w *bufio.Writer, v int) {
 	t := sc.t
 	hidden := t.IsHidden(v)
+	continuous := sc.continuous != nil && sc.continuous[v]
 	class := "node observed"
 	if hidden {
 		class = "node hidden"
+	}
+	if sc.continuous != nil {
+		class = "node " + kindClass(hidden, continuous)
 	}
 	p := sc.pos[v]
 	w.WriteString(`<g id="node-` + strconv.Itoa(v) + `" class="` + class + `" data-depth="` + strconv.Itoa(sc.depth[v]) + `"><title>`)
@@ -91,11 +144,7 @@ func (sc *scene) writeNode(w *bufio.Writer, v int) {
 		esc(w, lb.Lines[n-1])
 	}
 	w.WriteString("</title>")
-	if hidden {
-		w.WriteString(`<rect class="mark" x="` + num(p.X-nodeRadius+1) + `" y="` + num(p.Y-nodeRadius+1) + `" width="` + num(2*nodeRadius-2) + `" height="` + num(2*nodeRadius-2) + `"/>`)
-	} else {
-		w.WriteString(`<circle class="mark" cx="` + num(p.X) + `" cy="` + num(p.Y) + `" r="` + num(nodeRadius) + `"/>`)
-	}
+	writeMark(w, p, hidden, continuous)
 	if sc.shown[v] {
 		anchor := [...]string{"start", "middle", "end"}[lb.Anchor]
 		w.WriteString(`<text x="` + num(lb.X) + `" y="` + num(lb.Y+lb.Y0) + `" text-anchor="` + anchor + `"`)

@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/draw"
 	"github.com/latentree/latentree/explain"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
 )
 
 func init() { viewCommands = append(viewCommands, newDrawCmd) }
@@ -36,8 +38,8 @@ func newDrawCmd(e *env) *cobra.Command {
 		width, height                    float64
 	)
 	c := &cobra.Command{
-		Use:   "draw TREE.nwk|TREE.json|MODEL.json --out FILE.svg|FILE.png",
-		Short: "Draw a tree or model as an SVG or PNG picture",
+		Use:   "draw TREE.nwk|TREE.json|MODEL.json --out FILE.svg|FILE.png|FILE.dot",
+		Short: "Draw a tree or model as an SVG or PNG picture, or write it as Graphviz DOT",
 		Long: `draw reads a tree (Newick, latentree tree JSON) or a model (the JSON that
 learn --out and fit --out write; "-" reads standard input) and draws it:
 observed variables as filled circles with their names, hidden variables as
@@ -45,17 +47,21 @@ hollow squares. With a model, edge widths show the strength of the
 dependence along each edge, exp(−d) for the exact information distance d
 (|ρ| for a Gaussian model), the drawing is rooted at the model's root, and
 --labels writes under every hidden variable its label from explain (its most
-related observed variables).
+related observed variables). A mixed model (discrete and continuous
+variables) marks its continuous nodes, observed and hidden, with a second
+outline in teal, and a legend of the four kinds of node is drawn under the
+tree.
 
-The format comes from --out's extension (.svg or .png) or --format; --out -
-writes SVG to standard output. --layout tidy draws top-down (parents centred
-over their children), radial puts the root at the centre and the leaves
-around a circle; auto (the default) is tidy up to 150 nodes and radial beyond.
-Labels never overlap: in the radial layout, labels of inner nodes that have
-no free place are left to the node's tooltip (SVG). The SVG is standalone
-(no fonts or links); the PNG is rendered without cgo or Graphviz, at most
-4096 pixels a side unless --width or --height are given (each at most
-65536, and a PNG at most 67,108,864 pixels).
+The format comes from --out's extension (.svg, .png, or .dot or .gv for a
+Graphviz DOT graph of the tree, continuous nodes of a mixed model with a
+double outline) or --format; --out - writes SVG to standard output. --layout
+tidy draws top-down (parents centred over their children), radial puts the
+root at the centre and the leaves around a circle; auto (the default) is tidy
+up to 150 nodes and radial beyond. Labels never overlap: in the radial
+layout, labels of inner nodes that have no free place are left to the node's
+tooltip (SVG). The SVG is standalone (no fonts or links); the PNG is rendered
+without cgo or Graphviz, at most 4096 pixels a side unless --width or --height
+are given (each at most 65536, and a PNG at most 67,108,864 pixels).
 
 A summary line goes to standard output, or with --json a JSON summary
 ({"input", "out", "format", "layout", "nodes", "observed", "hidden",
@@ -79,14 +85,16 @@ output.`,
 				switch ext := strings.ToLower(filepath.Ext(out)); {
 				case out == "-":
 					f = "svg"
-				case ext == ".svg" || ext == ".png":
+				case ext == ".svg" || ext == ".png" || ext == ".dot":
 					f = ext[1:]
+				case ext == ".gv":
+					f = "dot"
 				default:
-					return usagef("--out %s: cannot tell the format from the extension %q; name the file .svg or .png or give --format", out, ext)
+					return usagef("--out %s: cannot tell the format from the extension %q; name the file .svg, .png or .dot or give --format", out, ext)
 				}
 			}
-			if f != "svg" && f != "png" {
-				return usagef("--format %q: want svg or png", format)
+			if f != "svg" && f != "png" && f != "dot" {
+				return usagef("--format %q: want svg, png or dot", format)
 			}
 			if err := (&draw.Options{Width: width, Height: height}).Validate(); err != nil {
 				return drawOptionError(err)
@@ -120,6 +128,7 @@ output.`,
 			if m != nil {
 				t = m.Structure()
 				opt.Root, opt.RootSet = m.RootNode(), true
+				opt.Kinds = draw.NodeKinds(m)
 				if opt.Strength, err = draw.EdgeStrengths(m); err != nil {
 					return err
 				}
@@ -139,8 +148,22 @@ output.`,
 				opt.Root, opt.RootSet = v, true
 			}
 			write := draw.SVG
-			if f == "png" {
+			switch f {
+			case "png":
 				write = draw.PNG
+			case "dot":
+				write = func(w io.Writer, t *tree.Tree, opt draw.Options) error {
+					var cont []bool
+					for v, k := range opt.Kinds {
+						if k == data.Continuous {
+							if cont == nil {
+								cont = make([]bool, len(opt.Kinds))
+							}
+							cont[v] = true
+						}
+					}
+					return tree.WriteDOT(w, t, tree.DOTOptions{Continuous: cont})
+				}
 			}
 			var size int64
 			if err := e.writeTo(out, func(w io.Writer) error {
@@ -176,8 +199,8 @@ output.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&out, "out", "o", "", "output file: .svg or .png, or - for SVG on standard output (required)")
-	fl.StringVar(&format, "format", "", "svg or png (default: from --out's extension)")
+	fl.StringVarP(&out, "out", "o", "", "output file: .svg, .png or .dot, or - for SVG on standard output (required)")
+	fl.StringVar(&format, "format", "", "svg, png or dot (default: from --out's extension)")
 	fl.StringVar(&layout, "layout", "auto", "auto, tidy or radial")
 	fl.BoolVar(&labels, "labels", false, "write each hidden variable's label from explain under it (model files)")
 	fl.StringVar(&title, "title", "", "title drawn above the tree")

@@ -181,3 +181,51 @@ func TestWriteCellProbabilitiesMixed(t *testing.T) {
 		t.Errorf("cells:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// writeMixedModel writes mixedStar's model to dir/mixed.json.
+func writeMixedModel(t *testing.T, dir string) (string, *mixed.Model, map[string]int) {
+	t.Helper()
+	m, id := mixedStar(t)
+	path := filepath.Join(dir, "mixed.json")
+	var b bytes.Buffer
+	if err := m.WriteJSON(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, m, id
+}
+
+func TestDrawMixed(t *testing.T) {
+	dir := t.TempDir()
+	path, _, _ := writeMixedModel(t, dir)
+	svg := filepath.Join(dir, "m.svg")
+	if code, _, errs := run(t, "", "draw", path, "--out", svg, "--labels"); code != 0 {
+		t.Fatalf("draw svg: %d %s", code, errs)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{`class="node hidden discrete"`, `class="node hidden continuous"`, `class="node observed continuous"`, `class="node observed discrete"`, `<g class="legend">`, "z1 · z2"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	dot := filepath.Join(dir, "m.dot")
+	if code, _, errs := run(t, "", "draw", path, "--out", dot); code != 0 {
+		t.Fatalf("draw dot: %d %s", code, errs)
+	}
+	if b, err = os.ReadFile(dot); err != nil {
+		t.Fatal(err)
+	}
+	// y, z1, z2 and g are continuous: four double outlines.
+	if n := strings.Count(string(b), "peripheries=2"); n != 4 || !strings.HasPrefix(string(b), "graph ") {
+		t.Errorf("DOT has %d double outlines, want 4:\n%s", n, b)
+	}
+	if code, _, errs := run(t, "", "draw", path, "--out", filepath.Join(dir, "m.png")); code != 0 {
+		t.Fatalf("draw png: %d %s", code, errs)
+	}
+}
