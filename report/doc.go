@@ -14,7 +14,8 @@
 // the label, so that no label meets another label, node or edge; it is
 // laid out again when a subtree is collapsed. Nodes are marked as package
 // draw marks them (observed variables filled circles, hidden ones hollow
-// squares, filled when collapsed), with a legend under the tree. The first
+// squares, filled when collapsed; in a mixed model continuous nodes teal
+// with a second outline), with a legend under the tree. The first
 // view shows the whole tree fitted to the window when its labels are
 // readable so; a larger tree opens with the levels from the root that fit,
 // its labels on up to four narrower lines when that shows more of it.

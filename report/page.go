@@ -53,7 +53,7 @@ func writePage(b *bytes.Buffer, in Input, p *payload, js []byte) {
 // writeLegend writes the key to the tree's marks, drawn as the tree draws
 // them (report.css): the marks of package draw, observed variables filled
 // circles and hidden ones hollow squares, filled when their subtree is
-// collapsed.
+// collapsed; in a mixed model, continuous nodes teal with a ring.
 func writeLegend(b *bytes.Buffer, kind string) {
 	observed, hidden := "observed", "hidden"
 	if kind == "noisy-or" {
@@ -65,6 +65,19 @@ func writeLegend(b *bytes.Buffer, kind string) {
 		fmt.Fprintf(b, `<span class="key" data-kind="%s"><svg viewBox="-7 -7 14 14" aria-hidden="true"><g class="%s">%s</g></svg>%s</span>`, kind, class, mark, esc(text))
 	}
 	b.WriteString(`<span id="legend">`)
+	if kind == "mixed" {
+		// Continuous nodes are teal with a second outline, as package draw
+		// draws them.
+		const ringC = `<circle class="ring" r="7.5"/>`
+		const ringS = `<rect class="ring" x="-7" y="-7" width="14" height="14"/>`
+		key("observed-discrete", "obs", circle, "observed discrete")
+		key("observed-continuous", "obs cont", circle+ringC, "observed continuous")
+		key("hidden-discrete", "hid", square, "hidden discrete")
+		key("hidden-continuous", "hid cont", square+ringS, "hidden continuous")
+		key("collapsed", "hid collapsed", square, "collapsed: +n below")
+		b.WriteString(`</span>`)
+		return
+	}
 	key("observed", "obs", circle, observed)
 	key("hidden", "hid", square, hidden)
 	key("collapsed", "hid collapsed", square, "collapsed: +n below")

@@ -20,6 +20,7 @@ import (
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -27,8 +28,8 @@ import (
 // else is optional and its section is left out (or says it is unknown)
 // when missing.
 type Input struct {
-	// Model is the model to show: a discrete, Gaussian or spectral latent
-	// tree model.
+	// Model is the model to show: a discrete, Gaussian, mixed
+	// (conditional-Gaussian) or spectral latent tree model.
 	Model model.Model
 	// Noisyor is a noisy-or network, shown instead of Model: its sources
 	// with their effects (each effect under the source that turns it on
@@ -130,8 +131,11 @@ func nums(x []float64) []num {
 // per-node arrays are indexed by that number.
 type payload struct {
 	Title string `json:"title"`
-	// Kind is discrete, gaussian, spectral or noisy-or.
-	Kind   string   `json:"kind"`
+	// Kind is discrete, gaussian, mixed, spectral or noisy-or.
+	Kind string `json:"kind"`
+	// Kinds is each node's kind in a mixed model, "d" discrete or "c"
+	// continuous (absent for other models).
+	Kinds  string   `json:"kinds,omitempty"`
 	Names  []string `json:"names"`
 	Hidden string   `json:"hidden"` // "1" hidden, "0" observed, "2" the network node of a noisy-or report
 	Parent []int    `json:"parent"`
@@ -141,12 +145,19 @@ type payload struct {
 	// Discrete: State labels of the observed nodes (nil: 0, 1, ...; all
 	// nil: absent) and CPT[i] = P(i | parent), a row per parent state (the
 	// root's is its prior, one row), whose length is the number of states.
-	Labels [][]string  `json:"labels,omitempty"`
-	CPT    [][][]num   `json:"cpt,omitempty"`
-	Mean   []num       `json:"mean,omitempty"`
-	Var    []num       `json:"var,omitempty"`
-	Rho    []num       `json:"rho,omitempty"`
-	Expl   []*explNode `json:"expl,omitempty"`
+	Labels [][]string `json:"labels,omitempty"`
+	CPT    [][][]num  `json:"cpt,omitempty"`
+	Mean   []num      `json:"mean,omitempty"`
+	Var    []num      `json:"var,omitempty"`
+	Rho    []num      `json:"rho,omitempty"`
+	// Mixed: a continuous node's mean and variance per state of its
+	// discrete parent (one entry under a continuous parent or as the
+	// root: the intercept and residual variance) and its coefficient on a
+	// continuous parent (null otherwise); CPT holds the discrete nodes'.
+	CMean [][]num     `json:"cmean,omitempty"`
+	CVar  [][]num     `json:"cvar,omitempty"`
+	Coef  []num       `json:"coef,omitempty"`
+	Expl  []*explNode `json:"expl,omitempty"`
 	// FromData says the state shares come from the data's posteriors.
 	FromData bool `json:"from_data,omitempty"`
 	// StateNames are the state labels the rising variables refer to.
@@ -170,11 +181,14 @@ type explNode struct {
 
 // explState is a state's label, share and rising variables as flat
 // quadruples (node, probability, base probability, state) where the state
-// indexes the payload's StateNames.
+// indexes the payload's StateNames; in a mixed model also the mean shifts
+// of continuous variables as flat quadruples (node, shift in SD units,
+// mean in the state, overall mean).
 type explState struct {
 	Label  string `json:"l"`
 	Share  num3   `json:"p"`
 	Rising []num3 `json:"r,omitempty"`
+	Shifts []num3 `json:"m,omitempty"`
 }
 
 // num3 is a number written with 3 significant digits.
@@ -267,6 +281,38 @@ func buildPayload(in Input) (*payload, error) {
 				p.Rho[i] = num(mm.Rho[v])
 			}
 		}
+	case *mixed.Model:
+		p.Kind = "mixed"
+		kinds := make([]byte, n)
+		p.CPT, p.Labels = make([][][]num, n), make([][]string, n)
+		p.CMean, p.CVar, p.Coef = make([][]num, n), make([][]num, n), make([]num, n)
+		for i, v := range r.Order {
+			p.Coef[i] = num(math.NaN())
+			if mm.Kinds[v] == data.Continuous {
+				kinds[i] = 'c'
+				p.CMean[i], p.CVar[i] = nums(mm.Mean[v]), nums(mm.Var[v])
+				if par := r.Parent[v]; par >= 0 && mm.Kinds[par] == data.Continuous {
+					p.Coef[i] = num(mm.Coef[v])
+				}
+				continue
+			}
+			kinds[i] = 'd'
+			k := mm.States[v]
+			if v < len(mm.Labels) && mm.Labels[v] != nil {
+				p.Labels[i] = mm.Labels[v]
+			}
+			if v == mm.Root {
+				p.CPT[i] = [][]num{nums(mm.Prior)}
+				continue
+			}
+			for a := 0; a+k <= len(mm.CPT[v]); a += k {
+				p.CPT[i] = append(p.CPT[i], nums(mm.CPT[v][a:a+k]))
+			}
+		}
+		p.Kinds = string(kinds)
+		if !slices.ContainsFunc(p.Labels, func(l []string) bool { return l != nil }) {
+			p.Labels = nil
+		}
 	default:
 		p.Kind = "spectral"
 	}
@@ -332,6 +378,12 @@ func (x *explainer) node(h explain.Hidden) *explNode {
 			v = rel.Corr
 		case "noisy-or":
 			v = rel.Failure
+		case "mixed":
+			// Signed between continuous variables, else the strength.
+			v = rel.Strength
+			if rel.Corr != 0 {
+				v = rel.Corr
+			}
 		}
 		e.Related = append(e.Related, num3(j), num3(v))
 	}
@@ -349,6 +401,13 @@ func (x *explainer) node(h explain.Hidden) *explNode {
 				x.p.StateNames = append(x.p.StateNames, rise.State)
 			}
 			st.Rising = append(st.Rising, num3(j), num3(rise.Prob), num3(rise.Base), num3(c))
+		}
+		for k, sh := range s.Shifts {
+			j := x.lookup(sh.Name)
+			if j < 0 || k >= x.rising {
+				continue
+			}
+			st.Shifts = append(st.Shifts, num3(j), num3(sh.Z), num3(sh.Mean), num3(sh.Base))
 		}
 		e.States = append(e.States, st)
 	}

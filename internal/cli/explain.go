@@ -37,6 +37,14 @@ observed variables (--label-words of them), and:
                    probability in the class (--json: the full table)
   Gaussian model   the --top observed variables with the strongest
                    correlations with it, with their signs
+  mixed model      (discrete and continuous variables) the --top observed
+                   variables by first canonical correlation with it (|ρ|
+                   between continuous variables, shown signed; the
+                   correlation ratio η between a discrete and a continuous
+                   one), and for each state of a discrete hidden variable
+                   its share, the discrete values whose probability rises
+                   most (as above) and the continuous variables whose mean
+                   shifts most, "y +1.20 SD": (E[y | state] − E[y]) / SD(y)
   noisy-or network each source's effects by failure probability, lowest
                    (strongest) first, and its states off and on as above
 
@@ -49,9 +57,10 @@ hidden variables and cannot be explained.
 
 The text goes to standard output or --out; --json writes the explanation as
 JSON ({"model", "data", "kind", "from_data", "rows", "hidden": [{"node",
-"name", "label", "parent", "depth", "related": [{"name", "mi" | "corr" |
-"failure"}], "states": [{"label", "share", "rising": [{"name", "state",
-"prob", "base"}], "profile": [{"name", "mode", "prob", "states",
+"name", "label", "parent", "depth", "kind" (mixed), "related": [{"name",
+"mi" | "corr" | "failure" | "strength"}], "states": [{"label", "share",
+"rising": [{"name", "state", "prob", "base"}], "shifts": [{"name", "mean",
+"base", "sd", "z"}] (mixed), "profile": [{"name", "mode", "prob", "states",
 "probs"}]}]}]}).`,
 		Example: `  latentree learn docs.csv --out model.json
   latentree explain model.json

@@ -229,3 +229,41 @@ func TestDrawMixed(t *testing.T) {
 		t.Fatalf("draw png: %d %s", code, errs)
 	}
 }
+
+func TestExplainReportMixed(t *testing.T) {
+	dir := t.TempDir()
+	path, _, _ := writeMixedModel(t, dir)
+	code, out, errs := run(t, "", "explain", path)
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errs)
+	}
+	for _, want := range []string{"mixed model, 2 hidden variables", "h (", ", discrete, depth 0", "g (z1 · z2", ", continuous, parent h, depth 1", "means: y "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = run(t, "", "explain", path, "--json")
+	if code != 0 {
+		t.Fatalf("explain --json: %d %s", code, errs)
+	}
+	for _, want := range []string{`"kind": "mixed"`, `"shifts"`, `"strength"`, `"kind": "continuous"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain --json lacks %s", want)
+		}
+	}
+	html := filepath.Join(dir, "r.html")
+	code, out, errs = run(t, "", "report", path, "--out", html, "--json")
+	if code != 0 {
+		t.Fatalf("report: %d %s", code, errs)
+	}
+	if !strings.Contains(out, `"type": "mixed"`) {
+		t.Errorf("report summary %s", out)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"kind":"mixed"`) || !strings.Contains(string(b), `"kinds":"`) {
+		t.Error("report page has no mixed payload")
+	}
+}

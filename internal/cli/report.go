@@ -35,7 +35,10 @@ browser (no network: its style, script and plots are inline):
                    explain gives it: related observed variables, states with
                    their shares and rising variables), its CPT P(node | parent)
                    and marginal (discrete) or its correlations (Gaussian), or
-                   its sources and effects (noisy-or)
+                   its sources and effects (noisy-or); in a mixed model a
+                   continuous node's mean and variance per parent state (or
+                   coefficient on its continuous parent), continuous nodes
+                   drawn teal with a second outline
   the summary      method, options, data file and SHA-256, rows, scores and EM
                    result as the model file records them
   the EM trace     the log-likelihood per E-step, as a plot
@@ -135,13 +138,15 @@ standard output; without it report prints nothing.`,
 }
 
 // modelType names the kind of a model file in summaries: discrete,
-// gaussian or spectral.
+// gaussian, mixed or spectral.
 func modelType(m model.Model) string {
 	switch {
 	case isSpectral(m):
 		return "spectral"
 	case m.Kind() == data.Continuous:
 		return "gaussian"
+	case m.Kind() == data.Mixed:
+		return "mixed"
 	}
 	return "discrete"
 }

@@ -21,15 +21,18 @@
   var roots = [];
   for (i = 0; i < N; i++) if (parent[i] < 0) roots.push(i);
   function isHidden(i) { return D.hidden.charAt(i) !== '0'; }
+  function isCont(i) { return !!D.kinds && D.kinds.charAt(i) === 'c'; }
   function expl(i) { return D.expl ? D.expl[i] : null; }
   function label(i) { var e = expl(i); return e && e.l ? e.l : ''; }
 
-  // Marginals of a discrete model, parents before children.
+  // Marginals of a discrete model (of the discrete nodes of a mixed one,
+  // whose parents are discrete), parents before children.
   var marg = null;
-  if (kind === 'discrete') {
+  if (kind === 'discrete' || kind === 'mixed') {
     marg = new Array(N);
     for (i = 0; i < N; i++) {
       var c = D.cpt[i];
+      if (!c) continue;
       if (parent[i] < 0) { marg[i] = c[0].slice(); continue; }
       var pm = marg[parent[i]], k = c[0].length, m = [];
       for (var b = 0; b < k; b++) {
@@ -70,11 +73,15 @@
   var frag = document.createDocumentFragment();
   for (i = 0; i < N; i++) {
     var hid = isHidden(i), net = D.hidden.charAt(i) === '2';
-    var g = el('g', { 'class': 'node ' + (net ? 'net' : hid ? 'hid' : 'obs'), 'data-name': names[i], 'data-i': i });
+    var cont = isCont(i);
+    var g = el('g', { 'class': 'node ' + (net ? 'net' : hid ? 'hid' : 'obs') + (cont ? ' cont' : ''), 'data-name': names[i], 'data-i': i });
     el('circle', { 'class': 'halo', r: R + 4 }, g);
     if (net) el('path', { 'class': 'shape', d: 'M0,-7L7,0L0,7L-7,0Z' }, g);
     else if (hid) el('rect', { 'class': 'shape' + (kids[i].length ? ' toggle' : ''), x: 1 - R, y: 1 - R, width: 2 * R - 2, height: 2 * R - 2 }, g);
     else el('circle', { 'class': 'shape', r: R }, g);
+    // A continuous node of a mixed model: a second outline, as package draw.
+    if (cont && hid) el('rect', { 'class': 'ring', x: -R - 2.5, y: -R - 2.5, width: 2 * R + 5, height: 2 * R + 5 }, g);
+    else if (cont) el('circle', { 'class': 'ring', r: R + 2.5 }, g);
     var lb = label(i);
     full[i] = names[i] + (lb ? ' ' + lb : '');
     texts[i] = el('text', { x: LX, y: 4 }, g);
@@ -530,7 +537,8 @@
     pbody.textContent = '';
     var info = h('table', null, 'kv');
     var net = D.hidden.charAt(v) === '2';
-    kv(info, 'kind', net ? 'network' : kind === 'noisy-or' ? (isHidden(v) ? 'source (hidden cause)' : 'effect (observed)') : (isHidden(v) ? 'hidden variable' : 'observed variable'));
+    kv(info, 'kind', net ? 'network' : kind === 'noisy-or' ? (isHidden(v) ? 'source (hidden cause)' : 'effect (observed)') : (isHidden(v) ? 'hidden variable' : 'observed variable') +
+      (kind === 'mixed' ? (isCont(v) ? ', continuous' : ', discrete') : ''));
     if (label(v)) kv(info, 'label', label(v));
     if (parent[v] >= 0 && !(kind === 'noisy-or' && parent[v] === 0)) kv(info, kind === 'noisy-or' ? 'strongest source' : 'parent', link(parent[v]));
     if (kids[v].length) kv(info, kind === 'noisy-or' && !net ? 'effects shown under it' : 'children', String(kids[v].length) + (kids[v].length ? ' (' + below[v] + ' below)' : ''));
@@ -547,6 +555,7 @@
     if (kind === 'discrete') discrete(v);
     if (kind === 'gaussian') gaussian(v);
     if (kind === 'noisy-or') noisy(v);
+    if (kind === 'mixed') { if (isCont(v)) continuous(v); else discrete(v); }
   }
   function explanation(v, e) {
     if (e.s && e.s.length) {
@@ -563,13 +572,22 @@
           line.appendChild(document.createTextNode((st !== undefined && st !== '1' ? '=' + st : '') + ' ' + fmt(r[j + 1], 2) + ' (' + fmt(r[j + 2], 2) + ')'));
           rise.appendChild(line);
         }
+        var m = s.m || [];
+        for (j = 0; j + 3 < m.length; j += 4) {
+          var sl = h('span', null, 'rise');
+          sl.appendChild(link(m[j]));
+          sl.appendChild(document.createTextNode(' ' + (m[j + 1] >= 0 ? '+' : '') + fmt(m[j + 1], 2) + ' SD (' + fmt(m[j + 2], 3) + ' vs ' + fmt(m[j + 3], 3) + ')'));
+          rise.appendChild(sl);
+        }
         return [s.l, share, rise];
       });
-      pbody.appendChild(grid(['state', D.from_data ? 'posterior share' : 'share', 'rising'], rowsData));
+      if (kind === 'mixed') pbody.appendChild(h('p', 'Continuous variables: the shift of their mean in the state, in standard deviations: +z SD (mean in the state vs overall mean).', 'note'));
+      pbody.appendChild(grid(['state', D.from_data ? 'posterior share' : 'share', kind === 'mixed' ? 'rising / shifted' : 'rising'], rowsData));
     }
     if (e.r && e.r.length) {
       pbody.appendChild(h('h3', 'Related observed variables'));
-      var head = kind === 'gaussian' ? ['variable', 'correlation'] : kind === 'noisy-or' ? ['effect', 'failure'] : ['variable', 'mutual information'];
+      if (kind === 'mixed') pbody.appendChild(h('p', 'First canonical correlation: |ρ| between continuous variables (shown signed), the correlation ratio η between a discrete and a continuous one.', 'note'));
+      var head = kind === 'gaussian' ? ['variable', 'correlation'] : kind === 'noisy-or' ? ['effect', 'failure'] : kind === 'mixed' ? ['variable', 'canonical correlation'] : ['variable', 'mutual information'];
       var rel = [];
       for (var j = 0; j + 1 < e.r.length; j += 2) rel.push([link(e.r[j]), fmt(e.r[j + 1])]);
       pbody.appendChild(grid(head, rel));
@@ -598,6 +616,25 @@
       pbody.appendChild(h('h3', 'Correlations with the children'));
       pbody.appendChild(grid(['child', 'ρ'], kids[v].map(function (c) { return [link(c), fmt(D.rho[c])]; })));
     }
+  }
+  // continuous shows a continuous node of a mixed model: its mean and
+  // variance given each state of its discrete parent, or its intercept,
+  // coefficient and residual variance under a continuous parent.
+  function continuous(v) {
+    var cm = D.cmean[v] || [], cv = D.cvar[v] || [], p = parent[v];
+    pbody.appendChild(h('h3', 'Parameters'));
+    if (p >= 0 && !isCont(p)) {
+      var pl = stateLabels(p);
+      pbody.appendChild(grid([names[p], 'mean', 'variance'], cm.map(function (x, a) { return [pl[a] || String(a), fmt(x), fmt(cv[a])]; })));
+      return;
+    }
+    var t = h('table', null, 'kv');
+    if (p >= 0) {
+      kv(t, 'intercept', fmt(cm[0])); kv(t, 'coefficient on ' + names[p], fmt(D.coef[v])); kv(t, 'residual variance', fmt(cv[0]));
+    } else {
+      kv(t, 'mean', fmt(cm[0])); kv(t, 'variance', fmt(cv[0]));
+    }
+    pbody.appendChild(t);
   }
   function noisy(v) {
     var t = h('table', null, 'kv');
