@@ -399,3 +399,30 @@ func TestMixedAllContinuous(t *testing.T) {
 		}
 	}
 }
+
+// With data, a discrete hidden variable's shares are its mean posterior
+// over the rows: by hand on one row with x and u observed (the other
+// cells missing), P(h0 = a | x = 2, u = 3.5) ∝ P(h0 = a) P(x = 2 | a)
+// N(3.5; μ_a, σ²_a).
+func TestMixedSharesFromData(t *testing.T) {
+	m, _ := tinyMixed(t)
+	d, err := data.New([]data.Variable{{Name: "x", Kind: data.Discrete, States: []string{"0", "1", "2"}}, {Name: "w", Kind: data.Discrete, States: []string{"no", "yes"}},
+		{Name: "y", Kind: data.Continuous}, {Name: "u", Kind: data.Continuous}, {Name: "z1", Kind: data.Continuous}, {Name: "z2", Kind: data.Continuous}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Discrete(0)[0], d.Discrete(1)[0] = 2, data.Missing
+	d.Continuous(2)[0], d.Continuous(3)[0], d.Continuous(4)[0], d.Continuous(5)[0] = math.NaN(), 3.5, math.NaN(), math.NaN()
+	e, err := Model(m, Options{Data: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal := func(x, mu, v float64) float64 { return math.Exp(-(x-mu)*(x-mu)/(2*v)) / math.Sqrt(2*math.Pi*v) }
+	j0, j1 := 0.3*0.1*normal(3.5, 4, 2), 0.7*0.7*normal(3.5, 3, 1)
+	if !e.FromData || e.Rows != 1 {
+		t.Fatalf("from data %v, rows %d", e.FromData, e.Rows)
+	}
+	if got := e.Hidden[0].States[0].Share; math.Abs(got-j0/(j0+j1)) > 1e-9 {
+		t.Errorf("share of h0 = 0: %g, want %g", got, j0/(j0+j1))
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -265,5 +266,92 @@ func TestExplainReportMixed(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"kind":"mixed"`) || !strings.Contains(string(b), `"kinds":"`) {
 		t.Error("report page has no mixed payload")
+	}
+}
+
+// score --rows, infer and infer --impute on a mixed model, checked by hand
+// on the row "yes,1.5,," (z1 and z2 missing): P(h = a, row) = P(h = a)
+// P(x = yes | a) N(1.5; μ_a, σ²_a); g's posterior is the mixture of N(∓0.5,
+// 1) with those weights, and z1 = 1 + 1.5 g + N(0, 0.5), z2 = −0.8 g +
+// N(0, 1) are imputed with their conditional means and SDs.
+func TestScoreInferMixedByHand(t *testing.T) {
+	dir := t.TempDir()
+	path, _, _ := writeMixedModel(t, dir)
+	csv := writeTestFile(t, dir, "d.csv", "x,y,z1,z2\nyes,1.5,,\nno,,0.5,\n,2,1,-1\nno,-1,2,0.3\n")
+	normal := func(x, mu, v float64) float64 { return math.Exp(-(x-mu)*(x-mu)/(2*v)) / math.Sqrt(2*math.Pi*v) }
+	j0, j1 := 0.4*0.1*normal(1.5, -1, 1), 0.6*0.8*normal(1.5, 2, 0.5)
+	p0 := j0 / (j0 + j1)
+	gMean := p0*-0.5 + (1-p0)*0.5
+	gVar := 1 + p0*0.25 + (1-p0)*0.25 - gMean*gMean
+	near := func(what, got string, want float64, tol float64) {
+		t.Helper()
+		x, err := strconv.ParseFloat(got, 64)
+		if err != nil || math.Abs(x-want) > tol*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s: %s, want %g", what, got, want)
+		}
+	}
+	code, out, errs := run(t, "", "score", "--rows", "--missing", "keep", path, csv)
+	if code != 0 {
+		t.Fatalf("score --rows: %d %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || lines[0] != "row,prob,loglik" {
+		t.Fatalf("score --rows:\n%s", out)
+	}
+	f := strings.Split(lines[1], ",")
+	near("row 1 prob", f[1], j0+j1, 1e-12)
+	near("row 1 loglik", f[2], math.Log(j0+j1), 1e-12)
+
+	code, out, errs = run(t, "", "infer", "--missing", "keep", path, csv)
+	if code != 0 {
+		t.Fatalf("infer: %d %s", code, errs)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "h=0,h=1,g_mean,g_sd" || len(lines) != 5 {
+		t.Fatalf("infer:\n%s", out)
+	}
+	f = strings.Split(lines[1], ",")
+	near("P(h=0 | row 1)", f[0], p0, 1e-5)
+	near("P(h=1 | row 1)", f[1], 1-p0, 1e-5)
+	near("E[g | row 1]", f[2], gMean, 1e-5)
+	near("SD(g | row 1)", f[3], math.Sqrt(gVar), 1e-5)
+
+	probs := filepath.Join(dir, "p.csv")
+	code, out, errs = run(t, "", "infer", "--impute", "--probabilities", probs, path, csv)
+	if code != 0 {
+		t.Fatalf("infer --impute: %d %s", code, errs)
+	}
+	if !strings.Contains(errs, "imputed 5 missing cells (1 discrete, 4 continuous)") {
+		t.Errorf("impute summary %q", errs)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	f = strings.Split(lines[1], ",")
+	if len(lines) != 5 || f[0] != "yes" || f[1] != "1.5" {
+		t.Fatalf("imputed data:\n%s", out)
+	}
+	near("imputed z1", f[2], 1+1.5*gMean, 1e-12)
+	near("imputed z2", f[3], -0.8*gMean, 1e-12)
+	b, err := os.ReadFile(probs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if pl[0] != "row,column,value,prob,mean,sd" {
+		t.Fatalf("probabilities:\n%s", b)
+	}
+	for _, l := range pl[1:] {
+		f := strings.Split(l, ",")
+		switch f[0] + f[1] {
+		case "1z1":
+			near("z1 mean", f[4], 1+1.5*gMean, 1e-5)
+			near("z1 sd", f[5], math.Sqrt(2.25*gVar+0.5), 1e-5)
+		case "1z2":
+			near("z2 mean", f[4], -0.8*gMean, 1e-5)
+			near("z2 sd", f[5], math.Sqrt(0.64*gVar+1), 1e-5)
+		case "3x":
+			if f[4] != "" || f[5] != "" || f[2] != "no" && f[2] != "yes" {
+				t.Errorf("discrete cell line %q", l)
+			}
+		}
 	}
 }
