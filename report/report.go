@@ -259,14 +259,7 @@ func buildPayload(in Input) (*payload, error) {
 			if v < len(mm.Labels) && mm.Labels[v] != nil {
 				p.Labels[i] = mm.Labels[v]
 			}
-			if v == mm.Root {
-				p.CPT[i] = [][]num{nums(mm.Prior)}
-				continue
-			}
-			cpt := mm.CPT[v]
-			for a := 0; a+k <= len(cpt); a += k {
-				p.CPT[i] = append(p.CPT[i], nums(cpt[a:a+k]))
-			}
+			p.CPT[i] = tableRows(v == mm.Root, mm.Prior, mm.CPT[v], k)
 		}
 		if !slices.ContainsFunc(p.Labels, func(l []string) bool { return l != nil }) {
 			p.Labels = nil
@@ -301,13 +294,7 @@ func buildPayload(in Input) (*payload, error) {
 			if v < len(mm.Labels) && mm.Labels[v] != nil {
 				p.Labels[i] = mm.Labels[v]
 			}
-			if v == mm.Root {
-				p.CPT[i] = [][]num{nums(mm.Prior)}
-				continue
-			}
-			for a := 0; a+k <= len(mm.CPT[v]); a += k {
-				p.CPT[i] = append(p.CPT[i], nums(mm.CPT[v][a:a+k]))
-			}
+			p.CPT[i] = tableRows(v == mm.Root, mm.Prior, mm.CPT[v], k)
 		}
 		p.Kinds = string(kinds)
 		if !slices.ContainsFunc(p.Labels, func(l []string) bool { return l != nil }) {
@@ -349,6 +336,20 @@ func buildPayload(in Input) (*payload, error) {
 		}
 	}
 	return p, nil
+}
+
+// tableRows returns a discrete node's table as the page has it: the
+// prior as one row for the root, else the CPT a row per parent state of k
+// entries.
+func tableRows(root bool, prior, cpt []float64, k int) [][]num {
+	if root {
+		return [][]num{nums(prior)}
+	}
+	var out [][]num
+	for a := 0; a+k <= len(cpt); a += k {
+		out = append(out, nums(cpt[a:a+k]))
+	}
+	return out
 }
 
 // explainer converts the hidden variables of an explanation.
