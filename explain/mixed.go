@@ -179,13 +179,21 @@ func (c *cg) anchorMarg(a int) []float64 {
 	return c.marg[a]
 }
 
-// condFrom returns P(z | h) for every discrete node z, row-major
-// States[h]×States[z] (nil for continuous nodes), computed from h along the
-// discrete subtree and kept.
-func (c *cg) condFrom(h int) [][]float64 {
-	if out, ok := c.from[h]; ok {
+// anchorCond is condFrom for an anchor, kept: the anchors are few (the
+// discrete parents of continuous subtrees) and asked for again and again.
+func (c *cg) anchorCond(a int) [][]float64 {
+	if out, ok := c.from[a]; ok {
 		return out
 	}
+	out := c.condFrom(a)
+	c.from[a] = out
+	return out
+}
+
+// condFrom returns P(z | h) for every discrete node z, row-major
+// States[h]×States[z] (nil for continuous nodes), computed from h along the
+// discrete subtree.
+func (c *cg) condFrom(h int) [][]float64 {
 	m, r := c.m, c.r
 	kh := m.States[h]
 	out := make([][]float64, m.Tree.MaxID())
@@ -223,7 +231,6 @@ func (c *cg) condFrom(h int) [][]float64 {
 			step(p, c.up[w])
 		}
 	}
-	c.from[h] = out
 	return out
 }
 
@@ -234,7 +241,7 @@ func (c *cg) joint(a, b int) []float64 {
 		return []float64{1}
 	}
 	ka, kb := c.m.States[a], c.m.States[b]
-	cond := c.condFrom(a)[b]
+	cond := c.anchorCond(a)[b]
 	out := make([]float64, ka*kb)
 	for i := range ka {
 		for j := range kb {
@@ -288,12 +295,12 @@ func (c *cg) cov(x, y int) float64 {
 }
 
 // condMeans returns E[x | h = s] for every state s of discrete h and
-// continuous x.
-func (c *cg) condMeans(h, x int) []float64 {
+// continuous x, given from = condFrom(h).
+func (c *cg) condMeans(h, x int, from [][]float64) []float64 {
 	kh := c.m.States[h]
 	a := c.anchor[x]
 	ka := c.m.States[a]
-	cond := c.condFrom(h)[a]
+	cond := from[a]
 	out := make([]float64, kh)
 	for s := range kh {
 		for i, p := range cond[s*ka : (s+1)*ka] {
@@ -382,7 +389,7 @@ func (c *cg) discreteHidden(h int, obs []int, share []float64, top int) ([]score
 			rel[j] = scored[Related]{s, Related{Name: name, Strength: s, MI: mutualInfo(jt, ph, c.marg[x], kx)}}
 			continue
 		}
-		means[j] = c.condMeans(h, x)
+		means[j] = c.condMeans(h, x, cond)
 		s := corrRatio(means[j], ph, c.mean[x], c.sd[x])
 		rel[j] = scored[Related]{s, Related{Name: name, Strength: s}}
 	}

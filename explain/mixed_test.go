@@ -426,3 +426,26 @@ func TestMixedSharesFromData(t *testing.T) {
 		t.Errorf("share of h0 = 0: %g, want %g", got, j0/(j0+j1))
 	}
 }
+
+// The strength of a hidden and an observed variable is exp(−d) for the
+// model's exact canonical-correlation information distance d
+// (InformationDistances, computed independently by package model/mixed).
+func TestMixedStrengthIsDistance(t *testing.T) {
+	m, _ := tinyMixed(t)
+	e, err := Model(m, Options{Top: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range e.Hidden {
+		for _, r := range h.Related {
+			x, _ := m.Tree.Lookup(r.Name)
+			d, err := m.InformationDistances([]int{h.Node, x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := math.Exp(-d[1]); math.Abs(r.Strength-want) > 1e-9 {
+				t.Errorf("%s and %s: strength %g, exp(−d) %g", h.Name, r.Name, r.Strength, want)
+			}
+		}
+	}
+}
