@@ -272,7 +272,9 @@ func (e *engine) blockPost(bl *block, w *work, a int) {
 // log-likelihood, −Inf for a row of probability 0.
 func (e *engine) upward(w *work) float64 {
 	m := e.m
-	logScale := 0.0
+	// The row's scale factors: logScale in log space, scale a product
+	// folded into it only when it gets small (fewer logs).
+	logScale, scale := 0.0, 1.0
 	for bi := range e.blocks {
 		bl := &e.blocks[bi]
 		e.blockUp(bl, w)
@@ -313,7 +315,7 @@ func (e *engine) upward(w *work) float64 {
 				for s := range lam {
 					lam[s] /= mx
 				}
-				logScale += math.Log(mx)
+				logScale = foldScale(logScale, &scale, mx)
 			}
 		}
 		p := e.parent[v]
@@ -325,7 +327,7 @@ func (e *engine) upward(w *work) float64 {
 			if !(z > 0) {
 				return math.Inf(-1)
 			}
-			return math.Log(z) + logScale
+			return math.Log(z*scale) + logScale
 		}
 		up := w.up[v]
 		cpt := m.CPT[v]
@@ -345,7 +347,7 @@ func (e *engine) upward(w *work) float64 {
 		for a := range up {
 			up[a] /= mx
 		}
-		logScale += math.Log(mx)
+		logScale = foldScale(logScale, &scale, mx)
 	}
 	return math.Inf(-1) // not reached: the root is discrete or a block top
 }
@@ -422,6 +424,20 @@ func (e *engine) downward(w *work) {
 			}
 		}
 	}
+}
+
+// foldScale multiplies the scale *scale by x > 0, moving it into the
+// returned logScale when it gets small: both factors are at least tiny
+// before the product, so it cannot underflow.
+func foldScale(logScale float64, scale *float64, x float64) float64 {
+	if x < tiny {
+		return logScale + math.Log(x)
+	}
+	if *scale *= x; *scale < tiny {
+		logScale += math.Log(*scale)
+		*scale = 1
+	}
+	return logScale
 }
 
 // tiny is the size below which products of messages are rescaled.

@@ -781,3 +781,80 @@ func TestMismatch(t *testing.T) {
 		t.Errorf("kind mismatch: %v", err)
 	}
 }
+
+// TestUnderflow checks a hidden root with hundreds of sharply informative
+// leaves (products of messages far below the smallest float) and tables
+// with entries near the smallest float, against the log-sum-exp of the
+// per-state log-densities.
+func TestUnderflow(t *testing.T) {
+	nodes := []node{{"", D, 2, -1}, {"", D, 2, 0}}
+	for i := range 300 {
+		nodes = append(nodes, node{"x" + strconv.Itoa(i), C, 0, 1})
+	}
+	for i := range 5 {
+		nodes = append(nodes, node{"y" + strconv.Itoa(i), D, 2, 0})
+	}
+	rng := rand.New(rand.NewPCG(14, 1))
+	m := build(t, nodes, rng)
+	m.CPT[1] = []float64{1 - 1e-300, 1e-300, 1e-300, 1 - 1e-300}
+	for v := 2; v < 302; v++ {
+		m.Mean[v] = []float64{-3, 3}
+		m.Var[v] = []float64{0.5, 0.5}
+	}
+	d := sample(t, m, rng, 20, 0.1)
+	// Rows whose leaves disagree: every state of node 1 has a tiny
+	// product of messages.
+	for r := range 10 {
+		for j := range d.NumVars() {
+			if d.Var(j).Kind == C && j%2 == r%2 {
+				d.Continuous(j)[r] = -d.Continuous(j)[r]
+			}
+		}
+	}
+	ll, _, err := m.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond, err := m.Conditionals(d, []int{0, 1}, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range d.NumRows() {
+		// Brute force over the two discrete hidden nodes.
+		var terms []float64
+		var post1 [2]float64
+		for a := range 2 {
+			for b := range 2 {
+				lp := math.Log(m.Prior[a]) + math.Log(m.CPT[1][a*2+b])
+				for j := range d.NumVars() {
+					v, _ := m.Tree.Lookup(d.Var(j).Name)
+					if m.Kinds[v] == C {
+						if y := d.Continuous(j)[r]; !math.IsNaN(y) {
+							z := y - m.Mean[v][b]
+							lp += -0.5*math.Log(2*math.Pi*m.Var[v][b]) - z*z/(2*m.Var[v][b])
+						}
+					} else if c := d.Discrete(j)[r]; c != data.Missing {
+						lp += math.Log(m.CPT[v][a*2+int(c)])
+					}
+				}
+				terms = append(terms, lp)
+			}
+		}
+		mx := math.Inf(-1)
+		for _, x := range terms {
+			mx = math.Max(mx, x)
+		}
+		s := 0.0
+		for i, x := range terms {
+			s += math.Exp(x - mx)
+			post1[i%2] += math.Exp(x - mx)
+		}
+		want := mx + math.Log(s)
+		if !near(ll[r], want, 1e-9) {
+			t.Errorf("row %d: %.12g, want %.12g", r, ll[r], want)
+		}
+		if p := cond[1].Row(r)[1]; !near(p, post1[1]/s, 1e-9) {
+			t.Errorf("row %d: posterior %g, want %g", r, p, post1[1]/s)
+		}
+	}
+}
