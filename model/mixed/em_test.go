@@ -364,3 +364,40 @@ func TestFitWorkersRestarts(t *testing.T) {
 		t.Error("negative tolerance accepted")
 	}
 }
+
+// TestFitBudget checks, for every small MaxIter and both accelerations,
+// that EM stops within the budget at a model whose log-likelihood is
+// EMResult.LogLik, and that SQUAREM and plain EM converge to the same
+// log-likelihood.
+func TestFitBudget(t *testing.T) {
+	truth := recoveryTruth(t)
+	d := sample(t, truth, rand.New(rand.NewPCG(32, 1)), 400, 0.1)
+	for _, acc := range []model.Accel{model.AccelSQUAREM, model.AccelNone} {
+		for it := 1; it <= 9; it++ {
+			m, res, err := Fit(truth.Tree, d, Options{MaxIter: it, Accel: acc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ll, _ := m.LogLikelihood(d, model.InferOptions{})
+			if res.Iterations > it || len(res.Trace) != res.Iterations || !near(ll, res.LogLik, 1e-12) || res.Trace[len(res.Trace)-1] != res.LogLik {
+				t.Errorf("%v MaxIter %d: %d iterations, LogLik %.12g, model's %.12g", acc, it, res.Iterations, res.LogLik, ll)
+			}
+		}
+	}
+	var lls []float64
+	for _, acc := range []model.Accel{model.AccelSQUAREM, model.AccelNone} {
+		_, res, err := Fit(truth.Tree, d, Options{Accel: acc, Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(res.Trace); i++ {
+			if res.Trace[i] < res.Trace[i-1]-1e-9*math.Abs(res.Trace[i-1]) {
+				t.Errorf("%v: trace falls at %d", acc, i)
+			}
+		}
+		lls = append(lls, res.LogLik)
+	}
+	if math.Abs(lls[0]-lls[1]) > 1e-3 {
+		t.Errorf("SQUAREM reached %.6f, plain EM %.6f", lls[0], lls[1])
+	}
+}

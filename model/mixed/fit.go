@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/squarem"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -37,17 +38,25 @@ type Options struct {
 	// Src is the source of randomness of the random starts (nil: the
 	// default seed).
 	Src rand.Source
+	// Accel selects the acceleration of EM after the restarts (zero:
+	// model.AccelSQUAREM; model.AccelNone is plain EM).
+	Accel model.Accel
 	// Workers is the number of goroutines (0: GOMAXPROCS); results do not
 	// depend on it.
 	Workers int
+	// Progress, if set, is called after every E-step of the final run
+	// with the number of E-steps so far and the log-likelihood (the
+	// entry just added to EMResult.Trace).
+	Progress func(iter int, ll float64)
 	// Logger, when not nil, receives progress.
 	Logger *slog.Logger
 }
 
 // Fit fits a mixed model with structure t to d by EM: kinds of hidden
 // nodes and the root by Layout, a moment-based start (see Start), then EM
-// with missing cells marginalised, until the relative gain in
-// log-likelihood of an iteration is at most Tol. With Restarts > 0 the
+// (SQUAREM-accelerated unless Accel is model.AccelNone) with missing
+// cells marginalised, until the relative gain in log-likelihood of an
+// iteration (a SQUAREM cycle) is at most Tol. With Restarts > 0 the
 // moment-based start and Restarts random ones each run RestartIter
 // iterations first, and the best continues. Discrete observed variables
 // get the states (and labels) of their columns. The EMResult's LogLik is
@@ -90,7 +99,9 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 				c.randomize(mom, rng)
 			}
 			run := &model.EMResult{}
-			if err := c.em(b, iters, 0, opt, run); err != nil {
+			screen := opt
+			screen.Progress = nil
+			if err := c.em(b, iters, 0, screen, run); err != nil {
 				return nil, nil, err
 			}
 			res.Starts = append(res.Starts, run.LogLik)
@@ -100,7 +111,11 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 		}
 		m = best
 	}
-	if err := m.em(b, maxIter, tol, opt, res); err != nil {
+	run := m.em
+	if opt.Accel == model.AccelSQUAREM {
+		run = m.squarem
+	}
+	if err := run(b, maxIter, tol, opt, res); err != nil {
 		return nil, nil, err
 	}
 	if opt.Logger != nil {
@@ -117,6 +132,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("mixed: negative MaxIter %d", o.MaxIter)
 	case o.Tol < 0 || math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0):
 		return fmt.Errorf("mixed: EM tolerance %g must be positive (0: model.DefaultTol %g)", o.Tol, model.DefaultTol)
+	case o.Accel != model.AccelSQUAREM && o.Accel != model.AccelNone:
+		return fmt.Errorf("mixed: unknown EM acceleration %d", int(o.Accel))
 	case o.Restarts < 0 || o.RestartIter < 0:
 		return fmt.Errorf("mixed: negative Restarts %d or RestartIter %d", o.Restarts, o.RestartIter)
 	}
@@ -194,11 +211,7 @@ func (m *Model) em(b *binding, maxIter int, tol float64, opt Options, res *model
 		if math.IsNaN(ll) {
 			return errors.New("mixed: EM reached NaN log-likelihood")
 		}
-		res.Trace = append(res.Trace, ll)
-		res.Iterations, res.LogLik = it+1, ll
-		if opt.Logger != nil {
-			opt.Logger.Debug("mixed EM", "iteration", it+1, "loglik", ll)
-		}
+		record(res, ll, opt)
 		if it > 0 && tol > 0 {
 			prev := res.Trace[it-1]
 			if ll-prev <= tol*math.Abs(prev) {
@@ -209,16 +222,199 @@ func (m *Model) em(b *binding, maxIter int, tol float64, opt Options, res *model
 		if it == maxIter-1 {
 			return nil
 		}
-		floored, err := m.MStep(x)
-		if err != nil {
+		if err := m.mstep(x, res); err != nil {
 			return err
-		}
-		res.Floored = res.Floored[:0]
-		for _, v := range floored {
-			res.Floored = append(res.Floored, m.Tree.Name(v))
 		}
 	}
 	return nil
+}
+
+// record adds an E-step's log-likelihood to the trace.
+func record(res *model.EMResult, ll float64, opt Options) {
+	res.Trace = append(res.Trace, ll)
+	res.Iterations, res.LogLik = len(res.Trace), ll
+	if opt.Progress != nil {
+		opt.Progress(res.Iterations, ll)
+	}
+	if opt.Logger != nil {
+		opt.Logger.Debug("mixed EM", "iteration", res.Iterations, "loglik", ll)
+	}
+}
+
+// mstep runs MStep and records the floored nodes in res.
+func (m *Model) mstep(x *Expected, res *model.EMResult) error {
+	floored, err := m.MStep(x)
+	if err != nil {
+		return err
+	}
+	res.Floored = res.Floored[:0]
+	for _, v := range floored {
+		res.Floored = append(res.Floored, m.Tree.Name(v))
+	}
+	return nil
+}
+
+// squarem runs SQUAREM-accelerated EM (model.AccelSQUAREM: SqS3 with
+// the step-length control of the discrete and Gaussian families) from m's
+// parameters for at most maxIter E-steps, stopping when a cycle's
+// relative gain is at most tol, and fills res. Parameters are
+// extrapolated as one vector of probabilities, means, log-variances and
+// coefficients; the extrapolated point is projected back (every
+// probability and variance at least 0.3 times its value at the second EM
+// point, rows renormalised, hidden continuous nodes standardised) and
+// accepted when its log-likelihood is at least that of the first EM
+// point. m ends with the parameters of the last E-step at a cycle
+// boundary, whose log-likelihood is res.LogLik.
+func (m *Model) squarem(b *binding, maxIter int, tol float64, opt Options, res *model.EMResult) error {
+	res.Converged = false
+	stop := squarem.Stopper{Relative: true, Tol: tol}
+	stepMax := 1.0
+	estep := func(c *Model) (*Expected, error) {
+		x := newEngine(c).estep(b, opt.Workers)
+		if math.IsNaN(x.LogLik) {
+			return nil, errors.New("mixed: EM reached NaN log-likelihood")
+		}
+		return x, nil
+	}
+	budget := func() bool { return len(res.Trace) < maxIter }
+	x0, err := estep(m)
+	if err != nil {
+		return err
+	}
+	record(res, x0.LogLik, opt)
+	for {
+		if stop.Done(x0.LogLik, 0) {
+			res.Converged = true
+			return nil
+		}
+		if !budget() {
+			return nil
+		}
+		// θ1 = M(θ0), θ2 = M(θ1).
+		m1 := m.clone()
+		if err := m1.mstep(x0, res); err != nil {
+			return err
+		}
+		x1, err := estep(m1)
+		if err != nil {
+			return err
+		}
+		record(res, x1.LogLik, opt)
+		if !budget() {
+			*m = *m1
+			return nil
+		}
+		m2 := m1.clone()
+		if err := m2.mstep(x1, res); err != nil {
+			return err
+		}
+		// θ′ = θ2 when α = −1 (then accepted: EM does not decrease
+		// the log-likelihood), so that the cap can grow.
+		p0, p1, p2 := m.pack(nil), m1.pack(nil), m2.pack(nil)
+		alpha := squarem.StepLength(p0, p1, p2, stepMax)
+		me := m2.clone()
+		if alpha < -1 {
+			pe := make([]float64, len(p0))
+			squarem.Extrapolate(p0, p1, p2, pe, alpha)
+			me.unpack(pe, m2)
+		}
+		xe, err := estep(me)
+		if err != nil {
+			return err
+		}
+		next := m2
+		if xe.LogLik >= x1.LogLik && !math.IsInf(xe.LogLik, 0) {
+			// Accepted: a stabilising EM step from θ′.
+			record(res, xe.LogLik, opt)
+			if !budget() {
+				*m = *me
+				return nil
+			}
+			next = me.clone()
+			if err := next.mstep(xe, res); err != nil {
+				return err
+			}
+			if -alpha >= stepMax {
+				stepMax *= squarem.StepGrow
+			}
+		} else {
+			// Rejected: fall back to θ2.
+			record(res, x1.LogLik, opt)
+			stepMax = max(1, min(stepMax, -alpha)/squarem.StepGrow)
+			if !budget() {
+				*m = *m1
+				return nil
+			}
+		}
+		*m = *next
+		if x0, err = estep(m); err != nil {
+			return err
+		}
+		record(res, x0.LogLik, opt)
+	}
+}
+
+// pack appends m's parameters to dst as one vector: prior and tables,
+// then per continuous node its means, log-variances and coefficient.
+func (m *Model) pack(dst []float64) []float64 {
+	dst = append(dst, m.Prior...)
+	for _, v := range m.Rooted().Order {
+		if m.Kinds[v] == data.Discrete {
+			dst = append(dst, m.CPT[v]...)
+			continue
+		}
+		dst = append(dst, m.Mean[v]...)
+		for _, x := range m.Var[v] {
+			dst = append(dst, math.Log(x))
+		}
+		dst = append(dst, m.Coef[v])
+	}
+	return dst
+}
+
+// unpack sets m's parameters from p (laid out by pack), projected onto
+// valid parameters: probabilities and variances at least 0.3 times their
+// values in ref (and probabilities at least 1e-10), table rows
+// renormalised; hidden continuous nodes are then standardised.
+func (m *Model) unpack(p []float64, ref *Model) {
+	i := 0
+	proj := func(dst, ref []float64, k int) {
+		for j := range dst {
+			dst[j] = max(p[i+j], 0.3*ref[j], 1e-10)
+		}
+		i += len(dst)
+		for a := 0; a < len(dst)/k; a++ {
+			s := 0.0
+			for _, x := range dst[a*k : (a+1)*k] {
+				s += x
+			}
+			for j := a * k; j < (a+1)*k; j++ {
+				dst[j] /= s
+			}
+		}
+	}
+	if m.Prior != nil {
+		proj(m.Prior, ref.Prior, len(m.Prior))
+	}
+	for _, v := range m.Rooted().Order {
+		if m.Kinds[v] == data.Discrete {
+			if m.CPT[v] != nil {
+				proj(m.CPT[v], ref.CPT[v], m.States[v])
+			}
+			continue
+		}
+		for a := range m.Mean[v] {
+			m.Mean[v][a] = p[i]
+			i++
+		}
+		for a := range m.Var[v] {
+			m.Var[v][a] = max(math.Exp(p[i]), 0.3*ref.Var[v][a])
+			i++
+		}
+		m.Coef[v] = p[i]
+		i++
+	}
+	m.standardise()
 }
 
 // clone returns a copy of m's parameters (sharing the tree).
