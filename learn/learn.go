@@ -27,7 +27,9 @@ type DistanceOptions struct {
 	// Kind chooses the distance (default distance.Auto: Gaussian for
 	// continuous pairs, Lake's determinant distance for discrete ones with
 	// equal numbers of states, the rank-k distance for discrete ones with
-	// different numbers).
+	// different numbers, and distance.Mixed for data that mix the two
+	// kinds; a Mixed distance of rank k > 2 is computed on the data with
+	// the continuous columns cut into quantile bins, which needs rows).
 	Kind distance.Kind
 	// Rank > 0 uses the rank-k discrete distance. Rank 0 uses Lake's
 	// determinant distance when every observed variable has the same
@@ -613,8 +615,7 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 			return nil, err
 		}
 	default:
-		rank := opt.distanceRank(st)
-		dm, degen, err := distance.Information(st, distance.InfoOptions{Kind: opt.Distance.Kind, Rank: rank, Pseudo: opt.Distance.Pseudo, Workers: opt.Workers})
+		dm, degen, rank, err := opt.informationDistances(st, d)
 		if err != nil {
 			return nil, err
 		}
@@ -632,9 +633,9 @@ func fromStats(st *stats.Stats, d *data.Dataset, opt Options) (*Result, error) {
 // for, else distance.DefaultRank with the hidden-state count of the fit (0
 // for the determinant distance and for kinds that have no rank).
 func (o *Options) distanceRank(st *stats.Stats) int {
+	disc, _ := hasKinds(st)
 	switch {
-	case o.Distance.Kind != distance.Auto && o.Distance.Kind != distance.Discrete,
-		st.NumVars() == 0 || st.Var(0).Kind != data.Discrete:
+	case o.Distance.Kind != distance.Auto && o.Distance.Kind != distance.Discrete && o.Distance.Kind != distance.Mixed, !disc:
 		return 0
 	case o.Distance.Rank > 0:
 		return o.Distance.Rank
@@ -696,12 +697,17 @@ func structureFrom(dm *distance.Matrix, samples int, opt Options) (*Result, erro
 
 func learnQuartet(d *data.Dataset, st *stats.Stats, opt Options) (*Result, error) {
 	q := opt.Quartet
+	names := d.Names()
+	d, st, err := opt.quartetData(d, st)
+	if err != nil {
+		return nil, err
+	}
 	o, err := quartet.NewDataOracle(d, q.Test, q.K, 0)
 	if err != nil {
 		return nil, err
 	}
 	o.Stats = st
-	br, err := quartet.Build(d.Names(), o, quartet.BuildOptions{Reps: q.Reps, Order: q.Order, Candidates: q.Candidates, Src: opt.rng()})
+	br, err := quartet.Build(names, o, quartet.BuildOptions{Reps: q.Reps, Order: q.Order, Candidates: q.Candidates, Src: opt.rng()})
 	if err != nil {
 		return nil, err
 	}

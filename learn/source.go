@@ -68,11 +68,16 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordable(st.NumVars(), int(st.Rows()))) {
 		rule = ContractThreshold
 	}
-	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows
+	binned := m.UsesDistances() && opt.binned(st, opt.distanceRank(st))
+	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows || binned
 	if needRows {
 		mz, ok := src.(Materializer)
 		if !ok {
-			return nil, fmt.Errorf("learn: %s needs the rows in memory; read them into a Dataset (or a data.Packed) and use Learn", needWhat(m, rule))
+			what := needWhat(m, rule)
+			if binned && !m.NeedsRows() && rule != ContractBIC && rule != ContractAIC && !fitNeedsRows {
+				what = fmt.Sprintf("the mixed distance of rank %d (quantile bins of the continuous columns)", opt.distanceRank(st))
+			}
+			return nil, fmt.Errorf("learn: %s needs the rows in memory; read them into a Dataset (or a data.Packed) and use Learn", what)
 		}
 		d, err := mz.Dataset()
 		if err != nil {
