@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -32,7 +33,8 @@ type Options struct {
 	// GOMAXPROCS).
 	Workers int
 	// Profiles gives every state of every hidden variable of a discrete
-	// model its profile (State.Profile). A model with one hidden variable
+	// model (every discrete hidden variable of a mixed one) its profile
+	// (State.Profile). A model with one hidden variable
 	// (a latent class model) always gets them.
 	Profiles bool
 }
@@ -158,10 +160,11 @@ type State struct {
 	// Shifts are the Top continuous observed variables of a mixed model
 	// whose mean moves most in this state, by |Z|, largest first.
 	Shifts []Shift `json:"shifts,omitempty"`
-	// Profile is the class profile (discrete models with one hidden
-	// variable, or Options.Profiles): for every observed variable, in
-	// the model's order, its most probable value in this state and the
-	// full conditional distribution.
+	// Profile is the class profile (discrete and mixed models with one
+	// hidden variable, or Options.Profiles): for every observed variable,
+	// in the model's order, its most probable value in this state and the
+	// full conditional distribution (a continuous variable of a mixed
+	// model: its mean and standard deviation in this state).
 	Profile []Answer `json:"profile,omitempty"`
 }
 
@@ -175,6 +178,27 @@ type Answer struct {
 	// P(x = States[i] | h = state) = Probs[i].
 	States []string  `json:"states"`
 	Probs  []float64 `json:"probs"`
+	// Continuous marks a continuous variable of a mixed model, whose
+	// distribution in the state has mean Mean and standard deviation SD
+	// (and no Mode, Prob, States or Probs). Its JSON is {"name", "mean",
+	// "sd"}.
+	Continuous bool    `json:"-"`
+	Mean       float64 `json:"-"`
+	SD         float64 `json:"-"`
+}
+
+// MarshalJSON writes a discrete variable's answer with its fields and a
+// continuous one as {"name", "mean", "sd"}.
+func (a Answer) MarshalJSON() ([]byte, error) {
+	if a.Continuous {
+		return json.Marshal(struct {
+			Name string  `json:"name"`
+			Mean float64 `json:"mean"`
+			SD   float64 `json:"sd"`
+		}{a.Name, a.Mean, a.SD})
+	}
+	type plain Answer
+	return json.Marshal(plain(a))
 }
 
 // Shift is how far a continuous observed variable's mean moves when a

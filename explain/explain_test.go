@@ -94,8 +94,8 @@ func TestDiscreteHandComputed(t *testing.T) {
 	checkStates(t, h.States, wantStates)
 	// One hidden variable: every state has its profile, the CPT rows.
 	wantProfile := [][]Answer{
-		{{"x1", "0", 0.9, []string{"0", "1"}, []float64{0.9, 0.1}}, {"x2", "0", 0.5, []string{"0", "1"}, []float64{0.5, 0.5}}, {"x3", "0", 0.7, []string{"0", "1"}, []float64{0.7, 0.3}}},
-		{{"x1", "1", 0.8, []string{"0", "1"}, []float64{0.2, 0.8}}, {"x2", "0", 0.5, []string{"0", "1"}, []float64{0.5, 0.5}}, {"x3", "1", 0.6, []string{"0", "1"}, []float64{0.4, 0.6}}},
+		{{Name: "x1", Mode: "0", Prob: 0.9, States: []string{"0", "1"}, Probs: []float64{0.9, 0.1}}, {Name: "x2", Mode: "0", Prob: 0.5, States: []string{"0", "1"}, Probs: []float64{0.5, 0.5}}, {Name: "x3", Mode: "0", Prob: 0.7, States: []string{"0", "1"}, Probs: []float64{0.7, 0.3}}},
+		{{Name: "x1", Mode: "1", Prob: 0.8, States: []string{"0", "1"}, Probs: []float64{0.2, 0.8}}, {Name: "x2", Mode: "0", Prob: 0.5, States: []string{"0", "1"}, Probs: []float64{0.5, 0.5}}, {Name: "x3", Mode: "1", Prob: 0.6, States: []string{"0", "1"}, Probs: []float64{0.4, 0.6}}},
 	}
 	for s, w := range wantProfile {
 		g := h.States[s].Profile

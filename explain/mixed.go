@@ -73,7 +73,7 @@ func explainMixed(m *mixed.Model, opt Options) (*Explanation, error) {
 		}
 		var rel []scored[Related]
 		if m.Kinds[h] == data.Discrete {
-			rel, hl.States = c.discreteHidden(h, obs, shares[h], top)
+			rel, hl.States = c.discreteHidden(h, obs, shares[h], top, opt.Profiles || len(hidden) == 1)
 		} else {
 			rel = c.continuousHidden(h, obs)
 		}
@@ -368,7 +368,7 @@ func canonical(p []float64, ka, kb int) float64 {
 // hidden h (by first canonical correlation) and its states: their shares,
 // the discrete values whose probability rises most and the continuous
 // variables whose mean shifts most.
-func (c *cg) discreteHidden(h int, obs []int, share []float64, top int) ([]scored[Related], []State) {
+func (c *cg) discreteHidden(h int, obs []int, share []float64, top int, profiles bool) ([]scored[Related], []State) {
 	m, t := c.m, c.m.Tree
 	kh := m.States[h]
 	ph := c.marg[h]
@@ -422,8 +422,46 @@ func (c *cg) discreteHidden(h int, obs []int, share []float64, top int) ([]score
 			}
 		}
 		states[s] = State{Label: hlabels[s], Share: share[s], Rising: nonNil(topN(rise, top)), Shifts: topN(shift, top)}
+		if profiles {
+			states[s].Profile = c.profile(h, s, obs, cond, means)
+		}
 	}
 	return rel, states
+}
+
+// profile returns every observed variable's distribution given state s of
+// discrete h: for a discrete one its most probable value and the
+// distribution (cond = condFrom(h)), for a continuous one its mean (means
+// by observed variable, from condMeans) and SD, Var(x | h = s) = Σ_a P(a
+// | s) (Var(x | a) + E[x | a]²) − E[x | s]² over the states a of x's
+// anchor.
+func (c *cg) profile(h, s int, obs []int, cond, means [][]float64) []Answer {
+	m, t := c.m, c.m.Tree
+	out := make([]Answer, len(obs))
+	for j, x := range obs {
+		if m.Kinds[x] == data.Continuous {
+			a := c.anchor[x]
+			ka := m.States[a]
+			e2 := 0.0
+			for i, p := range cond[a][s*ka : (s+1)*ka] {
+				e2 += p * (c.vr[x][i] + c.mu[x][i]*c.mu[x][i])
+			}
+			mu := means[j][s]
+			out[j] = Answer{Name: t.Name(x), Continuous: true, Mean: mu, SD: math.Sqrt(math.Max(0, e2-mu*mu))}
+			continue
+		}
+		kx := m.States[x]
+		p := append([]float64(nil), cond[x][s*kx:(s+1)*kx]...)
+		mode := 0
+		for b := range p {
+			if p[b] > p[mode] {
+				mode = b
+			}
+		}
+		labels := stateLabels(m, x)
+		out[j] = Answer{Name: t.Name(x), Mode: labels[mode], Prob: p[mode], States: labels, Probs: p}
+	}
+	return out
 }
 
 // continuousHidden returns the observed variables related to continuous

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -447,5 +448,74 @@ func TestMixedStrengthIsDistance(t *testing.T) {
 				t.Errorf("%s and %s: strength %g, exp(−d) %g", h.Name, r.Name, r.Strength, want)
 			}
 		}
+	}
+}
+
+// Profiles of a mixed model's discrete hidden variables: a continuous
+// variable's mean and SD in each state, a discrete one's distribution,
+// against enumeration.
+func TestMixedProfiles(t *testing.T) {
+	m, id := tinyMixed(t)
+	cfg := bruteMixed(t, m)
+	e, err := Model(m, Options{Profiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range e.Hidden {
+		if h.Kind != "discrete" {
+			continue
+		}
+		for s, st := range h.States {
+			if len(st.Profile) != m.Tree.NumObserved() {
+				t.Fatalf("%s state %d: profile of %d variables", h.Name, s, len(st.Profile))
+			}
+			for _, a := range st.Profile {
+				x := id[a.Name]
+				ps, e1, e2 := 0.0, 0.0, 0.0
+				var px []float64
+				if !a.Continuous {
+					px = make([]float64, m.States[x])
+				}
+				for _, c := range cfg {
+					if c.state[h.Node] != s {
+						continue
+					}
+					ps += c.prob
+					if a.Continuous {
+						e1 += c.prob * c.mean[x]
+						e2 += c.prob * (c.cov(x, x) + c.mean[x]*c.mean[x])
+					} else {
+						px[c.state[x]] += c.prob
+					}
+				}
+				if a.Continuous {
+					mean := e1 / ps
+					sd := math.Sqrt(e2/ps - mean*mean)
+					if math.Abs(a.Mean-mean) > mixTol || math.Abs(a.SD-sd) > mixTol || m.Kinds[x] != data.Continuous {
+						t.Errorf("%s state %d, %s: %g±%g, want %g±%g", h.Name, s, a.Name, a.Mean, a.SD, mean, sd)
+					}
+					continue
+				}
+				for b := range px {
+					if math.Abs(a.Probs[b]-px[b]/ps) > mixTol {
+						t.Errorf("%s state %d, %s: P = %v, want %g at %d", h.Name, s, a.Name, a.Probs, px[b]/ps, b)
+					}
+				}
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := e.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "continuous: mean±SD): x=") {
+		t.Errorf("profile text:\n%s", b.String())
+	}
+	js, err := json.Marshal(e.Hidden[0].States[0].Profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `{"name":"u","mean":`) || !strings.Contains(string(js), `"mode":`) {
+		t.Errorf("profile JSON %s", js)
 	}
 }

@@ -110,10 +110,16 @@ func (e *Explanation) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "  state %s (%s%s): %s\n", s.Label, percent(s.Share), of, list)
 			if len(s.Profile) > 0 {
 				prof := make([]string, len(s.Profile))
+				what := "most probable value, its probability"
 				for i, a := range s.Profile {
+					if a.Continuous {
+						prof[i] = fmt.Sprintf("%s %.3g±%.2g", a.Name, a.Mean, a.SD)
+						what = "most probable value, its probability; continuous: mean±SD"
+						continue
+					}
 					prof[i] = fmt.Sprintf("%s=%s %.2f", a.Name, a.Mode, a.Prob)
 				}
-				fmt.Fprintf(bw, "    profile (most probable value, its probability): %s\n", strings.Join(prof, ", "))
+				fmt.Fprintf(bw, "    profile (%s): %s\n", what, strings.Join(prof, ", "))
 			}
 		}
 	}

@@ -44,7 +44,9 @@ observed variables (--label-words of them), and:
                    one), and for each state of a discrete hidden variable
                    its share, the discrete values whose probability rises
                    most (as above) and the continuous variables whose mean
-                   shifts most, "y +1.20 SD": (E[y | state] − E[y]) / SD(y)
+                   shifts most, "y +1.20 SD": (E[y | state] − E[y]) / SD(y);
+                   with one hidden variable its profile gives continuous
+                   variables as mean±SD in the class
   noisy-or network each source's effects by failure probability, lowest
                    (strongest) first, and its states off and on as above
 
@@ -61,7 +63,7 @@ JSON ({"model", "data", "kind", "from_data", "rows", "hidden": [{"node",
 "mi" | "corr" | "failure" | "strength"}], "states": [{"label", "share",
 "rising": [{"name", "state", "prob", "base"}], "shifts": [{"name", "mean",
 "base", "sd", "z"}] (mixed), "profile": [{"name", "mode", "prob", "states",
-"probs"}]}]}]}).`,
+"probs"} | {"name", "mean", "sd"} (continuous)]}]}]}).`,
 		Example: `  latentree learn docs.csv --out model.json
   latentree explain model.json
   latentree explain model.json docs.csv --top 8
