@@ -401,3 +401,28 @@ func TestFitBudget(t *testing.T) {
 		t.Errorf("SQUAREM reached %.6f, plain EM %.6f", lls[0], lls[1])
 	}
 }
+
+// TestFitDegenerate fits data with a constant continuous column, a
+// column with every cell missing and a one-state discrete column: EM must
+// end at a valid model with a finite log-likelihood, and report the
+// floored variance of the constant column.
+func TestFitDegenerate(t *testing.T) {
+	truth := recoveryTruth(t)
+	d := sample(t, truth, rand.New(rand.NewPCG(33, 1)), 300, 0.1)
+	jb, _ := d.Index("b")
+	je, _ := d.Index("e")
+	for r := range d.NumRows() {
+		d.Continuous(jb)[r] = 2.5
+		d.Continuous(je)[r] = math.NaN()
+	}
+	m, res, err := Fit(truth.Tree, d, Options{Restarts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil || math.IsInf(res.LogLik, 0) || math.IsNaN(res.LogLik) {
+		t.Fatalf("model %v, log-likelihood %g", err, res.LogLik)
+	}
+	if !slices.Contains(res.Floored, "b") {
+		t.Errorf("floored %v, want b among them", res.Floored)
+	}
+}
