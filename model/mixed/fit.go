@@ -625,6 +625,21 @@ func columnMoments(m *Model, b *binding) moments {
 	return mom
 }
 
+// randomRows fills each row of k entries of p with a random distribution:
+// entries uniform on [0.05, 1.05], normalised.
+func randomRows(p []float64, k int, rng *rand.Rand) {
+	for a := 0; a < len(p)/k; a++ {
+		s := 0.0
+		for x := range k {
+			p[a*k+x] = 0.05 + rng.Float64()
+			s += p[a*k+x]
+		}
+		for x := range k {
+			p[a*k+x] /= s
+		}
+	}
+}
+
 // of returns the moments of node v: its column's, or mean 0 and
 // variance 1 for a hidden node.
 func (mom moments) of(m *Model, v int) (mean, variance float64) {
@@ -644,18 +659,7 @@ func (mom moments) of(m *Model, v int) (mean, variance float64) {
 // hidden continuous nodes are then standardised.
 func (m *Model) randomize(mom moments, rng *rand.Rand) {
 	r := m.Rooted()
-	dist := func(p []float64, k int) {
-		for a := 0; a < len(p)/k; a++ {
-			s := 0.0
-			for x := range k {
-				p[a*k+x] = 0.05 + rng.Float64()
-				s += p[a*k+x]
-			}
-			for x := range k {
-				p[a*k+x] /= s
-			}
-		}
-	}
+	dist := func(p []float64, k int) { randomRows(p, k, rng) }
 	for _, v := range r.Order {
 		p := r.Parent[v]
 		if m.Kinds[v] == data.Discrete {

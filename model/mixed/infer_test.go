@@ -71,18 +71,7 @@ func build(t *testing.T, nodes []node, rng *rand.Rand) *Model {
 // randomize draws random parameters (hidden continuous nodes not
 // standardised).
 func randomize(m *Model, rng *rand.Rand) {
-	randDist := func(p []float64, k int) {
-		for a := 0; a < len(p)/k; a++ {
-			s := 0.0
-			for x := range k {
-				p[a*k+x] = 0.05 + rng.Float64()
-				s += p[a*k+x]
-			}
-			for x := range k {
-				p[a*k+x] /= s
-			}
-		}
-	}
+	randDist := func(p []float64, k int) { randomRows(p, k, rng) }
 	r := m.Rooted()
 	for _, v := range r.Order {
 		switch {
