@@ -54,10 +54,11 @@ tree.
 
 The format comes from --out's extension (.svg, .png, or .dot or .gv for a
 Graphviz DOT graph of the tree, continuous nodes of a mixed model with a
-double outline) or --format; --out - writes SVG to standard output. --layout
-tidy draws top-down (parents centred over their children), radial puts the
-root at the centre and the leaves around a circle; auto (the default) is tidy
-up to 150 nodes and radial beyond. Labels never overlap: in the radial
+double outline; Graphviz lays it out, so the layout, label, title and size
+flags do not apply) or --format; --out - writes SVG to standard output.
+--layout tidy draws top-down (parents centred over their children), radial
+puts the root at the centre and the leaves around a circle; auto (the
+default) is tidy up to 150 nodes and radial beyond. Labels never overlap: in the radial
 layout, labels of inner nodes that have no free place are left to the node's
 tooltip (SVG). The SVG is standalone (no fonts or links); the PNG is rendered
 without cgo or Graphviz, at most 4096 pixels a side unless --width or --height
@@ -95,6 +96,14 @@ output.`,
 			}
 			if f != "svg" && f != "png" && f != "dot" {
 				return usagef("--format %q: want svg, png or dot", format)
+			}
+			if f == "dot" {
+				// Graphviz lays the graph out and sizes it itself.
+				for _, name := range []string{"labels", "layout", "title", "width", "height", "root"} {
+					if cmd.Flags().Changed(name) {
+						return usagef("--%s applies to SVG and PNG pictures, not to DOT (Graphviz lays the graph out)", name)
+					}
+				}
 			}
 			if err := (&draw.Options{Width: width, Height: height}).Validate(); err != nil {
 				return drawOptionError(err)
@@ -186,11 +195,15 @@ output.`,
 						used = draw.LayoutRadial
 					}
 				}
-				return writeJSON(e.summaryWriter([]pathFlag{{"--out", out}}), map[string]any{
+				doc := map[string]any{
 					"input": args[0], "out": out, "format": f, "layout": used.String(),
 					"nodes": t.NumNodes(), "observed": t.NumObserved(), "hidden": t.NumHidden(),
 					"labels": len(opt.Labels) > 0, "bytes": size,
-				})
+				}
+				if f == "dot" {
+					delete(doc, "layout") // Graphviz's
+				}
+				return writeJSON(e.summaryWriter([]pathFlag{{"--out", out}}), doc)
 			}
 			if out != "-" {
 				fmt.Fprintf(e.stdout, "drew %d nodes (%d hidden) to %s\n", t.NumNodes(), t.NumHidden(), out)

@@ -226,6 +226,9 @@ func TestDrawMixed(t *testing.T) {
 	if n := strings.Count(string(b), "peripheries=2"); n != 4 || !strings.HasPrefix(string(b), "graph ") {
 		t.Errorf("DOT has %d double outlines, want 4:\n%s", n, b)
 	}
+	if code, _, errs := run(t, "", "draw", path, "--out", dot, "--labels"); code != ExitUsage || !strings.Contains(errs, "--labels applies to SVG and PNG") {
+		t.Errorf("draw dot --labels: %d %s", code, errs)
+	}
 	if code, _, errs := run(t, "", "draw", path, "--out", filepath.Join(dir, "m.png")); code != 0 {
 		t.Fatalf("draw png: %d %s", code, errs)
 	}
