@@ -115,12 +115,15 @@ func TestLearnIdentifierColumn(t *testing.T) {
 	}
 }
 
-// The error for data mixing kinds names the columns of each kind, and the
-// continuous columns of distinct integers as possible identifiers.
+// The error of a method that cannot fit mixed data names the method, the
+// columns of each kind, and the continuous columns of distinct integers as
+// possible identifiers; learning with the default method fits a mixed
+// model and names them too.
 func TestMixedKindsErrorNamesColumns(t *testing.T) {
 	perm := rand.New(rand.NewPCG(1, 2)).Perm(120)
 	text := columnsCSV(func(i int) string { return fmt.Sprint(perm[i]) }, true)
-	want := `parameters can be fitted to all-discrete or all-continuous data only, but 2 columns are continuous ("id" (distinct integers: an identifier?), "x") and 4 columns are discrete ("a", "b", "c", "d"); ` +
+	want := `regclnj fits parameters to all-discrete or all-continuous data only, but 2 columns are continuous ("id" (distinct integers: an identifier?), "x") and 4 columns are discrete ("a", "b", "c", "d"); ` +
+		`use another method (clnj, the default, fits a conditional-Gaussian model to mixed data), ` +
 		`skip the columns of one kind (--ignore, data.ReadOptions.Ignore), force their kind (--discrete or --continuous, data.ReadOptions.Discrete or Continuous), or learn the structure alone (--structure-only, Options.StructureOnly)`
 	d, _, err := data.ReadCSV(strings.NewReader(text), data.ReadOptions{})
 	if err != nil {
@@ -133,22 +136,23 @@ func TestMixedKindsErrorNamesColumns(t *testing.T) {
 			t.Errorf("%s: %v\nwant %s", how, err, want)
 		}
 	}
-	_, err = learn.Learn(d, learn.Options{})
+	reg := learn.Options{Method: learn.RegCLNJ}
+	_, err = learn.Learn(d, reg)
 	check("Learn", err, "learn: "+want)
 	for _, p := range writeBoth(t, t.TempDir(), "mixed.csv", text) {
 		f, err := learn.OpenFiles([]string{p}, learn.FilesOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.Learn(learn.Options{})
+		_, err = f.Learn(reg)
 		check(p, err, p+": learn: "+want)
-		// Streamed rows are not searched for integers.
-		f, err = learn.OpenFiles([]string{p}, learn.FilesOptions{Stream: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = f.Learn(learn.Options{})
-		check(p+", streamed", err, `("id", "x") and 4 columns`)
+	}
+	res, err := learn.Learn(d, learn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mixed == nil || len(res.Mixed.Integers) != 1 || res.Mixed.Integers[0] != "id" {
+		t.Errorf("default learn: mixed report %+v, want id among the distinct integers", res.Mixed)
 	}
 	// At most six columns of a kind are named.
 	e := &learn.MixedKindsError{Continuous: []string{"x"}, Discrete: strings.Fields("a b c d e f g h")}

@@ -12,15 +12,18 @@ import (
 	"github.com/latentree/latentree/internal/seed"
 )
 
-// ErrMixedKinds is returned (wrapped, in a *MixedKindsError) when
-// parameters are to be fitted to data that mix continuous and discrete
-// columns: a model has one kind of variable.
-var ErrMixedKinds = errors.New("learn: parameters can be fitted to all-discrete or all-continuous data only; learn the structure alone (StructureOnly)")
+// ErrMixedKinds is returned (wrapped, in a *MixedKindsError) when a
+// method that fits discrete or Gaussian models only (regclnj, regclrg,
+// lcm) is to fit parameters to data that mix continuous and discrete
+// columns.
+var ErrMixedKinds = errors.New("learn: the method fits parameters to all-discrete or all-continuous data only; use another method (clnj, the default, fits a conditional-Gaussian model to mixed data) or learn the structure alone (StructureOnly)")
 
-// A MixedKindsError is the error (it wraps ErrMixedKinds) for parameters
-// to be fitted to data that mix continuous and discrete columns: it names
-// the columns of each kind.
+// A MixedKindsError is the error (it wraps ErrMixedKinds) for a method
+// that fits discrete or Gaussian models only, given data that mix
+// continuous and discrete columns: it names the method and the columns of
+// each kind.
 type MixedKindsError struct {
+	Method               Method
 	Continuous, Discrete []string
 	// Integers names the continuous columns whose values are distinct
 	// integers (data.DistinctIntegers): row identifiers, perhaps.
@@ -54,19 +57,20 @@ func (e *MixedKindsError) Error() string {
 		}
 		return fmt.Sprintf("%d columns are %s", n, kind)
 	}
-	return fmt.Sprintf("learn: parameters can be fitted to all-discrete or all-continuous data only, but %s (%s) and %s (%s); "+
+	return fmt.Sprintf("learn: %s fits parameters to all-discrete or all-continuous data only, but %s (%s) and %s (%s); "+
+		"use another method (clnj, the default, fits a conditional-Gaussian model to mixed data), "+
 		"skip the columns of one kind (--ignore, data.ReadOptions.Ignore), force their kind (--discrete or --continuous, data.ReadOptions.Discrete or Continuous), "+
 		"or learn the structure alone (--structure-only, Options.StructureOnly)",
-		count(len(e.Continuous), "continuous"), list(e.Continuous), count(len(e.Discrete), "discrete"), list(e.Discrete))
+		e.Method, count(len(e.Continuous), "continuous"), list(e.Continuous), count(len(e.Discrete), "discrete"), list(e.Discrete))
 }
 
 // Unwrap returns ErrMixedKinds.
 func (e *MixedKindsError) Unwrap() error { return ErrMixedKinds }
 
-// mixedKinds returns the *MixedKindsError for the variables vars, whose
-// rows are in src (nil if they are not at hand).
-func mixedKinds(vars []data.Variable, src data.Source) error {
-	e := &MixedKindsError{}
+// mixedKinds returns the *MixedKindsError of method m for the variables
+// vars, whose rows are in src (nil if they are not at hand).
+func mixedKinds(m Method, vars []data.Variable, src data.Source) error {
+	e := &MixedKindsError{Method: m}
 	for _, v := range vars {
 		if v.Kind == data.Continuous {
 			e.Continuous = append(e.Continuous, v.Name)
@@ -85,8 +89,9 @@ func mixedKinds(vars []data.Variable, src data.Source) error {
 }
 
 // ErrStreamContinuous is returned when parameters are to be fitted to
-// continuous data in streamed files: Gaussian EM needs the rows in memory.
-var ErrStreamContinuous = errors.New("learn: parameters are fitted to streamed files only for discrete data; hold continuous data in memory (FilesOptions.Stream false)")
+// continuous or mixed data in streamed files: Gaussian and mixed EM need
+// the rows in memory.
+var ErrStreamContinuous = errors.New("learn: parameters are fitted to streamed files only for discrete data; hold data with continuous columns in memory (FilesOptions.Stream false)")
 
 // FilesOptions configures OpenFiles.
 type FilesOptions struct {
@@ -181,39 +186,27 @@ func (f *Files) all(k data.Kind) bool {
 func (f *Files) ReadTime() time.Duration { return f.readTime }
 
 // Learn learns a latent tree from the files as LearnSource does from a
-// data.Packed or, with Stream, from data.Files; continuous data to fit
-// are unpacked into a Dataset and go to Learn. Fitting parameters to data
-// that mix continuous and discrete columns is an error wrapping
-// ErrMixedKinds, and to streamed continuous data ErrStreamContinuous.
+// data.Packed or, with Stream, from data.Files; continuous or mixed data
+// to fit are unpacked into a Dataset and go to Learn. Fitting parameters
+// to streamed files with continuous columns is ErrStreamContinuous.
 func (f *Files) Learn(opt Options) (*Result, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	continuous := f.AllContinuous()
-	if !opt.StructureOnly && !f.AllDiscrete() {
-		if !continuous {
-			// An identifier read as a continuous column mixes the kinds:
-			// name it first.
-			var src data.Source = f.files
-			if f.packed != nil {
-				src = f.packed
-			}
-			err := data.CheckIdentifiers(src)
-			if err == nil && f.packed != nil {
-				err = mixedKinds(f.vars, f.packed)
-			} else if err == nil {
-				err = mixedKinds(f.vars, nil)
-			}
+	// Continuous and mixed data to fit are unpacked into a Dataset: their
+	// EM works on rows in memory.
+	inMemory := !opt.StructureOnly && !f.AllDiscrete()
+	if inMemory && f.packed == nil {
+		// An identifier read as a continuous column: name it first.
+		if err := data.CheckIdentifiers(f.files); err != nil {
 			return nil, &filesError{paths: f.paths, err: err}
 		}
-		if f.packed == nil {
-			return nil, ErrStreamContinuous
-		}
+		return nil, ErrStreamContinuous
 	}
 	var src data.Source = f.files
 	if f.packed != nil {
 		src = f.packed
-		if continuous && !opt.StructureOnly {
+		if inMemory {
 			d, err := f.dataset()
 			if err != nil {
 				return nil, err
@@ -221,7 +214,12 @@ func (f *Files) Learn(opt Options) (*Result, error) {
 			src = d
 		}
 	}
-	return LearnSource(src, opt)
+	res, err := LearnSource(src, opt)
+	var me *MixedKindsError
+	if errors.As(err, &me) {
+		return nil, &filesError{paths: f.paths, err: err}
+	}
+	return res, err
 }
 
 // filesError names the files an error is about.

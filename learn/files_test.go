@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -136,11 +135,19 @@ func TestFilesKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Learn(learn.Options{}); !errors.Is(err, learn.ErrMixedKinds) {
-		t.Errorf("mixed kinds: %v, want ErrMixedKinds", err)
+	if _, err := f.Learn(learn.Options{}); !errors.Is(err, learn.ErrStreamContinuous) {
+		t.Errorf("streamed mixed kinds: %v, want ErrStreamContinuous", err)
 	}
-	if _, err := f.Learn(learn.Options{StructureOnly: true}); errors.Is(err, learn.ErrMixedKinds) {
-		t.Errorf("mixed kinds, structure only: %v", err)
+	if _, err := f.Learn(learn.Options{StructureOnly: true}); err != nil {
+		t.Errorf("streamed mixed kinds, structure only: %v", err)
+	}
+	// In memory, mixed data get a mixed model.
+	f, err = learn.OpenFiles([]string{mp}, learn.FilesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.Learn(learn.Options{}); err != nil || res.Mixed == nil {
+		t.Errorf("mixed kinds in memory: %v", err)
 	}
 	f, err = learn.OpenFiles([]string{cp}, learn.FilesOptions{Stream: true})
 	if err != nil {
@@ -165,22 +172,5 @@ func TestFilesKinds(t *testing.T) {
 	}
 	if s, err := f.Sample(10, nil); err != nil || s.NumRows() != 200 {
 		t.Errorf("sample after a Gaussian fit: %v, %v; want the 200 rows it unpacked", s, err)
-	}
-}
-
-func TestLearnMixedKinds(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a,b,c,d,x\n")
-	for i := range 100 {
-		fmt.Fprintf(&b, "%d,%d,%d,%d,%g\n", i%2, i/2%2, i/3%2, i/5%2, float64(i)/7)
-	}
-	d, _, err := data.ReadCSV(strings.NewReader(b.String()), data.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []learn.Method{learn.CLNJ, learn.RegCLNJ, learn.Quartet} {
-		if _, err := learn.Learn(d, learn.Options{Method: m}); !errors.Is(err, learn.ErrMixedKinds) {
-			t.Errorf("%s on mixed data: %v, want ErrMixedKinds", m, err)
-		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
-	_ "github.com/latentree/latentree/model/mixed"    // registers the mixed family (model.Fit on mixed data)
+	"github.com/latentree/latentree/model/mixed"
 	_ "github.com/latentree/latentree/model/spectral" // registers the spectral family (Options.Fit may ask for it)
 	"github.com/latentree/latentree/quartet"
 	"github.com/latentree/latentree/regcl"
@@ -260,6 +260,9 @@ type Result struct {
 	// HiddenStates says how the numbers of hidden states of a discrete
 	// Model were chosen (nil without one, or without hidden variables).
 	HiddenStates *StatesReport
+	// Mixed describes the conditional-Gaussian model fitted to data that
+	// mix continuous and discrete columns (nil for other models).
+	Mixed *MixedReport
 	// Model, EM and Score are nil when no parameters were fitted.
 	Model model.Model
 	EM    *model.EMResult
@@ -393,8 +396,16 @@ func (o *Options) rng() rand.Source {
 // Learn learns a latent tree from d with the chosen method and, unless
 // StructureOnly, fits its parameters (model.Fit) and scores it on d. A
 // column that looks like a row identifier is a *data.IdentifierError
-// (data.CheckIdentifiers); parameters to be fitted to data that mix
-// continuous and discrete columns, a *MixedKindsError.
+// (data.CheckIdentifiers).
+//
+// On data that mix continuous and discrete columns the model is
+// conditional-Gaussian (package mixed), learned from the mixed information
+// distances and fitted by mixed EM; Result.Mixed says so. A continuous
+// variable the learner put between discrete ones is first hung under a
+// new discrete hidden node (MixedReport.Repaired), since no discrete node
+// of such a model has a continuous parent. The regularized methods and lcm
+// fit discrete or Gaussian models only: on mixed data they are a
+// *MixedKindsError unless StructureOnly.
 func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
@@ -407,15 +418,15 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, err
 	}
 	m := opt.method()
+	kind := dataKind(d)
 	if !opt.StructureOnly {
 		// Report, before any work, data that parameters cannot be fitted
 		// to and fit options that do not apply to them.
-		gaussian := d.AllContinuous()
-		if !gaussian && !d.AllDiscrete() {
-			return nil, mixedKinds(d.Vars(), d)
+		if kind == data.Mixed && (m.Regularized() || m == LCM) {
+			return nil, mixedKinds(m, d.Vars(), d)
 		}
 		if !m.Regularized() {
-			if err := opt.Fit.Validate(gaussian); err != nil {
+			if err := opt.Fit.ValidateFor(kind); err != nil {
 				return nil, err
 			}
 		}
@@ -455,9 +466,17 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	if m.Contracts() {
 		res.ContractRule = rule
 	}
+	var repaired []string
+	if kind == data.Mixed && !opt.StructureOnly {
+		if repaired, err = repairLayout(res.Tree, kindOf(d)); err != nil {
+			return nil, err
+		}
+		res.Tree.AutoNameHidden("h")
+		res.Report.Hidden = res.Tree.NumHidden()
+	}
 	if scored {
 		t1 := time.Now()
-		cl, err := chowLiu(st, opt.Distance.Pseudo)
+		cl, err := baselineTree(st, d, kind, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -519,6 +538,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		res.Timings.Fit = time.Since(t1)
 	}
 	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
+	if mm, ok := res.Model.(*mixed.Model); ok {
+		if res.Mixed, err = mixedReport(mm, d, repaired); err != nil {
+			return nil, err
+		}
+	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }

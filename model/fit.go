@@ -106,10 +106,11 @@ func (o FitOptions) Validate(gaussian bool) error {
 // data.Continuous (a Gaussian model) or data.Mixed (columns of both kinds:
 // a conditional-Gaussian model, package mixed). For mixed data only
 // HiddenStates (of the discrete hidden variables) and EM's Tol, MaxIter,
-// Restarts, RestartIter, Src, Workers and Progress apply: mixed EM starts
-// from moments (with Restarts random starts besides), has no acceleration
-// switch, pseudo-counts or warm-up on samples, and stops when the relative
-// gain in log-likelihood is at most Tol.
+// Accel, Restarts, RestartIter, Src, Workers and Progress apply: mixed EM
+// starts from moments (with Restarts random starts besides), has no
+// pseudo-counts or warm-up on samples, and stops when the relative gain in
+// log-likelihood is at most Tol (Stop StopRelative; the zero StopAuto is
+// taken for it).
 func (o FitOptions) ValidateFor(kind data.Kind) error {
 	e := o.EM
 	if err := e.validateTol(); err != nil {
@@ -205,9 +206,6 @@ func (o FitOptions) validateMixed() error {
 	}
 	if e.KeepInit {
 		bad = append(bad, "EM.KeepInit")
-	}
-	if e.Accel != AccelSQUAREM || e.Stop != StopAuto {
-		bad = append(bad, "EM.Accel and EM.Stop")
 	}
 	if e.Pseudo != 0 {
 		bad = append(bad, "EM.Pseudo")

@@ -77,6 +77,28 @@ func TestFitChoosesModelType(t *testing.T) {
 			copy(md.Discrete(j), dd.Discrete(j))
 		}
 	}
+	// Mixed data: a conditional-Gaussian model, whose hidden node over the
+	// continuous leaves is continuous and the other discrete with the
+	// states asked for.
+	m, em, err = model.Fit(tr, md, model.FitOptions{HiddenStates: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, ok := m.(*mixed.Model)
+	if !ok || em.Rows != 500 {
+		t.Fatalf("mixed data gave %T", m)
+	}
+	for _, h := range tr.Hidden() {
+		k, states := data.Discrete, 3
+		for _, nb := range tr.Neighbors(h) {
+			if tr.Name(nb) == "x1" {
+				k, states = data.Continuous, 0
+			}
+		}
+		if mm.Kinds[h] != k || mm.States[h] != states {
+			t.Errorf("hidden node %s: kind %v with %d states, want %v with %d", tr.Name(h), mm.Kinds[h], mm.States[h], k, states)
+		}
+	}
 	// Spectral parameters need discrete data.
 	if _, _, err := model.Fit(tr, md, model.FitOptions{Params: model.ParamsSpectral}); err == nil || !strings.Contains(err.Error(), "continuous: [x1") || !strings.Contains(err.Error(), "discrete: [x5") {
 		t.Errorf("spectral on mixed data: %v", err)
@@ -188,21 +210,19 @@ func TestFitModelSizeLimit(t *testing.T) {
 // counterpart of are refused, naming them; those it has are accepted.
 func TestValidateForMixed(t *testing.T) {
 	for name, opt := range map[string]model.FitOptions{
-		"AutoStates":      {AutoStates: true},
-		"Init":            {Init: model.InitRandom},
-		"Params":          {Params: model.ParamsSpectral},
-		"EM.Pseudo":       {EM: model.EMOptions{Pseudo: 1}},
-		"EM.Sample":       {EM: model.EMOptions{Sample: 100}},
-		"EM.KeepInit":     {EM: model.EMOptions{KeepInit: true}},
-		"EM.Accel":        {EM: model.EMOptions{Accel: model.AccelNone}},
-		"EM.Accel and EM": {EM: model.EMOptions{Stop: model.StopRelative}},
-		"tolerance":       {EM: model.EMOptions{Tol: -1}},
+		"AutoStates":  {AutoStates: true},
+		"Init":        {Init: model.InitRandom},
+		"Params":      {Params: model.ParamsSpectral},
+		"EM.Pseudo":   {EM: model.EMOptions{Pseudo: 1}},
+		"EM.Sample":   {EM: model.EMOptions{Sample: 100}},
+		"EM.KeepInit": {EM: model.EMOptions{KeepInit: true}},
+		"tolerance":   {EM: model.EMOptions{Tol: -1}},
 	} {
 		if err := opt.ValidateFor(data.Mixed); err == nil || !strings.Contains(err.Error(), strings.Split(name, " ")[0]) {
 			t.Errorf("mixed data with %s: %v", name, err)
 		}
 	}
-	ok := model.FitOptions{HiddenStates: 4, EM: model.EMOptions{Tol: 1e-8, MaxIter: 50, Restarts: 3, RestartIter: 5, Workers: 2, Src: rand.NewPCG(1, 2)}}
+	ok := model.FitOptions{HiddenStates: 4, EM: model.EMOptions{Tol: 1e-8, MaxIter: 50, Restarts: 3, RestartIter: 5, Workers: 2, Src: rand.NewPCG(1, 2), Accel: model.AccelNone, Stop: model.StopRelative}}
 	if err := ok.ValidateFor(data.Mixed); err != nil {
 		t.Errorf("mixed data with options that apply: %v", err)
 	}

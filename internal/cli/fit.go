@@ -20,6 +20,7 @@ import (
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/model/spectral"
 )
 
@@ -38,8 +39,8 @@ type emFlags struct {
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC)`)
-	fs.IntVar(&f.restarts, "restarts", 0, "discrete data: extra random EM starts tried besides the surrogate start (every hidden variable a noisy copy of its nearest observed variable); each runs 10 iterations and the best continues. More starts guard against poor local optima, at 10 E-steps each")
+	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC); mixed data: states of every discrete hidden variable (auto is not available)`)
+	fs.IntVar(&f.restarts, "restarts", 0, "discrete and mixed data: extra random EM starts tried besides the surrogate start (every hidden variable a noisy copy of its nearest observed variable; mixed data: the moment-based start); each runs 10 iterations (mixed data: 20) and the best continues. More starts guard against poor local optima, at 10 E-steps each")
 	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto; Gaussian EM: at most tol·min(|log-likelihood|, 100)) or when the relative change is at most tol (--em-stop relative)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")
 	fs.Float64Var(&f.pseudo, "em-pseudo", 0, "discrete data, parameter stage: pseudo-count added to EM's expected counts each time the conditional probability tables are re-estimated (the M-step), so that no probability becomes exactly 0 for a combination the rows never show (≥ 0; 0: maximum likelihood). Raise it (0.1 to 1) when rows are few for the number of states, or when new data get probability 0 under the model (score). Not the structure stage's --table-pseudo")
@@ -263,7 +264,14 @@ all conditional probability tables, starting from the surrogate (moment-based)
 start: every hidden node a noisy copy of its nearest observed variable. For
 continuous data it fits a Gaussian latent tree: edge correlations in closed
 form from the tree's edge lengths (information distances) where it has them,
-then EM. Missing cells (with --missing keep) are marginalised in both.
+then EM. For data that mix continuous and discrete columns it fits a
+conditional-Gaussian (mixed) latent tree: a hidden node is continuous when
+all its branches but one hold only continuous variables, else discrete with
+--hidden-states states; a continuous node is Gaussian per state of a discrete
+parent or linear in a continuous one; EM from a moment-based start, with
+--restarts random starts besides. No discrete node may sit below a continuous
+one, so the tree must not put a continuous variable between discrete ones.
+Missing cells (with --missing keep) are marginalised in all three.
 The model is written as JSON with --out.
 
 --init random starts EM from random parameters instead (5 starts unless
@@ -314,6 +322,11 @@ work with spectral models; they have no hidden-variable posteriors.
 				return err
 			}
 			continuous := d.AllContinuous()
+			if !continuous && !d.AllDiscrete() {
+				if err := mixedFlags(cmd); err != nil {
+					return err
+				}
+			}
 			opt, err := ef.fitOptions(cmd, continuous)
 			if err != nil {
 				return err
@@ -425,6 +438,8 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		fmt.Fprintf(w, "EM: %d final E-steps from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
 	} else if _, ok := m.(*gaussian.Model); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d E-steps (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
+	} else if _, ok := m.(*mixed.Model); ok {
+		fmt.Fprintf(w, "conditional-Gaussian (mixed) model: moment-based start, EM %d E-steps (%s) on %d rows, %.2fs\n", em.Iterations, conv, em.Rows, seconds)
 	} else {
 		rows := fmt.Sprintf("%d rows", em.Rows)
 		if em.DistinctRows < em.Rows {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
+	"github.com/latentree/latentree/internal/names"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model/spectral"
@@ -76,7 +77,13 @@ methods (--method):
 ` + methodList() + `
 then fits the model's parameters by EM (unless --structure-only) and reports
 its log-likelihood, BIC and AIC. Continuous data give a Gaussian latent tree,
-discrete data a discrete one with --hidden-states states per hidden variable.
+discrete data a discrete one with --hidden-states states per hidden variable,
+and data that mix continuous and discrete columns a conditional-Gaussian
+(mixed) tree, whose hidden variables are discrete (--hidden-states states) or
+continuous (when all their branches but one hold only continuous variables);
+the summary says so. A continuous variable the learner puts between discrete
+ones is hung under a new discrete hidden variable (a discrete node cannot
+have a continuous parent in such a model).
 
 After clnj, clrg, nj and rg, an edge at a hidden node is contracted only when
 the BIC of the fitted model improves, and the Chow–Liu tree is returned when
@@ -522,6 +529,11 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			return err
 		}
 		rows = d.NumRows()
+		if !d.AllContinuous() && !d.AllDiscrete() && !o.structOnly {
+			if err := mixedFlags(cmd); err != nil {
+				return err
+			}
+		}
 		opt, err := o.learnOptions(cmd, m, false, d.AllContinuous())
 		if err != nil {
 			return err
@@ -611,6 +623,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		if h := res.HiddenStates; h != nil {
 			out["hidden_state_counts"] = h
 		}
+		if mx := res.Mixed; mx != nil {
+			out["mixed"] = mx
+		}
 		if res.Model != nil {
 			out["em"], out["em_seconds"], out["score"] = res.EM, res.Timings.Fit.Seconds(), res.Score
 			if s, ok := res.Model.(*spectral.Model); ok {
@@ -621,7 +636,10 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	fmt.Fprintf(w, "%s: %s tree over %d observed variables with %d hidden variables (%d edges)\n",
 		source, res.Method, t.NumObserved(), t.NumHidden(), t.NumEdges())
-	if res.DistanceRank > 0 && o.rank == 0 {
+	switch {
+	case res.DistanceRank > 0 && o.rank == 0 && res.Mixed != nil:
+		fmt.Fprintf(w, "distance: mixed canonical-correlation distance of rank %d (the top %d canonical correlations of each pair; --rank sets the rank)\n", res.DistanceRank, res.DistanceRank-1)
+	case res.DistanceRank > 0 && o.rank == 0:
 		fmt.Fprintf(w, "distance: rank-%d (the variables have different numbers of states; --rank sets k)\n", res.DistanceRank)
 	}
 	if c := res.Contraction; c != nil {
@@ -665,10 +683,19 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	if h := res.HiddenStates; h != nil {
 		fmt.Fprintf(w, "hidden states: %s\n", statesLine(h))
 	}
+	if mx := res.Mixed; mx != nil {
+		printMixed(w, mx)
+	}
 	if s, ok := res.Model.(*spectral.Model); ok {
 		printSpectralSummary(w, s, res.Score, res.Timings.Fit.Seconds())
 	} else if res.Model != nil {
-		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), res.Contraction != nil && res.Contraction.Kept != "lcm")
+		warm := res.Contraction != nil && res.Contraction.Kept != "lcm"
+		if res.Mixed != nil {
+			// A mixed model is warm only when a contraction was kept (the
+			// search's model, run to convergence from the current one).
+			warm = warm && res.Contraction.Kept == "contracted" && res.Contraction.Contracted > 0
+		}
+		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), warm)
 	}
 	fmt.Fprint(w, "time: ")
 	if readTime > 0 {
@@ -682,6 +709,57 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		fmt.Fprintf(w, ", parameters %s", round(res.Timings.Fit))
 	}
 	fmt.Fprintf(w, ", total %s\n", round(total))
+	return nil
+}
+
+// printMixed says that a conditional-Gaussian model was fitted to data
+// that mix the kinds, with its hidden variables of each kind, the
+// continuous variables moved under new discrete hidden nodes, and the
+// continuous columns that may be row identifiers.
+func printMixed(w io.Writer, mx *learn.MixedReport) {
+	fmt.Fprintf(w, "mixed data (%s, %s): conditional-Gaussian model with %s and %s",
+		plural(mx.Continuous, "continuous column"), plural(mx.Discrete, "discrete column"),
+		plural(mx.HiddenDiscrete, "discrete hidden variable"), plural(mx.HiddenContinuous, "continuous hidden variable"))
+	if mx.HiddenDiscrete > 0 {
+		fmt.Fprintf(w, " (%d states; --hidden-states sets them)", mx.HiddenStates)
+	}
+	fmt.Fprintln(w)
+	if n := len(mx.Repaired); n > 0 {
+		fmt.Fprintf(w, "  %s between discrete ones in the learned tree, each hung under a new discrete hidden variable: %s\n",
+			plural(n, "continuous variable"), names.Quote(mx.Repaired, 5))
+	}
+	if n := len(mx.Integers); n > 0 {
+		fmt.Fprintf(w, "  note: %s distinct integers, modelled as continuous variables (row identifiers? --ignore skips a column): %s\n",
+			plural(n, "continuous column holds"), names.Quote(mx.Integers, 5))
+	}
+}
+
+// mixedFlags rejects the parameter flags that do not apply to data that
+// mix continuous and discrete columns (see model.FitOptions.ValidateFor).
+func mixedFlags(cmd *cobra.Command) error {
+	changed := cmd.Flags().Changed
+	// Flags given their default value (--params em, --init surrogate)
+	// say what mixed EM does.
+	defaults := map[string]string{"params": "em", "init": "surrogate"}
+	for _, name := range []string{"em-pseudo", "em-sample", "random-init", "init", "params", "linker", "spectral-tol", "em-accel", "em-stop"} {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !changed(name) || defaults[name] != "" && f.Value.String() == defaults[name] {
+			continue
+		}
+		switch name {
+		case "em-accel":
+			continue
+		case "em-stop":
+			if f.Value.String() == "relative" {
+				continue // mixed EM's rule
+			}
+			return usagef("--em-stop %s does not apply to mixed data (mixed EM stops when the relative gain in log-likelihood is at most --tol: --em-stop relative)", f.Value)
+		}
+		return usagef("--%s does not apply to mixed data (a conditional-Gaussian latent tree is fitted by its own EM from a moment-based start, with --restarts random starts besides: no pseudo-counts, warm-up on samples, other starts or spectral parameters)", name)
+	}
+	if hs := cmd.Flags().Lookup("hidden-states"); hs != nil && changed("hidden-states") && hs.Value.String() == "auto" {
+		return usagef("--hidden-states auto is not available for mixed data; give the number of states of the discrete hidden variables")
+	}
 	return nil
 }
 

@@ -30,11 +30,12 @@ func init() {
 }
 
 // FitOptionsOf translates the options of model.Fit into Options: the
-// hidden-state count, and EM's Tol, MaxIter, Restarts (negative: none),
-// RestartIter, Src and Workers. model.FitOptions.ValidateFor(data.Mixed)
-// refuses the options that have no meaning here.
+// hidden-state count, and EM's Tol, MaxIter, Accel, Restarts (negative:
+// none), RestartIter, Src, Workers and Progress.
+// model.FitOptions.ValidateFor(data.Mixed) refuses the options that have
+// no meaning here.
 func FitOptionsOf(opt model.FitOptions) Options {
 	e := opt.EM
-	return Options{HiddenStates: opt.HiddenStates, MaxIter: e.MaxIter, Tol: e.Tol,
-		Restarts: max(e.Restarts, 0), RestartIter: max(e.RestartIter, 0), Src: e.Src, Workers: e.Workers}
+	return Options{HiddenStates: opt.HiddenStates, MaxIter: e.MaxIter, Tol: e.Tol, Accel: e.Accel,
+		Restarts: max(e.Restarts, 0), RestartIter: max(e.RestartIter, 0), Src: e.Src, Workers: e.Workers, Progress: e.Progress}
 }
