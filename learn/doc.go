@@ -71,4 +71,17 @@
 // split one variable at a time while the BIC improves. Binary data, or a
 // given Fit.HiddenStates, keep a uniform count. Result.HiddenStates says
 // which was used.
+//
+// # Structure of mixed data
+//
+// On data that mix discrete and continuous columns the distance-based
+// methods use the canonical-correlation distance (distance.Mixed: −log of
+// the first canonical correlation of the columns' features by default,
+// additive along conditional-Gaussian trees with binary discrete and
+// continuous hidden variables; from statistics, so FromStats works too).
+// A rank k > 2 (Distance.Rank, or Fit.HiddenStates) cuts the continuous
+// columns into quantile bins and uses the discrete rank-k distance, which
+// needs the rows. chowliu weighs every pair by the Gaussian mutual
+// information of its first canonical correlation, and quartet runs its
+// tests on the data with continuous columns cut into quantile bins.
 package learn

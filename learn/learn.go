@@ -36,8 +36,9 @@ type DistanceOptions struct {
 	// number of states, and otherwise the rank-k distance with k the
 	// number of hidden states (Fit.HiddenStates, default 2) capped by the
 	// smallest number of states of an observed variable
-	// (distance.DefaultRank, which says why). Result.DistanceRank reports
-	// the rank used.
+	// (distance.DefaultRank, which says why; on mixed data the Mixed
+	// distance always has a rank, 2 by default). Result.DistanceRank
+	// reports the rank used.
 	Rank int
 	// Pseudo is a pseudo-count added to every cell of the pairwise count
 	// tables (0: none).
