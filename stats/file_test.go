@@ -295,6 +295,9 @@ func FuzzReadBinary(f *testing.F) {
 	}
 	var z Stats
 	f.Add(encode(f, &z))
+	// A file of mixed data without the state moments (flag bit 1 clear),
+	// as written before they were kept.
+	f.Add(encode(f, withoutStateMoments(f, mustCompute(f, randDataset(f, rng, 20, specs(3, []int{2, 0}, []float64{0.2})), Options{}))))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		check := func(b []byte) {
 			s, err := ReadBinary(bytes.NewReader(b))

@@ -90,7 +90,7 @@ func mergeUniverse(t *testing.T, rng *rand.Rand, rows int) *data.Dataset {
 	return u
 }
 
-func mustCompute(t *testing.T, d *data.Dataset, opt Options) *Stats {
+func mustCompute(t testing.TB, d *data.Dataset, opt Options) *Stats {
 	t.Helper()
 	s, err := Compute(d, opt)
 	if err != nil {
