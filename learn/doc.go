@@ -83,5 +83,6 @@
 // columns into quantile bins and uses the discrete rank-k distance, which
 // needs the rows. chowliu weighs every pair by the Gaussian mutual
 // information of its first canonical correlation, and quartet runs its
-// tests on the data with continuous columns cut into quantile bins.
+// tests on the data with the continuous columns cut into quantile bins
+// (on all-continuous data quartet tests remain an error).
 package learn

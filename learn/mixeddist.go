@@ -58,16 +58,17 @@ func (o *Options) informationDistances(st *stats.Stats, d *data.Dataset) (*dista
 	return dm, deg, rank, err
 }
 
-// quartetData returns d and st, or, when d has continuous columns, d with
-// them cut into distance.BinsFor(k) quantile bins (k of Spectral@k, 2 by
+// quartetData returns d and st, or, when d mixes discrete and continuous
+// columns, d with the continuous ones cut into distance.BinsFor(k) quantile bins (k of Spectral@k, 2 by
 // default) and its statistics: quartet tests work on discrete tables. A
 // bin is a function of its variable, so the quartet's conditional
 // independences are kept; the rank of a quartet's table is that of the
 // discrete hidden variables on its middle path (a middle path through
 // continuous hidden variables only does not have low rank, and such
-// quartets may be resolved wrongly).
+// quartets may be resolved wrongly). All-continuous data are left as they
+// are (quartet tests refuse them, as before mixed data were supported).
 func (o *Options) quartetData(d *data.Dataset, st *stats.Stats) (*data.Dataset, *stats.Stats, error) {
-	if d.AllDiscrete() {
+	if disc, cont := hasKinds(st); !disc || !cont {
 		return d, st, nil
 	}
 	b, err := distance.QuantileBins(d, distance.BinsFor(max(2, o.Quartet.K)))
