@@ -14,8 +14,11 @@ import (
 // MixedOptions configures Mixed. The zero value makes 40% of the observed
 // leaves continuous, gives discrete observed variables 2 to 5 states and
 // discrete hidden ones 2, spaces the state means of continuous nodes 2
-// standard deviations apart, and draws correlations of continuous edges
-// from [0.5, 0.9].
+// standard deviations apart, draws correlations of continuous edges from
+// [0.4, 0.8] and mixes 20% to 45% noise into the tables of discrete
+// nodes. Edges are then rarely close to copies (of information distance
+// below −log 0.9, which learning contracts), so the structure is
+// learnable.
 type MixedOptions struct {
 	// Continuous is the share of observed leaves that are continuous
 	// (0: 0.4; negative: none; at most 1), rounded to a whole number of
@@ -49,22 +52,25 @@ type MixedOptions struct {
 	// assigned to the parent's states in random order.
 	Separation float64
 	// RhoMin and RhoMax bound the correlation of a continuous node with
-	// its continuous parent, drawn uniformly (0: 0.5 and 0.9
+	// its continuous parent, drawn uniformly (0: 0.4 and 0.8
 	// respectively).
 	RhoMin, RhoMax float64
-	// Alpha and Diagonal draw the tables of discrete nodes other than the
-	// root as in General (0: 1 and 5 times the node's states). The root's
-	// prior is drawn from a symmetric Dirichlet of concentration 5 per
-	// state, so that no state of it is rare.
-	Alpha, Diagonal float64
+	// NoiseMin and NoiseMax bound the share λ of noise in the table of a
+	// discrete node other than the root, drawn uniformly for each node (0:
+	// 0.2 and 0.45 respectively): row a of the table is 1−λ on state a
+	// mod k plus λ times a draw from a symmetric Dirichlet distribution of
+	// concentration Alpha per state (0: 10). The root's prior is drawn
+	// from that Dirichlet distribution too.
+	NoiseMin, NoiseMax float64
+	Alpha              float64
 }
 
 // Mixed returns a random conditional-Gaussian model on t (see package
 // model/mixed). The observed nodes' kinds are drawn as MixedOptions says,
 // the hidden nodes' kinds and the root come from mixed.Layout, and the
 // parameters are drawn from the root down:
-//   - discrete nodes as in General (Dirichlet rows with extra weight on
-//     the "same state");
+//   - discrete nodes as MixedOptions.NoiseMin says (the "same state" plus
+//     Dirichlet noise);
 //   - a continuous node with a discrete parent has state means spaced
 //     Separation within-state standard deviations apart; an observed one
 //     is centred at a point drawn from [−2, 2] with a standard deviation
@@ -177,19 +183,28 @@ func (o MixedOptions) withDefaults() (MixedOptions, error) {
 		return o, fmt.Errorf("simulate: separation %g must be positive and finite", o.Separation)
 	}
 	if o.RhoMin == 0 {
-		o.RhoMin = 0.5
+		o.RhoMin = 0.4
 	}
 	if o.RhoMax == 0 {
-		o.RhoMax = 0.9
+		o.RhoMax = 0.8
 	}
 	if !(o.RhoMin > 0 && o.RhoMin <= o.RhoMax && o.RhoMax < 1) {
 		return o, fmt.Errorf("simulate: correlation range [%g, %g] must lie within (0, 1)", o.RhoMin, o.RhoMax)
 	}
-	if o.Alpha == 0 {
-		o.Alpha = 1
+	if o.NoiseMin == 0 {
+		o.NoiseMin = 0.2
 	}
-	if !(o.Alpha > 0) || !(o.Diagonal >= 0) || math.IsInf(o.Alpha, 0) || math.IsInf(o.Diagonal, 0) {
-		return o, fmt.Errorf("simulate: Alpha (%g) must be positive and Diagonal (%g) non-negative", o.Alpha, o.Diagonal)
+	if o.NoiseMax == 0 {
+		o.NoiseMax = 0.45
+	}
+	if !(o.NoiseMin > 0 && o.NoiseMin <= o.NoiseMax && o.NoiseMax <= 1) {
+		return o, fmt.Errorf("simulate: noise range [%g, %g] must lie within (0, 1]", o.NoiseMin, o.NoiseMax)
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 10
+	}
+	if !(o.Alpha > 0) || math.IsInf(o.Alpha, 0) {
+		return o, fmt.Errorf("simulate: Alpha (%g) must be positive and finite", o.Alpha)
 	}
 	if o.ContinuousHidden < 0 {
 		return o, fmt.Errorf("simulate: %d continuous hidden nodes: want 0 or more", o.ContinuousHidden)
@@ -282,18 +297,19 @@ func (o MixedOptions) draw(rng *rand.Rand, m *mixed.Model) {
 		if m.Kinds[v] == data.Discrete {
 			k := m.States[v]
 			if p < 0 {
-				dirichletRow(rng, m.Prior, 5, -1, 0)
+				dirichletRow(rng, m.Prior, o.Alpha, -1, 0)
 				prob[v] = append([]float64(nil), m.Prior...)
 				continue
 			}
-			diag := o.Diagonal
-			if diag == 0 {
-				diag = 5 * float64(k)
-			}
+			lambda := unif(o.NoiseMin, o.NoiseMax)
 			prob[v] = make([]float64, k)
 			for a := range m.States[p] {
 				row := m.CPT[v][a*k : (a+1)*k]
-				dirichletRow(rng, row, o.Alpha, a%k, diag)
+				dirichletRow(rng, row, o.Alpha, -1, 0)
+				for b := range row {
+					row[b] *= lambda
+				}
+				row[a%k] += 1 - lambda
 				for b, x := range row {
 					prob[v][b] += prob[p][a] * x
 				}

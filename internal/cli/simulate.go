@@ -82,8 +82,9 @@ Models (--model):
                 states of discrete observed variables, --hidden-states (2) of discrete
                 hidden ones; a continuous variable's means under the states of a discrete
                 parent are --separation (2) within-state SDs apart, its correlation with a
-                continuous parent in [--rho-min, --rho-max] (default 0.5..0.9); observed
-                internal nodes of the topology are discrete
+                continuous parent in [--rho-min, --rho-max] (default 0.4..0.8); tables of
+                discrete nodes keep the parent's state with 20-45% Dirichlet(--alpha, default
+                10) noise; observed internal nodes of the topology are discrete
 
 The true tree is written with --newick / --tree-json (edge lengths are exact
 information distances where defined), the true model (a model file that
@@ -129,8 +130,8 @@ stats --out read as they read the CSV.`,
 	f.IntVar(&o.depth, "depth", 3, "depth of a complete tree")
 	f.Float64Var(&o.beta, "beta", 0.5, "split balance of a binary tree, in (0,1)")
 	f.StringVar(&o.model, "model", "gaussian", "gaussian, symmetric, general or mixed")
-	f.Float64Var(&o.rhoMin, "rho-min", 0.2, "smallest edge correlation (gaussian; mixed: between continuous nodes, default 0.5)")
-	f.Float64Var(&o.rhoMax, "rho-max", 0.8, "largest edge correlation (gaussian; mixed: between continuous nodes, default 0.9)")
+	f.Float64Var(&o.rhoMin, "rho-min", 0.2, "smallest edge correlation (gaussian; mixed: between continuous nodes, default 0.4)")
+	f.Float64Var(&o.rhoMax, "rho-max", 0.8, "largest edge correlation (gaussian; mixed: between continuous nodes)")
 	f.IntVar(&o.states, "states", 2, "number of states K (symmetric)")
 	f.Float64Var(&o.thetaMin, "theta-min", 0, "smallest crossover probability (symmetric; default 0.05 or less for large K)")
 	f.Float64Var(&o.thetaMax, "theta-max", 0, "largest crossover probability (symmetric; default 0.2 or 0.8/K)")
@@ -138,7 +139,7 @@ stats --out read as they read the CSV.`,
 	f.StringVar(&o.hiddenStates, "hidden-states", "", `states of hidden variables: "k" or a range "a..b" (general, default --observed-states; mixed: discrete hidden variables, default 2)`)
 	f.StringVar(&o.cpt, "cpt", "dirichlet", "dirichlet or perturbed (general)")
 	f.Float64Var(&o.mu, "mu", 0.5, "perturbation μ of the perturbed scheme")
-	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration (general, mixed)")
+	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration (general; mixed: default 10)")
 	f.Float64Var(&o.continuous, "continuous", 0.4, "share of the observed leaves that are continuous, in [0, 1] (mixed)")
 	f.IntVar(&o.contHidden, "continuous-hidden", 0, "hidden nodes to make continuous with every observed variable below them, within --continuous (mixed)")
 	f.StringVar(&o.leafStates, "leaf-states", "2..5", `states of discrete observed variables: "k" or a range "a..b" (mixed)`)
@@ -337,7 +338,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 // ends of the correlation range not given by --rho-min or --rho-max are
 // the model's defaults.
 func mixedOptions(cmd *cobra.Command, o *simulateOpts) (simulate.MixedOptions, error) {
-	opt := simulate.MixedOptions{Continuous: o.continuous, ContinuousHidden: o.contHidden, Separation: o.separation, Alpha: o.alpha}
+	opt := simulate.MixedOptions{Continuous: o.continuous, ContinuousHidden: o.contHidden, Separation: o.separation}
 	if !(o.continuous >= 0 && o.continuous <= 1) {
 		return opt, usagef("--continuous %g: want a share in [0, 1]", o.continuous)
 	}
@@ -359,7 +360,10 @@ func mixedOptions(cmd *cobra.Command, o *simulateOpts) (simulate.MixedOptions, e
 			return opt, err
 		}
 	}
-	if cmd.Flags().Changed("rho-min") { // (the flags' defaults are the Gaussian model's)
+	if cmd.Flags().Changed("alpha") { // (the flags' defaults are the other models')
+		opt.Alpha = o.alpha
+	}
+	if cmd.Flags().Changed("rho-min") {
 		opt.RhoMin = o.rhoMin
 	}
 	if cmd.Flags().Changed("rho-max") {
