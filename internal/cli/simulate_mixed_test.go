@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/mixed"
@@ -168,4 +169,40 @@ func readModelFile(t *testing.T, path string) (model.Model, *model.Provenance) {
 		t.Fatal(err)
 	}
 	return m, prov
+}
+
+// --distances of a mixed model are the model's exact information
+// distances between its observed variables.
+func TestSimulateMixedDistances(t *testing.T) {
+	dir := t.TempDir()
+	dpath, mpath := filepath.Join(dir, "d.csv"), filepath.Join(dir, "m.json")
+	if code, _, errs := run(t, "", "simulate", "--model", "mixed", "--leaves", "8", "-n", "0", "--seed", "6",
+		"--distances", dpath, "--model-json", mpath); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dm, err := distance.ReadMatrixFile(dpath, distance.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := readModelFile(t, mpath)
+	obs := m.Structure().Observed()
+	want, err := m.InformationDistances(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dm.Size() != len(obs) {
+		t.Fatalf("%d variables in the matrix, %d observed", dm.Size(), len(obs))
+	}
+	for i, u := range obs {
+		for j, v := range obs {
+			a, ok1 := dm.Index(m.Structure().Name(u))
+			b, ok2 := dm.Index(m.Structure().Name(v))
+			if !ok1 || !ok2 {
+				t.Fatalf("%s or %s missing from the matrix", m.Structure().Name(u), m.Structure().Name(v))
+			}
+			if got := dm.At(a, b); math.Abs(got-want[i*len(obs)+j]) > 1e-12 {
+				t.Errorf("d(%s, %s) = %g, want %g", m.Structure().Name(u), m.Structure().Name(v), got, want[i*len(obs)+j])
+			}
+		}
+	}
 }
