@@ -439,3 +439,82 @@ func TestPick(t *testing.T) {
 		t.Errorf("pick([1 0]) = %d", got)
 	}
 }
+
+// Sample and the exact inference agree: the frequencies of (x1, x5) in a
+// large sample match P(x1, x5) from LogLikelihood of rows with every
+// other cell missing, and the mean and variance of x3 among the rows with
+// x1 = a match its Conditionals given x1 = a alone, within 5 standard
+// errors.
+func TestSampleAgreesWithLikelihood(t *testing.T) {
+	m := ioFixture(t)
+	const n = 100000
+	d, err := m.Sample(rand.NewPCG(9, 10), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := d.Index("x1")
+	j5, _ := d.Index("x5")
+	var count [3][2]float64
+	for i, a := range d.Discrete(j1) {
+		count[a][d.Discrete(j5)[i]]++
+	}
+	// One row per (x1, x5) pair, every other cell missing.
+	q, err := data.New(d.Vars(), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range q.NumVars() {
+		for i := range 6 {
+			if c := q.Discrete(j); c != nil {
+				c[i] = data.Missing
+			} else {
+				q.Continuous(j)[i] = math.NaN()
+			}
+		}
+	}
+	for a := range 3 {
+		for b := range 2 {
+			q.Discrete(j1)[a*2+b], q.Discrete(j5)[a*2+b] = uint16(a), uint16(b)
+		}
+	}
+	ll, _, err := m.LogLikelihood(q, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range 3 {
+		for b := range 2 {
+			p := math.Exp(ll[a*2+b])
+			if got, se := count[a][b]/n, math.Sqrt(p*(1-p)/n); math.Abs(got-p) > 5*se {
+				t.Errorf("P(x1=%d, x5=%d): sample %.5f, exact %.5f (5 SE %.5f)", a, b, got, p, 5*se)
+			}
+		}
+	}
+	// The mean and SD of x3 (below h0 → h1) given x1 = a: rows 2a hold
+	// x1 = a; blank their x5.
+	for a := range 3 {
+		q.Discrete(j5)[2*a] = data.Missing
+	}
+	x3 := ioNode(t, m, "x3")
+	cond, err := m.Conditionals(q, []int{x3}, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j3, _ := d.Index("x3")
+	for a := range 3 {
+		var xs []float64
+		for i, s := range d.Discrete(j1) {
+			if int(s) == a {
+				xs = append(xs, d.Continuous(j3)[i])
+			}
+		}
+		mu, s2 := meanVar(xs)
+		k := float64(len(xs))
+		wm, wsd := cond[0].Mean[2*a], cond[0].SD[2*a]
+		if se := wsd / math.Sqrt(k); math.Abs(mu-wm) > 5*se {
+			t.Errorf("E[x3 | x1=%d]: sample %.5f, exact %.5f (5 SE %.5f)", a, mu, wm, 5*se)
+		}
+		if se := wsd * wsd * math.Sqrt(3/k); math.Abs(s2-wsd*wsd) > 5*se {
+			t.Errorf("Var[x3 | x1=%d]: sample %.5f, exact %.5f (5 SE %.5f)", a, s2, wsd*wsd, 5*se)
+		}
+	}
+}
