@@ -540,7 +540,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
 	if mm, ok := res.Model.(*mixed.Model); ok {
-		if res.Mixed, err = mixedReport(mm, d, repaired); err != nil {
+		if res.Mixed, err = mixedReport(mm, d, repaired, opt.Fit.AutoStates); err != nil {
 			return nil, err
 		}
 	}

@@ -25,12 +25,14 @@ type MixedReport struct {
 	// Continuous and Discrete count the observed variables of each kind;
 	// HiddenContinuous and HiddenDiscrete the hidden variables of each
 	// kind in the fitted model (mixed.Layout chooses them), HiddenStates
-	// the number of states of the discrete ones.
-	Continuous       int `json:"continuous"`
-	Discrete         int `json:"discrete"`
-	HiddenContinuous int `json:"hidden_continuous"`
-	HiddenDiscrete   int `json:"hidden_discrete"`
-	HiddenStates     int `json:"hidden_states"`
+	// the number of states of the discrete ones, chosen by BIC among
+	// mixed.AutoStatesRange when AutoStates (Fit.AutoStates).
+	Continuous       int  `json:"continuous"`
+	Discrete         int  `json:"discrete"`
+	HiddenContinuous int  `json:"hidden_continuous"`
+	HiddenDiscrete   int  `json:"hidden_discrete"`
+	HiddenStates     int  `json:"hidden_states"`
+	AutoStates       bool `json:"auto_states"`
 	// Repaired names the continuous variables the structure learner put
 	// between discrete ones, each hung under a new discrete hidden node
 	// so that a conditional-Gaussian model fits the tree.
@@ -145,8 +147,8 @@ func betweenDiscrete(t *tree.Tree, kind func(string) (data.Kind, bool)) []int {
 
 // mixedReport describes the mixed model m fitted to d, with the nodes
 // repairLayout moved.
-func mixedReport(m *mixed.Model, d *data.Dataset, repaired []string) (*MixedReport, error) {
-	r := &MixedReport{Repaired: repaired}
+func mixedReport(m *mixed.Model, d *data.Dataset, repaired []string, auto bool) (*MixedReport, error) {
+	r := &MixedReport{Repaired: repaired, AutoStates: auto}
 	for _, v := range d.Vars() {
 		if v.Kind == data.Continuous {
 			r.Continuous++

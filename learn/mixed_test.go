@@ -211,9 +211,9 @@ func TestLearnMixedKinds(t *testing.T) {
 	}
 	// Options that do not apply to mixed data are refused before any work.
 	for name, fit := range map[string]model.FitOptions{
-		"AutoStates": {AutoStates: true},
-		"Params":     {Params: model.ParamsSpectral},
-		"EM.Pseudo":  {EM: model.EMOptions{Pseudo: 1}},
+		"Init":      {Init: model.InitRandom},
+		"Params":    {Params: model.ParamsSpectral},
+		"EM.Pseudo": {EM: model.EMOptions{Pseudo: 1}},
 	} {
 		if _, err := learn.Learn(d, learn.Options{Fit: fit}); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s on mixed data: %v", name, err)

@@ -67,12 +67,13 @@ type FitOptions struct {
 	// hidden variables have no states.
 	HiddenStates int
 	// AutoStates chooses the number of states of each hidden variable by
-	// BIC (discrete data only): the model is fitted with every uniform
+	// BIC (discrete and mixed data): the model is fitted with every uniform
 	// number of states from 2 to 5 (and HiddenStates, when outside that
-	// range), the best by BIC is kept and refined node by node by merging
-	// and splitting states (discrete.ChooseHiddenStates). The result's BIC
-	// is never above that of any of those uniform fits; it costs those
-	// fits and a few short EM runs per hidden variable.
+	// range), the best by BIC is kept and, for discrete data, refined node
+	// by node by merging and splitting states (discrete.ChooseHiddenStates;
+	// mixed data keep the best uniform number, mixed.FitBestStates). The
+	// result's BIC is never above that of any of those uniform fits; it
+	// costs those fits and a few short EM runs per hidden variable.
 	AutoStates bool
 	// Init is the start of discrete EM.
 	Init Init
@@ -105,7 +106,8 @@ func (o FitOptions) Validate(gaussian bool) error {
 // data of the given kind: data.Discrete (a discrete or spectral model),
 // data.Continuous (a Gaussian model) or data.Mixed (columns of both kinds:
 // a conditional-Gaussian model, package mixed). For mixed data only
-// HiddenStates (of the discrete hidden variables) and EM's Tol, MaxIter,
+// HiddenStates (of the discrete hidden variables), AutoStates (the best
+// uniform number by BIC, mixed.FitBestStates) and EM's Tol, MaxIter,
 // Accel, Restarts, RestartIter, Src, Workers and Progress apply: mixed EM
 // starts from moments (with Restarts random starts besides), has no
 // pseudo-counts or warm-up on samples, and stops when the relative gain in
@@ -195,9 +197,6 @@ func (o FitOptions) ValidateFor(kind data.Kind) error {
 func (o FitOptions) validateMixed() error {
 	e := o.EM
 	var bad []string
-	if o.AutoStates {
-		bad = append(bad, "AutoStates")
-	}
 	if o.Init != InitSurrogate {
 		bad = append(bad, "Init")
 	}

@@ -210,7 +210,6 @@ func TestFitModelSizeLimit(t *testing.T) {
 // counterpart of are refused, naming them; those it has are accepted.
 func TestValidateForMixed(t *testing.T) {
 	for name, opt := range map[string]model.FitOptions{
-		"AutoStates":  {AutoStates: true},
 		"Init":        {Init: model.InitRandom},
 		"Params":      {Params: model.ParamsSpectral},
 		"EM.Pseudo":   {EM: model.EMOptions{Pseudo: 1}},

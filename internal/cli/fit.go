@@ -39,7 +39,7 @@ type emFlags struct {
 }
 
 func (f *emFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC); mixed data: states of every discrete hidden variable (auto is not available)`)
+	fs.StringVar(&f.hiddenSpec, "hidden-states", "2", `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC); mixed data: states of every discrete hidden variable, or "auto" (the best number for all by BIC, 2 to 5)`)
 	fs.IntVar(&f.restarts, "restarts", 0, "discrete and mixed data: extra random EM starts tried besides the surrogate start (every hidden variable a noisy copy of its nearest observed variable; mixed data: the moment-based start); each runs 10 iterations (mixed data: 20) and the best continues. More starts guard against poor local optima, at 10 E-steps each")
 	fs.Float64Var(&f.tol, "tol", model.DefaultTol, "EM tolerance (> 0): EM stops when its bound on the remaining gain is at most tol·|log-likelihood| (--em-stop auto; Gaussian EM: at most tol·min(|log-likelihood|, 100)) or when the relative change is at most tol (--em-stop relative)")
 	fs.IntVar(&f.maxIter, "max-iter", model.DefaultMaxIter, "maximum EM iterations, counted in E-steps (≥ 1; a SQUAREM cycle takes three)")

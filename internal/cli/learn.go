@@ -202,7 +202,8 @@ output), as JSON with --json.`,
 	hs := f.Lookup("hidden-states")
 	o.em.hiddenSpec, hs.DefValue = "", ""
 	hs.Usage = `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC: the best of 2 to 5 for all, then split or merged per variable). ` +
-		`Default: auto when some variable has more than 2 states and variables² × rows is at most 10⁷ (80 variables × 1,500 rows), else 2; the summary says which was used`
+		`Default: auto when some variable has more than 2 states and variables² × rows is at most 10⁷ (80 variables × 1,500 rows), else 2; the summary says which was used. ` +
+		`Mixed data: states of every discrete hidden variable (default 2), or "auto" (the best number for all by BIC, 2 to 5)`
 	f.Lookup("seed").Usage = "random seed of EM (its random starts, --em-sample warm-up samples, --hidden-states auto trials), of --order random of the quartet method, and of the sampling steps of regclnj and regclrg"
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
@@ -720,7 +721,10 @@ func printMixed(w io.Writer, mx *learn.MixedReport) {
 	fmt.Fprintf(w, "mixed data (%s, %s): conditional-Gaussian model with %s and %s",
 		plural(mx.Continuous, "continuous column"), plural(mx.Discrete, "discrete column"),
 		plural(mx.HiddenDiscrete, "discrete hidden variable"), plural(mx.HiddenContinuous, "continuous hidden variable"))
-	if mx.HiddenDiscrete > 0 {
+	switch {
+	case mx.HiddenDiscrete > 0 && mx.AutoStates:
+		fmt.Fprintf(w, " (%d states each, chosen by BIC among 2 to 5)", mx.HiddenStates)
+	case mx.HiddenDiscrete > 0:
 		fmt.Fprintf(w, " (%d states; --hidden-states sets them)", mx.HiddenStates)
 	}
 	fmt.Fprintln(w)
@@ -756,9 +760,6 @@ func mixedFlags(cmd *cobra.Command) error {
 			return usagef("--em-stop %s does not apply to mixed data (mixed EM stops when the relative gain in log-likelihood is at most --tol: --em-stop relative)", f.Value)
 		}
 		return usagef("--%s does not apply to mixed data (a conditional-Gaussian latent tree is fitted by its own EM from a moment-based start, with --restarts random starts besides: no pseudo-counts, warm-up on samples, other starts or spectral parameters)", name)
-	}
-	if hs := cmd.Flags().Lookup("hidden-states"); hs != nil && changed("hidden-states") && hs.Value.String() == "auto" {
-		return usagef("--hidden-states auto is not available for mixed data; give the number of states of the discrete hidden variables")
 	}
 	return nil
 }

@@ -87,7 +87,6 @@ func TestLearnFitMixed(t *testing.T) {
 	}{
 		{[]string{"fit", "--params", "spectral", nwk, csv}, "--params does not apply to mixed data"},
 		{[]string{"fit", "--em-pseudo", "1", nwk, csv}, "--em-pseudo does not apply to mixed data"},
-		{[]string{"fit", "--hidden-states", "auto", nwk, csv}, "--hidden-states auto is not available for mixed data"},
 		{[]string{"learn", "--random-init", csv}, "--random-init does not apply to mixed data"},
 		{[]string{"learn", "--em-stop", "auto", csv}, "--em-stop auto does not apply to mixed data"},
 		{[]string{"fit", "--init", "random", nwk, csv}, "--init does not apply to mixed data"},
@@ -95,6 +94,10 @@ func TestLearnFitMixed(t *testing.T) {
 		if code, _, errs := run(t, "", c.args...); code != ExitUsage || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %s", c.args, code, errs)
 		}
+	}
+	// --hidden-states auto chooses the number by BIC.
+	if out := mustRun(t, "learn", csv, "--hidden-states", "auto"); !strings.Contains(out, "states each, chosen by BIC among 2 to 5") {
+		t.Errorf("learn --hidden-states auto:\n%s", out)
 	}
 	// Methods that fit discrete or Gaussian models only name themselves.
 	if code, _, errs := run(t, "", "learn", "--method", "regclnj", csv); code != ExitFailure || !strings.Contains(errs, "regclnj fits parameters to all-discrete or all-continuous data only") {
