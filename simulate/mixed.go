@@ -37,10 +37,12 @@ type MixedOptions struct {
 	// and ContinuousHidden.
 	Kinds []data.Kind
 	// ObservedMin and ObservedMax bound the number of states of discrete
-	// observed nodes, drawn uniformly (both 0: 2 and 5).
+	// observed leaves, drawn uniformly (both 0: 2 and 5).
 	ObservedMin, ObservedMax int
 	// HiddenMin and HiddenMax bound the number of states of discrete
-	// hidden nodes, drawn uniformly (both 0: 2).
+	// hidden nodes and of discrete observed internal nodes, which stand
+	// where hidden nodes would (the information distances are additive
+	// through binary ones), drawn uniformly (both 0: 2).
 	HiddenMin, HiddenMax int
 	// AllDiscreteHidden makes every hidden node discrete (see
 	// mixed.Layout).
@@ -114,7 +116,7 @@ func Mixed(src rand.Source, t *tree.Tree, opt MixedOptions) (*mixed.Model, error
 		if kinds[v] != data.Discrete {
 			continue
 		}
-		if t.IsHidden(v) {
+		if t.IsHidden(v) || t.Degree(v) > 1 {
 			states[v] = o.HiddenMin + rng.IntN(o.HiddenMax-o.HiddenMin+1)
 		} else {
 			states[v] = o.ObservedMin + rng.IntN(o.ObservedMax-o.ObservedMin+1)

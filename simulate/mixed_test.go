@@ -305,3 +305,27 @@ func TestMixedEdgesNotCopies(t *testing.T) {
 		t.Errorf("of %d edges, %d are shorter than −log 0.9 and %d longer than 1", all, short, long)
 	}
 }
+
+// Observed internal nodes are discrete with the hidden nodes' states.
+func TestMixedObservedInternal(t *testing.T) {
+	internal := 0
+	for seed := range uint64(10) {
+		m, err := RandomMixed(rand.NewPCG(seed, 3), 15, MinimalOptions{ObservedInternalProb: 0.5}, MixedOptions{HiddenMin: 3, HiddenMax: 3, ObservedMin: 5, ObservedMax: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m.Tree.Observed() {
+			want := 5
+			if m.Tree.Degree(v) > 1 {
+				want = 3
+				internal++
+			}
+			if m.Kinds[v] == data.Discrete && m.States[v] != want {
+				t.Errorf("seed %d: observed %s of degree %d has %d states, want %d", seed, m.Tree.Name(v), m.Tree.Degree(v), m.States[v], want)
+			}
+		}
+	}
+	if internal == 0 {
+		t.Error("no observed internal node in 10 trees")
+	}
+}

@@ -79,12 +79,13 @@ Models (--model):
   mixed         discrete and continuous variables (a conditional-Gaussian tree): a share
                 --continuous (0.4) of the leaves continuous, --continuous-hidden hidden
                 nodes made continuous with everything below them, --leaf-states (2..5)
-                states of discrete observed variables, --hidden-states (2) of discrete
-                hidden ones; a continuous variable's means under the states of a discrete
+                states of discrete observed leaves, --hidden-states (2) of discrete
+                hidden variables; a continuous variable's means under the states of a discrete
                 parent are --separation (2) within-state SDs apart, its correlation with a
                 continuous parent in [--rho-min, --rho-max] (default 0.4..0.8); tables of
                 discrete nodes keep the parent's state with 20-45% Dirichlet(--alpha, default
-                10) noise; observed internal nodes of the topology are discrete
+                10) noise; observed internal nodes of the topology are discrete, with the
+                hidden variables' states
 
 The true tree is written with --newick / --tree-json (edge lengths are exact
 information distances where defined), the true model (a model file that
@@ -142,7 +143,7 @@ stats --out read as they read the CSV.`,
 	f.Float64Var(&o.alpha, "alpha", 1, "Dirichlet concentration (general; mixed: default 10)")
 	f.Float64Var(&o.continuous, "continuous", 0.4, "share of the observed leaves that are continuous, in [0, 1] (mixed)")
 	f.IntVar(&o.contHidden, "continuous-hidden", 0, "hidden nodes to make continuous with every observed variable below them, within --continuous (mixed)")
-	f.StringVar(&o.leafStates, "leaf-states", "2..5", `states of discrete observed variables: "k" or a range "a..b" (mixed)`)
+	f.StringVar(&o.leafStates, "leaf-states", "2..5", `states of discrete observed leaves: "k" or a range "a..b" (mixed)`)
 	f.Float64Var(&o.separation, "separation", 2, "distance between the means of a continuous variable under consecutive states of its discrete parent, in within-state SDs (mixed)")
 	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the tree and --distances)")
 	deprecatedAlias(f, "samples", "rows")
