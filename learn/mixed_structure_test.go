@@ -8,7 +8,6 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/distance"
-	"github.com/latentree/latentree/internal/testenv"
 	"github.com/latentree/latentree/learn"
 	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/simulate"
@@ -210,12 +209,11 @@ func TestMixedStructureOnlyAllMethods(t *testing.T) {
 // The rate at which the distance-based methods recover random mixed trees
 // exactly (Robinson–Foulds 0) from the statistics of 10,000 and 100,000
 // sampled rows, with the default contraction threshold and with ε′ =
-// 0.02 (long run: LATENTREE_LONG=1; it logs the rates). The random models
+// 0.02 (it logs the rates; -v shows them). The random models
 // have near-deterministic discrete edges (exact distances below 0.05 in
 // most of them), which the default ε′ = −log 0.9 contracts: from exact
 // distances ε′ = 0.02 recovers 16 of these 20 trees, the default none.
 func TestMixedSampleRecovery(t *testing.T) {
-	testenv.SkipUnlessLong(t, "recovery from sampled rows of 20 random mixed trees")
 	methods := []learn.Method{learn.CLNJ, learn.CLRG, learn.NJ, learn.RG}
 	for _, rows := range []int{10000, 100000} {
 		rng := rand.New(rand.NewPCG(24, 30))
