@@ -262,3 +262,24 @@ func continuousVars(d *data.Dataset) []data.Variable {
 	}
 	return vars
 }
+
+// LearnSource fits mixed data held in a data.Packed by unpacking them, as
+// Learn does on the Dataset.
+func TestLearnSourceMixed(t *testing.T) {
+	_, d := simMixed(t, 1, 400, 3)
+	p, err := data.Pack(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := learn.LearnSource(p, learn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := learn.Learn(d, learn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Mixed == nil || got.Score.LogLik != want.Score.LogLik || got.Tree.Newick() != want.Tree.Newick() {
+		t.Errorf("packed: %+v, log-likelihood %g, tree %s; dataset: log-likelihood %g, tree %s", got.Mixed, got.Score.LogLik, got.Tree.Newick(), want.Score.LogLik, want.Tree.Newick())
+	}
+}

@@ -31,8 +31,10 @@ type Materializer interface {
 // A *data.Dataset goes to Learn. So does a Materializer when Learn would
 // search contractions by BIC (ContractAuto on data within AutoBICBudget,
 // or ContractBIC/ContractAIC) or when the method needs rows in memory
-// (quartet, regclnj, regclrg), or the fit options do (spectral parameters,
-// the spectral start, AutoStates): its rows are then unpacked. Otherwise
+// (quartet, regclnj, regclrg), or the fit options or the data do (spectral
+// parameters, the spectral start, AutoStates; parameters fitted to data
+// with continuous columns, Gaussian or mixed): its rows are then
+// unpacked. Otherwise
 // (and for any other Source) ContractAuto means the threshold rule, and methods, rules and fit
 // options that need rows in memory (spectral parameters, AutoStates,
 // continuous data) are errors, as is a column that looks like a row
@@ -69,7 +71,12 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		rule = ContractThreshold
 	}
 	binned := m.UsesDistances() && opt.binned(st, opt.distanceRank(st))
-	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows || binned
+	// Gaussian and mixed EM work on rows in memory.
+	continuousFit := false
+	for j := range st.NumVars() {
+		continuousFit = continuousFit || !opt.StructureOnly && canMaterialize && st.Var(j).Kind != data.Discrete
+	}
+	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows || binned || continuousFit
 	if needRows {
 		mz, ok := src.(Materializer)
 		if !ok {
