@@ -162,9 +162,9 @@ func TestLearnMixedDefault(t *testing.T) {
 }
 
 // A continuous variable that the structure learner puts between discrete
-// ones (here the minimum spanning tree over a discrete hidden node's
-// leaves, one of them a continuous near copy of it) is hung under a new
-// discrete hidden node, and the mixed model is fitted.
+// ones (here the minimum spanning tree and the Chow–Liu tree over a
+// discrete hidden node's leaves, one of them a continuous near copy of it)
+// is hung under a new discrete hidden node, and the mixed model is fitted.
 func TestLearnMixedRepairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	var b strings.Builder
@@ -183,17 +183,19 @@ func TestLearnMixedRepairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := learn.Learn(d, learn.Options{Method: learn.MST})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Mixed == nil || len(res.Mixed.Repaired) != 1 || res.Mixed.Repaired[0] != "x" {
-		t.Fatalf("mixed report %+v, want x repaired", res.Mixed)
-	}
-	m := res.Model.(*mixed.Model)
-	x, _ := m.Tree.Lookup("x")
-	if !m.Tree.IsLeaf(x) || res.Tree.NumHidden() != 1 {
-		t.Errorf("x has degree %d, %d hidden nodes; want x a leaf under one new hidden node", m.Tree.Degree(x), res.Tree.NumHidden())
+	for _, method := range []learn.Method{learn.MST, learn.ChowLiu} {
+		res, err := learn.Learn(d, learn.Options{Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Mixed == nil || len(res.Mixed.Repaired) != 1 || res.Mixed.Repaired[0] != "x" {
+			t.Fatalf("%s: mixed report %+v, want x repaired", method, res.Mixed)
+		}
+		m := res.Model.(*mixed.Model)
+		x, _ := m.Tree.Lookup("x")
+		if !m.Tree.IsLeaf(x) || res.Tree.NumHidden() != 1 || res.Report.Hidden != 1 {
+			t.Errorf("%s: x has degree %d, %d hidden nodes (report: %d); want x a leaf under one new hidden node", method, m.Tree.Degree(x), res.Tree.NumHidden(), res.Report.Hidden)
+		}
 	}
 }
 
