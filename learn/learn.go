@@ -132,7 +132,9 @@ type ContractReport struct {
 	// contraction and was returned instead.
 	ChowLiu bool `json:"chow_liu"`
 	// Kept says which model was returned: "contracted" (the contracted
-	// tree), "chowliu" (the Chow–Liu tree) or "lcm" (the best latent
+	// tree), "chowliu" (the Chow–Liu tree), "kinds" (on mixed data, the
+	// trees of each kind learned alone and joined by one edge) or "lcm"
+	// (the best latent
 	// class model, which discrete data are also compared with).
 	Kept string `json:"kept"`
 	// LCM is the comparison's latent class fits (discrete data of at
@@ -500,6 +502,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if kind == data.Mixed {
+			if err := keepKinds(pr, st, d, opt, fit); err != nil {
+				return nil, err
+			}
+		}
 		res.Tree, res.Model, res.EM = pr.Tree, pr.Model, pr.EM
 		if refit {
 			if opt.Fit.Params == model.ParamsSpectral && res.Tree.NumHidden() == 0 {
@@ -511,8 +518,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		}
 		res.Contraction = &ContractReport{Rule: rule, Contracted: pr.Contracted, Evaluated: pr.Evaluated,
 			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0, Kept: "contracted"}
-		if pr.Baseline == 0 {
+		switch pr.Baseline {
+		case 0:
 			res.Contraction.Kept = "chowliu"
+		case 1:
+			res.Contraction.Kept = "kinds"
 		}
 		if !refit && d.AllDiscrete() && float64(d.NumVars())*float64(d.NumRows()) <= CompareLCMBudget {
 			if err := keepLCM(res, d, fit, popt.AIC); err != nil {

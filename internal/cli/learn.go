@@ -648,6 +648,8 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		switch c.Kept {
 		case "chowliu":
 			fmt.Fprint(w, " (the Chow–Liu tree scored best)")
+		case "kinds":
+			fmt.Fprint(w, " (the trees of the continuous and of the discrete columns, each learned alone and joined by one edge, scored best)")
 		case "lcm":
 			fmt.Fprintf(w, " (a latent class model with %d classes scored best)", c.LCM.Classes)
 		}
