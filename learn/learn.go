@@ -52,7 +52,8 @@ type ContractRule int
 const (
 	// ContractAuto is ContractBIC when parameters are fitted (Learn
 	// without StructureOnly) and the search is affordable (variables² ×
-	// rows at most AutoBICBudget), and ContractThreshold otherwise, or
+	// rows at most AutoBICBudget, MixedBICBudget on data that mix the
+	// kinds), and ContractThreshold otherwise, or
 	// when Threshold or KeepHiddenEdges is set.
 	ContractAuto ContractRule = iota
 	// ContractBIC contracts an edge only when the BIC of the fitted model
@@ -74,6 +75,13 @@ const (
 // takes a few minutes on 2 cores for binary data. Larger data get the
 // threshold rule unless ContractBIC is asked for.
 const AutoBICBudget = 5e8
+
+// MixedBICBudget is AutoBICBudget for data that mix continuous and
+// discrete columns: a mixed E-step costs more per cell (Gaussian messages
+// below the discrete states), and the search by BIC on 31 columns ×
+// 10,000 rows (about 10⁷) took some 25 s of CPU, so that the bound again
+// means a few minutes on 2 cores.
+const MixedBICBudget = 1e8
 
 var ruleNames = map[ContractRule]string{ContractAuto: "auto", ContractBIC: "bic", ContractAIC: "aic", ContractThreshold: "threshold"}
 
@@ -113,7 +121,8 @@ type ContractOptions struct {
 	// Prune configures ContractBIC and ContractAIC (its AIC field is set
 	// by the rule).
 	Prune PruneOptions
-	// AutoBudget replaces AutoBICBudget for ContractAuto (0: AutoBICBudget).
+	// AutoBudget replaces AutoBICBudget (and MixedBICBudget) for
+	// ContractAuto (0: AutoBICBudget, or MixedBICBudget on mixed data).
 	AutoBudget float64
 }
 
@@ -571,8 +580,14 @@ func (o *Options) rule(fitting bool) ContractRule {
 	return ContractBIC
 }
 
-// autoAffordable reports whether ContractAuto may search by BIC on d.
+// autoAffordable reports whether ContractAuto may search by BIC on d:
+// within AutoBudget, or by default AutoBICBudget, or MixedBICBudget for
+// data that mix the kinds.
 func (o *Options) autoAffordable(d *data.Dataset) bool {
+	if o.Contract.AutoBudget == 0 && dataKind(d) == data.Mixed {
+		v := float64(d.NumVars())
+		return v*v*float64(d.NumRows()) <= MixedBICBudget
+	}
 	return o.affordable(d.NumVars(), d.NumRows())
 }
 

@@ -165,7 +165,7 @@ output), as JSON with --json.`,
 		f.StringVar(&o.rule, "contraction", "auto", "learners add hidden variables generously; contracting an edge at a hidden node removes one. Which edges: "+
 			"bic (only while the fitted model's BIC improves: never worse than the uncontracted tree or the Chow–Liu tree, but one model fit per candidate), "+
 			"aic (the same with AIC, which keeps more hidden variables), or threshold (edges shorter than --contract: fast, no fitting); "+
-			"auto: bic when parameters are fitted on data in memory with variables² × rows up to 5×10⁸, else threshold")
+			"auto: bic when parameters are fitted on data in memory with variables² × rows up to 5×10⁸ (10⁸ for data that mix continuous and discrete columns), else threshold")
 		f.Float64Var(&o.contract, "contract", 0, "threshold rule: contract edges shorter than this distance, which join a hidden variable to a near copy of itself (default −log 0.9 ≈ 0.105; "+
 			"larger removes more hidden variables, negative never contracts)")
 		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "threshold rule: contract only edges between a hidden and an observed node, never a short edge between two hidden nodes (the paper's behaviour): "+
