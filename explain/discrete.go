@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"errors"
 	"math"
 
 	"github.com/latentree/latentree/model"
@@ -34,17 +33,14 @@ func explainDiscrete(m *discrete.Model, opt Options) (*Explanation, error) {
 		shares[i] = marg[h]
 	}
 	if opt.Data != nil && len(hidden) > 0 {
-		post, err := m.Posterior(opt.Data, hidden, model.InferOptions{Workers: opt.Workers})
+		cls, err := classifyNodes(m, opt.Data, hidden, model.InferOptions{Workers: opt.Workers})
 		if err != nil {
 			return nil, err
 		}
-		for i, h := range hidden {
-			mean, used := meanPosterior(post[i], m.States[h])
-			if used == 0 {
-				return nil, errors.New("explain: every row of the data has probability 0 under the model")
-			}
-			shares[i] = mean
-			e.Rows = used
+		for i := range hidden {
+			shares[i] = cls[i].ModelShares
+			e.Rows = cls[i].Rows
+			e.Hidden[i].Classification = &cls[i]
 		}
 		e.FromData = true
 	}
@@ -109,6 +105,7 @@ func explainDiscrete(m *discrete.Model, opt Options) (*Explanation, error) {
 			}
 			hl.States = append(hl.States, st)
 		}
+		hl.Classification = e.Hidden[i].Classification
 		e.Hidden[i] = hl
 	}
 	return e, nil

@@ -124,6 +124,10 @@ type Hidden struct {
 	// of a mixed model; noisy-or: "off" and "on"), each with its share and
 	// the observed values whose probability rises most.
 	States []State `json:"states,omitempty"`
+	// Classification is how sharply the rows of Options.Data are
+	// assigned to the states of a discrete hidden variable (nil without
+	// data).
+	Classification *Classification `json:"classification,omitempty"`
 }
 
 // Related is an observed variable related to a hidden one.
@@ -332,36 +336,4 @@ func mutualInfo(p, pa, pb []float64, kb int) float64 {
 		}
 	}
 	return math.Max(mi, 0)
-}
-
-// meanPosterior returns, for each node's posterior table post[x] (rows×k
-// row-major), the mean over the rows whose posterior is defined (rows with
-// probability 0 under the model have NaN posteriors and are left out),
-// and how many rows were used.
-func meanPosterior(post []float64, k int) ([]float64, int) {
-	mean := make([]float64, k)
-	used := 0
-	for r := 0; r+k <= len(post); r += k {
-		row := post[r : r+k]
-		ok := true
-		for _, x := range row {
-			if math.IsNaN(x) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		for s, x := range row {
-			mean[s] += x
-		}
-		used++
-	}
-	if used > 0 {
-		for s := range mean {
-			mean[s] /= float64(used)
-		}
-	}
-	return mean, used
 }

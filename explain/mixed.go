@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"errors"
 	"math"
 	"strconv"
 
@@ -40,6 +39,7 @@ func explainMixed(m *mixed.Model, opt Options) (*Explanation, error) {
 	obs = t.Observed()
 	e := &Explanation{Kind: KindMixed, Hidden: make([]Hidden, len(hidden))}
 	shares := make(map[int][]float64)
+	classes := make(map[int]*Classification)
 	var discHidden []int
 	for _, h := range hidden {
 		if m.Kinds[h] == data.Discrete {
@@ -48,26 +48,20 @@ func explainMixed(m *mixed.Model, opt Options) (*Explanation, error) {
 		}
 	}
 	if opt.Data != nil && len(discHidden) > 0 {
-		cond, err := m.Conditionals(opt.Data, discHidden, model.InferOptions{Workers: opt.Workers})
+		cls, err := classifyNodes(m, opt.Data, discHidden, model.InferOptions{Workers: opt.Workers})
 		if err != nil {
 			return nil, err
 		}
-		if len(cond) != len(discHidden) {
-			return nil, errors.New("explain: the model gave posteriors for other nodes than asked")
-		}
 		for i, h := range discHidden {
-			mean, used := meanPosterior(cond[i].Prob, m.States[h])
-			if used == 0 {
-				return nil, errors.New("explain: every row of the data has probability 0 under the model")
-			}
-			shares[h] = mean
-			e.Rows = used
+			shares[h] = cls[i].ModelShares
+			classes[h] = &cls[i]
+			e.Rows = cls[i].Rows
 		}
 		e.FromData = true
 	}
 	top := opt.top()
 	for i, h := range hidden {
-		hl := Hidden{Node: h, Name: t.Name(h), Depth: depth[h], Kind: m.Kinds[h].String()}
+		hl := Hidden{Node: h, Name: t.Name(h), Depth: depth[h], Kind: m.Kinds[h].String(), Classification: classes[h]}
 		if p := r.Parent[h]; p >= 0 {
 			hl.Parent = t.Name(p)
 		}

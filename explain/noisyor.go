@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/noisyor"
 )
 
@@ -24,6 +25,7 @@ func Noisyor(n *noisyor.Network, opt Options) (*Explanation, error) {
 	for s, src := range n.Sources {
 		shares[s] = src.Prior
 	}
+	var classes []*Classification
 	if opt.Data != nil && len(n.Sources) > 0 {
 		b, err := noisyor.NewBinary(opt.Data)
 		if err != nil {
@@ -33,24 +35,27 @@ func Noisyor(n *noisyor.Network, opt Options) (*Explanation, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := make([]float64, len(n.Sources))
-		used := 0
-		for _, row := range post {
-			if len(row) != len(n.Sources) || math.IsNaN(row[0]) {
-				continue // a row with probability 0
+		// Each source's posterior as a two-state conditional (off, on); a
+		// row with probability 0 has NaN posteriors.
+		classes = make([]*Classification, len(n.Sources))
+		for s, src := range n.Sources {
+			c := model.Conditional{Node: s, Name: src.Name, Labels: []string{"off", "on"}, Prob: make([]float64, 2*len(post))}
+			for r, row := range post {
+				p := math.NaN()
+				if len(row) == len(n.Sources) {
+					p = row[s]
+				}
+				c.Prob[2*r], c.Prob[2*r+1] = 1-p, p
 			}
-			for s, p := range row {
-				sum[s] += p
+			q, err := Classify(c)
+			if err != nil {
+				return nil, errors.New("explain: every row of the data has probability 0 under the network")
 			}
-			used++
+			classes[s] = q
+			shares[s] = q.ModelShares[1]
+			e.Rows = q.Rows
 		}
-		if used == 0 {
-			return nil, errors.New("explain: every row of the data has probability 0 under the network")
-		}
-		for s := range shares {
-			shares[s] = sum[s] / float64(used)
-		}
-		e.FromData, e.Rows = true, used
+		e.FromData = true
 	}
 	// q[s][a] = P(source s does not turn effect a on) = 1 − p_s(1 − f).
 	parents := n.Parents()
@@ -86,6 +91,9 @@ func Noisyor(n *noisyor.Network, opt Options) (*Explanation, error) {
 		hl.States = []State{
 			{Label: "off", Share: 1 - shares[s], Rising: nonNil(topN(off, top))},
 			{Label: "on", Share: shares[s], Rising: nonNil(topN(on, top))},
+		}
+		if classes != nil {
+			hl.Classification = classes[s]
 		}
 		e.Hidden[s] = hl
 	}

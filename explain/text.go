@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+	"text/tabwriter"
 )
 
 // WriteText writes the explanation for people: a line per hidden variable
@@ -122,8 +124,31 @@ func (e *Explanation) WriteText(w io.Writer) error {
 				fmt.Fprintf(bw, "    profile (%s): %s\n", what, strings.Join(prof, ", "))
 			}
 		}
+		if h.Classification != nil {
+			h.Classification.writeText(bw, "  ")
+		}
 	}
 	return bw.Flush()
+}
+
+// writeText writes the classification quality as a line of measures and a
+// table with a row per assigned state: its rows, their share (modal), the
+// model-estimated share of the state, and the mean posterior of every
+// state among those rows (AvePP, its own state's entry the AvePP of Mplus).
+func (q *Classification) writeText(w io.Writer, indent string) {
+	fmt.Fprintf(w, "%sclassification of %d rows: entropy R² %.3f (LatentGOLD), relative entropy %.3f (Mplus), error %s\n",
+		indent, q.Rows, q.EntropyR2, q.RelativeEntropy, percent(q.Error))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s  assigned\trows\tmodal\tmodel\tmean posterior: %s\t\n", indent, strings.Join(q.States, " "))
+	for l, name := range q.States {
+		post := make([]string, len(q.States))
+		for k := range q.States {
+			post[k] = fmt.Sprintf("%.2f", q.AvePP[l][k])
+		}
+		n := int(math.Round(q.ModalShares[l] * float64(q.Rows)))
+		fmt.Fprintf(tw, "%s  %s\t%d\t%s\t%s\t%s\t\n", indent, name, n, percent(q.ModalShares[l]), percent(q.ModelShares[l]), strings.Join(post, " "))
+	}
+	tw.Flush()
 }
 
 // isTrue reports whether a state label reads as "present".
