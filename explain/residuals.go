@@ -1,9 +1,14 @@
 package explain
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -189,3 +194,40 @@ func mixedPairs(m *mixed.Model, nodes []int) [][][]float64 {
 	}
 	return out
 }
+
+// WriteResiduals writes the residuals for people: a header line and a
+// table with a row per pair as given (BivariateResiduals: largest BVR
+// first), such as
+//
+//	bivariate residuals of 15 pairs, largest first (BVR = Pearson χ² / df of the pair's table, observed vs expected under the model; > 3.84 flagged *)
+//	  a   b     BVR     χ²  df  rows
+//	  x5  x6  187.36  187.36  1  3000  *
+func WriteResiduals(w io.Writer, res []Residual) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "bivariate residuals of %d pairs, largest first (BVR = Pearson χ² / df of the pair's table, observed vs expected under the model; above %.2f: *)\n", len(res), BVRFlag)
+	var tab bytes.Buffer
+	tw := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  a\tb\tBVR\tχ²\tdf\trows\t\n")
+	for _, x := range res {
+		flag := ""
+		if x.BVR > BVRFlag {
+			flag = "*"
+		}
+		if x.Impossible > 0 {
+			flag += fmt.Sprintf(" (%d rows the model gives probability 0, left out)", x.Impossible)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%.2f\t%.2f\t%d\t%d\t%s\n", x.A, x.B, x.BVR, x.Chi2, x.DF, x.Rows, flag)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The flag column is empty in most rows: no trailing blanks.
+	for line := range strings.Lines(tab.String()) {
+		bw.WriteString(strings.TrimRight(line, " \n") + "\n")
+	}
+	return bw.Flush()
+}
+
+// BVRFlag is the BVR above which WriteResiduals flags a pair: 3.84, the
+// 5% point of χ² with one degree of freedom, LatentGOLD's rule of thumb.
+const BVRFlag = 3.84
