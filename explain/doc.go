@@ -34,6 +34,32 @@
 //     the rows, and the effects whose probability of being on (or off)
 //     rises most.
 //
+// # Classification quality and local dependence
+//
+// With Options.Data, every discrete hidden variable (of a discrete or
+// mixed model; every noisy-or source) also gets its Classification, from
+// the rows' posteriors p_ik = P(h = k | row i), n rows, K states:
+// model-estimated shares π_k = Σ_i p_ik / n and modal shares (the rows
+// whose most likely state is k); the mean posterior entropy E = −Σ_i Σ_k
+// p_ik ln p_ik / n; LatentGOLD's entropy R² = 1 − E / E₀ with E₀ = −Σ_k π_k
+// ln π_k; Mplus's relative entropy ("entropy") = 1 − E / ln K, which
+// measures E against equal shares and so is at least the entropy R²; the
+// classification table (state × assigned state, sums of posteriors), the
+// expected classification error of the modal assignment, and the average
+// posterior probabilities by assigned state (AvePP). ClassifyModel
+// computes them for any model.Model with hidden-variable posteriors
+// (through its Conditionals), Classify from one Conditional.
+//
+// BivariateResiduals gives the local-dependence check: for every pair of
+// discrete observed variables, LatentGOLD's bivariate residual, the
+// Pearson χ² of the pair's two-way table in the data (rows where both are
+// observed) against the table the model expects (that many rows times the
+// model's exact pair marginal), divided by (K_a − 1)(K_b − 1). A pair the
+// model's hidden variables do not connect closely enough, such as two
+// questions that depend on each other beyond the class in a latent class
+// model, stands out with a large BVR; a latent tree that joins them
+// removes it.
+//
 // The label of a hidden variable is the names of its first LabelWords
 // related observed variables joined by " · "; Explanation.Labels maps
 // hidden names to labels for drawings and reports, and WriteText prints a

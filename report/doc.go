@@ -2,8 +2,10 @@
 // file: an interactive tree (zoom and pan, collapse and expand subtrees,
 // search a variable, click a node for its panel: explanation, CPT or
 // correlations, state shares), the model's summary (method, options, data
-// file and hash, rows, scores, timings), the EM trace as a plot and notes on
-// the quality of the data.
+// file and hash, rows, scores, timings), the EM trace as a plot, notes on
+// the quality of the data, and with data the classification quality of the
+// discrete hidden variables (explain.Classification) and the largest
+// bivariate residuals of the observed pairs (Input.Residuals).
 //
 // The file needs no network: its style sheet, script (plain JavaScript
 // written for it) and plots are inline, and the model travels as a JSON

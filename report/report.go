@@ -44,6 +44,10 @@ type Input struct {
 	// (rows, missing cells per variable, constant columns).
 	Data     *data.Dataset
 	DataName string
+	// Residuals are the bivariate residuals of the observed pairs
+	// (explain.BivariateResiduals, largest first), shown as the local
+	// dependence section; nil leaves it out.
+	Residuals []explain.Residual
 	// Degenerate are pairs of variables at infinite information distance
 	// (as learn reports them), listed in the data-quality notes.
 	Degenerate []distance.Degenerate

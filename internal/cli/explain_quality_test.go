@@ -74,3 +74,27 @@ func TestExplainClassificationAndResiduals(t *testing.T) {
 		t.Errorf("--residuals without data: exit %d, %s", code, errs)
 	}
 }
+
+// TestReportClassificationAndResiduals: report with data has the
+// classification and local-dependence sections; without data, neither.
+func TestReportClassificationAndResiduals(t *testing.T) {
+	dir := t.TempDir()
+	mpath := writeStarModel(t, dir, false)
+	csv := writeTestFile(t, dir, "rows.csv", "team,goal,ball\n1,1,1\n0,0,0\n1,0,1\n")
+	code, out, errs := run(t, "", "report", mpath, csv, "--out", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`<section id="classification">`, `<section id="residuals">`, "Bivariate residuals of the 3 pairs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	code, out, errs = run(t, "", "report", mpath, "--out", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, `id="classification"`) || strings.Contains(out, `id="residuals"`) {
+		t.Error("report without data has classification or residuals")
+	}
+}

@@ -44,6 +44,15 @@ browser (no network: its style, script and plots are inline):
   the EM trace     the log-likelihood per E-step, as a plot
   data quality     with DATA.csv: rows, missing cells per variable, constant
                    variables
+  classification   with DATA.csv, per discrete hidden variable: entropy R²
+                   (LatentGOLD), relative entropy (Mplus), expected
+                   classification error, and by assigned state the rows,
+                   modal and model shares and mean posteriors (formulas:
+                   latentree explain --help)
+  local dependence with DATA.csv, discrete and mixed models: the largest
+                   bivariate residuals of the discrete observed pairs
+                   (explain --residuals lists them all); left out when pairs
+                   × rows exceed 2·10⁸
 
 With DATA.csv the hidden variables' state shares are posterior shares over its
 rows (its columns must be the model's observed variables; --ignore or
@@ -108,6 +117,9 @@ standard output; without it report prints nothing.`,
 				if in.Explanation, err = explainForReport(m, opt); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
+				if in.Residuals, err = residualsForReport(m, in.Data); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
 			}
 			if dataPath != "" {
 				in.DataName = dataPath
@@ -160,6 +172,30 @@ func explainForReport(m model.Model, opt explain.Options) (*explain.Explanation,
 	return explain.Model(m, opt)
 }
 
+// reportResidualWork bounds pairs × rows of the residuals a report
+// computes: one pass over the rows per pair.
+const reportResidualWork = 2e8
+
+// residualsForReport returns the bivariate residuals of a discrete or mixed
+// model's discrete observed pairs in d; nil without data, for other
+// models, with fewer than two discrete observed variables, or when pairs ×
+// rows exceed reportResidualWork.
+func residualsForReport(m model.Model, d *data.Dataset) ([]explain.Residual, error) {
+	if d == nil || isSpectral(m) || m.Kind() == data.Continuous {
+		return nil, nil
+	}
+	n := 0
+	for _, v := range m.Structure().Observed() {
+		if m.NodeKind(v) == data.Discrete {
+			n++
+		}
+	}
+	if n < 2 || float64(n)*float64(n-1)/2*float64(d.NumRows()) > reportResidualWork {
+		return nil, nil
+	}
+	return explain.BivariateResiduals(m, d)
+}
+
 // learnReport is the output of learn --report: the page of the model just
 // learned, with the data it was learned from (nil from a distance matrix).
 func learnReport(path string, res *learn.Result, d *data.Dataset, source string, prov *model.Provenance) (output, error) {
@@ -170,9 +206,13 @@ func learnReport(path string, res *learn.Result, d *data.Dataset, source string,
 	if err != nil {
 		return output{}, err
 	}
+	bvr, err := residualsForReport(res.Model, d)
+	if err != nil {
+		return output{}, err
+	}
 	in := report.Input{
 		Model: res.Model, Provenance: prov, Explanation: ex, Data: d, DataName: source,
-		Degenerate: res.Degenerate,
+		Degenerate: res.Degenerate, Residuals: bvr,
 		Timings: []report.Timing{
 			{Name: "statistics", Duration: res.Timings.Stats},
 			{Name: "structure", Duration: res.Timings.Structure},
