@@ -48,6 +48,9 @@ const (
 )
 
 func classify(s string) (float64, valueClass) {
+	if f, ok := parseDecimal(s); ok {
+		return f, classFinite
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
@@ -256,6 +259,28 @@ func (c *column) addNumber(f float64) {
 		c.varied = true
 	}
 	c.floats = append(c.floats, f)
+}
+
+// settle switches c to storing floats as soon as its kind is known to be
+// continuous, for the fast CSV path (fastcsv.go): that path reads only
+// inputs whose every cell read is a finite number or missing, and falls
+// back to the general path otherwise, so a column numeric so far stays
+// numeric, and one with more than MaxDiscreteStates distinct values (or
+// forced continuous) ends continuous whatever follows. Storing floats then
+// spares interning every distinct value of a continuous column. A column
+// whose values are all equal so far keeps its labels, so that a constant
+// column is reported by its first label, as the general path reports it.
+func (c *column) settle(t *typing) {
+	if c.float || c.text || c.badLine != 0 || c.forced && c.kind == Discrete {
+		return
+	}
+	if !(c.forced && c.kind == Continuous) && len(c.labels) <= t.maxDisc {
+		return
+	}
+	if !slices.ContainsFunc(c.values, func(v float64) bool { return v != c.values[0] }) {
+		return
+	}
+	c.toFloat(make([]float64, 0, max(cap(c.codes), 16)), 0)
 }
 
 // floatBuffer returns buf emptied if it can hold n values, else a new

@@ -233,7 +233,9 @@ func (rd *reader) start(in io.Reader) error {
 	return nil
 }
 
-func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
+// readStream is the general path of ReadCSV: it reads CSV text as a
+// stream through encoding/csv.
+func (rd *reader) readStream(in io.Reader) (*Dataset, *ReadReport, error) {
 	if err := rd.start(in); err != nil {
 		return nil, nil, err
 	}

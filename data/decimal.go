@@ -1,0 +1,140 @@
+package data
+
+import (
+	"math"
+	"math/bits"
+)
+
+// pow10u are the powers of ten that fit in a uint64.
+var pow10u = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// parseDecimal parses the common spellings of numbers in data files, an
+// optional sign, decimal digits with at most one point, and an optional
+// exponent, when the significant digits fit in a uint64 and the decimal
+// exponent is at most 19 in size; it reports false for anything else,
+// which strconv.ParseFloat then parses. The result is the float64 nearest
+// the decimal value (ties to even), as strconv.ParseFloat gives it: the
+// quotient or product of the digits and a power of ten is computed exactly
+// in 128 bits and rounded once.
+func parseDecimal(s string) (float64, bool) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var m uint64
+	digits, sig, exp := 0, 0, 0
+	point := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if point {
+				return 0, false
+			}
+			point = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		digits++
+		if m == 0 && c == '0' {
+			if point {
+				exp--
+			}
+			continue
+		}
+		if sig == 19 {
+			return 0, false
+		}
+		sig++
+		m = m*10 + uint64(c-'0')
+		if point {
+			exp--
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		e, ed := 0, 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if e > 1000 {
+				return 0, false
+			}
+			e = e*10 + int(s[i]-'0')
+			ed++
+		}
+		if ed == 0 {
+			return 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	if m == 0 {
+		if neg {
+			return math.Copysign(0, -1), true
+		}
+		return 0, true
+	}
+	var q uint64 // the value's leading 64 bits, top bit set
+	var e2 int   // the value is q·2^e2, and more if sticky
+	var sticky bool
+	switch {
+	case exp >= 0 && exp < len(pow10u):
+		hi, lo := bits.Mul64(m, pow10u[exp])
+		if hi == 0 {
+			lz := bits.LeadingZeros64(lo)
+			q, e2 = lo<<lz, -lz
+		} else {
+			lz := bits.LeadingZeros64(hi)
+			q, e2 = hi<<lz|lo>>(64-lz), 64-lz
+			if lz == 0 {
+				q = hi
+			}
+			sticky = lo<<lz != 0
+		}
+	case exp < 0 && -exp < len(pow10u):
+		d := pow10u[-exp]
+		la, ld := bits.LeadingZeros64(m), bits.LeadingZeros64(d)
+		a, dn := m<<la, d<<ld
+		var r uint64
+		if a < dn {
+			q, r = bits.Div64(a, 0, dn)
+			e2 = ld - la - 64
+		} else {
+			q, r = bits.Div64(a>>1, a<<63, dn)
+			e2 = ld - la - 63
+		}
+		sticky = r != 0
+	default:
+		return 0, false
+	}
+	// Round q to 53 bits, ties to even.
+	mant, rest := q>>11, q&0x7ff
+	if rest > 0x400 || rest == 0x400 && (sticky || mant&1 == 1) {
+		mant++
+		if mant == 1<<53 {
+			mant >>= 1
+			e2++
+		}
+	}
+	f := math.Ldexp(float64(mant), e2+11)
+	if neg {
+		f = -f
+	}
+	return f, true
+}
