@@ -360,7 +360,8 @@ type blockReader struct {
 	wantRows int64
 	typed    *typedFiles // what typeAll found, if it ran
 	miss     []bool
-	pqRow    pqCells
+	pqCols   []pqColumn // per column, of readBlockParquet
+	pqDrop   []bool     // rows of a Parquet chunk dropped for a missing cell
 	done     bool
 	closed   bool
 }

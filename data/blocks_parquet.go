@@ -3,6 +3,7 @@ package data
 import (
 	"io"
 	"math"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -72,10 +73,9 @@ func (c *pqCache) byteArray(b []byte) int32 {
 	return pqUnknown
 }
 
-// put records the entry of the non-null value of column j of the current
-// row of ps.
-func (c *pqCache) put(ps *parquetSource, j int, e int32) {
-	i := ps.i - 1
+// put records the entry of the non-null value of column j of row i of
+// ps's batch.
+func (c *pqCache) put(ps *parquetSource, j, i int, e int32) {
 	if ps.bytes[j] {
 		if c.bytes == nil {
 			c.bytes = make(map[string]int32)
@@ -123,7 +123,7 @@ func (c *pqCache) recode(recode []uint16) {
 	}
 }
 
-// States of a cell while a Parquet row is read.
+// States of a cell while a Parquet batch is read.
 const (
 	pqCellMissing = iota
 	pqCellCode
@@ -131,26 +131,36 @@ const (
 	pqCellText
 )
 
-// pqCells holds the cells of one row of a Parquet file between the check for
-// missing cells and their addition to the columns.
-type pqCells struct {
+// pqColumn holds the cells of one column of a chunk of Parquet rows
+// between the check for missing cells and their addition to the column,
+// and the column's first error in the chunk.
+type pqColumn struct {
 	state []uint8
 	code  []uint16
 	f     []float64
 	text  []string
-	bufs  [][]byte
+	buf   []byte
+	at    fastLine // the row of the cell being added, for errors
+	err   error
+	errAt int // chunk row of err
 }
 
 // readBlockParquet is readBlock for a Parquet file, read column by column:
 // it gives the same blocks and errors, but maps each distinct value to its
 // state (or number) once, through its text, instead of formatting and
-// parsing every value.
+// parsing every value. Each batch of rows decoded is read in chunks, and
+// each chunk in three steps: the columns concurrently tell their missing
+// cells and the codes or numbers of the others (check); the rows with a
+// missing cell are dropped if asked; the columns concurrently add their
+// cells (add). A column's work is its own, so the blocks do not depend on
+// the number of goroutines, and the error returned is the one reading row
+// by row would meet first: the first row's, and in a row a check error
+// before an add error, each in column order.
 func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 	rd := b.base
 	nc := len(b.cols)
-	r := &b.pqRow
-	if len(r.state) != nc {
-		*r = pqCells{state: make([]uint8, nc), code: make([]uint16, nc), f: make([]float64, nc), text: make([]string, nc), bufs: make([][]byte, nc)}
+	if len(b.pqCols) != nc {
+		b.pqCols = make([]pqColumn, nc)
 	}
 	// Numbers may bypass their text unless a missing token is a number.
 	numbers := true
@@ -161,85 +171,165 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 	}
 	n := 0
 	for n < b.opt.BlockRows {
-		err := ps.next()
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			return 0, err
-		}
-		b.rows++
-		anyMissing := false
-		i := ps.i - 1
-		for k, c := range b.cols {
-			j := c.pos - 1
-			null := ps.null[j][i]
-			if !null {
-				e := pqUnknown
-				switch {
-				case c.float:
-					if numbers && !ps.bytes[j] {
-						if f, ok := ps.asFloat(j, ps.raw[j][i]); ok {
-							r.state[k], r.f[k] = pqCellFloat, f
-							continue
-						}
-					}
-				case ps.bytes[j]:
-					e = c.pq.byteArray(ps.vals[j][i].ByteArray())
-				default:
-					e = c.pq.num(ps.raw[j][i])
+		if ps.i >= ps.n {
+			if err := ps.fill(); err != nil {
+				if err == io.EOF {
+					break
 				}
-				if e >= 0 {
-					r.state[k], r.code[k] = pqCellCode, uint16(e)
-					continue
-				} else if e == pqMissing {
-					r.state[k] = pqCellMissing
-					anyMissing = true
-					continue
-				}
-			}
-			s, buf, err := ps.text(r.bufs[k], j, ps.value(j))
-			r.bufs[k] = buf
-			if err != nil {
 				return 0, err
 			}
-			if rd.isMissing(s) {
-				if rd.opt.Missing == MissingError {
-					return 0, rd.missingError(ps.line(j), c, s)
-				}
-				if !null && !c.float {
-					c.pq.put(ps, j, pqMissing)
-				}
-				r.state[k] = pqCellMissing
-				anyMissing = true
-				continue
-			}
-			r.state[k], r.text[k] = pqCellText, s
 		}
-		if anyMissing && rd.opt.Missing == MissingDropRows {
-			continue
-		}
-		for k, c := range b.cols {
-			switch r.state[k] {
-			case pqCellMissing:
-				c.addMissing()
-			case pqCellCode:
-				c.observed++
-				c.codes = append(c.codes, r.code[k])
-			case pqCellFloat:
-				c.observed++
-				c.addNumber(r.f[k])
-			default:
-				if err := c.add(&rd.typing, r.text[k], ps); err != nil {
-					return 0, err
-				}
-				if !c.float {
-					c.pq.put(ps, c.pos-1, int32(c.codes[len(c.codes)-1]))
-				}
+		lo := ps.i
+		hi := min(ps.n, lo+b.opt.BlockRows-n)
+		row0 := int(ps.row) // the chunk's row t is row0+t+1
+		forColumns(nc, func(k int) { b.checkParquet(ps, k, lo, hi, row0, numbers) })
+		// The first check error, and the rows before it.
+		rows := hi - lo
+		var err error
+		for k := range b.pqCols {
+			if e := &b.pqCols[k]; e.err != nil && e.errAt < rows {
+				rows, err = e.errAt, e.err
 			}
 		}
-		n++
+		drop := b.pqDrop[:0]
+		for t := range rows {
+			d := false
+			if rd.opt.Missing == MissingDropRows {
+				for k := range b.pqCols {
+					if b.pqCols[k].state[t] == pqCellMissing {
+						d = true
+						break
+					}
+				}
+			}
+			drop = append(drop, d)
+		}
+		b.pqDrop = drop
+		forColumns(nc, func(k int) { b.addParquet(ps, k, lo, drop, row0) })
+		addRow := rows
+		for k := range b.pqCols {
+			if e := &b.pqCols[k]; e.err != nil && e.errAt < addRow {
+				addRow, err = e.errAt, e.err
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+		kept := 0
+		for _, d := range drop {
+			if !d {
+				kept++
+			}
+		}
+		b.rows += int64(rows)
+		ps.i, ps.row = hi, ps.row+int64(rows)
+		n += kept
 	}
 	b.kept += int64(n)
 	return n, nil
+}
+
+// checkParquet is the check step of readBlockParquet for column k on rows
+// lo to hi of the batch: it stops at the column's first error.
+func (b *blockReader) checkParquet(ps *parquetSource, k, lo, hi, row0 int, numbers bool) {
+	rd, c, r := b.base, b.cols[k], &b.pqCols[k]
+	j := c.pos - 1
+	if m := hi - lo; cap(r.state) < m {
+		*r = pqColumn{state: make([]uint8, m), code: make([]uint16, m), f: make([]float64, m), text: make([]string, m), buf: r.buf}
+	}
+	r.state, r.code, r.f, r.text = r.state[:hi-lo], r.code[:hi-lo], r.f[:hi-lo], r.text[:hi-lo]
+	r.err = nil
+	for i := lo; i < hi; i++ {
+		t := i - lo
+		null := ps.null[j][i]
+		if !null {
+			e := pqUnknown
+			switch {
+			case c.float:
+				if numbers && !ps.bytes[j] {
+					if f, ok := ps.asFloat(j, ps.raw[j][i]); ok {
+						r.state[t], r.f[t] = pqCellFloat, f
+						continue
+					}
+				}
+			case ps.bytes[j]:
+				e = c.pq.byteArray(ps.vals[j][i].ByteArray())
+			default:
+				e = c.pq.num(ps.raw[j][i])
+			}
+			if e >= 0 {
+				r.state[t], r.code[t] = pqCellCode, uint16(e)
+				continue
+			} else if e == pqMissing {
+				r.state[t] = pqCellMissing
+				continue
+			}
+		}
+		s, buf, err := ps.textAt(r.buf, j, ps.valueAt(j, i), row0+t+1)
+		r.buf = buf
+		if err != nil {
+			r.err, r.errAt = err, t
+			return
+		}
+		if rd.isMissing(s) {
+			if rd.opt.Missing == MissingError {
+				r.err, r.errAt = rd.missingError(row0+t+1, c, s), t
+				return
+			}
+			if !null && !c.float {
+				c.pq.put(ps, j, i, pqMissing)
+			}
+			r.state[t] = pqCellMissing
+			continue
+		}
+		r.state[t], r.text[t] = pqCellText, strings.Clone(s)
+	}
+}
+
+// addParquet is the add step of readBlockParquet for column k on the rows
+// of the chunk starting at row lo of the batch that are not dropped: it
+// stops at the column's first error.
+func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, row0 int) {
+	rd, c, r := b.base, b.cols[k], &b.pqCols[k]
+	j := c.pos - 1
+	r.err = nil
+	for t, d := range drop {
+		if d {
+			continue
+		}
+		i := lo + t
+		st := r.state[t]
+		if st == pqCellCode && c.float {
+			// The column switched to floats in this chunk, after its code
+			// was looked up: the value is added from its text, as it would
+			// have been row by row.
+			s, buf, err := ps.textAt(r.buf, j, ps.valueAt(j, i), row0+t+1)
+			r.buf = buf
+			if err != nil {
+				r.err, r.errAt = err, t
+				return
+			}
+			st, r.text[t] = pqCellText, s
+		}
+		switch st {
+		case pqCellMissing:
+			c.addMissing()
+		case pqCellCode:
+			c.observed++
+			c.codes = append(c.codes, r.code[t])
+		case pqCellFloat:
+			c.observed++
+			c.addNumber(r.f[t])
+		default:
+			r.at.n = row0 + t + 1
+			if err := c.add(&rd.typing, r.text[t], &r.at); err != nil {
+				r.err, r.errAt = err, t
+				return
+			}
+			if !c.float {
+				c.pq.put(ps, j, i, int32(c.codes[len(c.codes)-1]))
+			}
+		}
+		r.text[t] = ""
+	}
 }

@@ -6,8 +6,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -44,15 +47,59 @@ type parquetSource struct {
 	null     [][]bool              // the batch, per column: nulls,
 	raw      [][]uint64            // values but byte arrays (see pqKey),
 	vals     [][]parquet.Value     // byte arrays
-	sb       []bool                // scratch of the typed readers
-	si32     []int32
-	si64     []int64
-	sf32     []float32
-	sf64     []float64
-	sv       []parquet.Value
-	n, i     int   // rows in the batch, next row
-	row      int64 // 1-based number of the current row
+	scratch  []pqScratch           // per column, of the typed readers
+	errs     []error               // per column, of the last fill
+	n, i     int                   // rows in the batch, next row
+	row      int64                 // 1-based number of the current row
 	buf      []byte
+}
+
+// pqScratch is the scratch space of the typed readers of one column.
+type pqScratch struct {
+	sb   []bool
+	si32 []int32
+	si64 []int64
+	sf32 []float32
+	sf64 []float64
+	sv   []parquet.Value
+}
+
+// columnWorkers, if positive, is the number of goroutines of forColumns
+// instead of GOMAXPROCS (for tests).
+var columnWorkers = 0
+
+// forColumns calls f(k) for every k in [0, n) on up to GOMAXPROCS
+// goroutines, which take the indices in increasing order as they become
+// free. Each k is a column whose work touches only that column's state, so
+// the result does not depend on the number of goroutines. (data is below
+// internal/parallel's level in docs/architecture.md's table, hence this
+// loop of its own.)
+func forColumns(n int, f func(k int)) {
+	w := columnWorkers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	w = min(w, n)
+	if w <= 1 {
+		for k := range n {
+			f(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // recovered turns a panic of the Parquet library on corrupt input into an
@@ -117,6 +164,8 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 	s.required = make([]bool, len(s.names))
 	s.null = make([][]bool, len(s.names))
 	s.raw = make([][]uint64, len(s.names))
+	s.scratch = make([]pqScratch, len(s.names))
+	s.errs = make([]error, len(s.names))
 	return s, nil
 }
 
@@ -183,8 +232,9 @@ func (s *parquetSource) closePages() {
 	}
 }
 
-// fill decodes the next batch of rows, column by column; it returns io.EOF
-// after the last row group.
+// fill decodes the next batch of rows, the columns concurrently; it
+// returns io.EOF after the last row group, and the error of the first
+// column (in file order) that fails.
 func (s *parquetSource) fill() (err error) {
 	defer recovered(s.name, &err)
 	for s.left == 0 {
@@ -205,44 +255,56 @@ func (s *parquetSource) fill() (err error) {
 		}
 	}
 	m := int(min(s.left, parquetBatch))
-	for j := range s.names {
-		if !s.want[j] {
-			continue
+	forColumns(len(s.names), func(j int) {
+		s.errs[j] = nil
+		if s.want[j] {
+			s.errs[j] = s.fillColumn(j, m)
 		}
-		if s.null[j] == nil {
-			s.null[j] = make([]bool, parquetBatch)
-			if s.bytes[j] {
-				s.vals[j] = make([]parquet.Value, parquetBatch)
-			} else {
-				s.raw[j] = make([]uint64, parquetBatch)
-			}
-		}
-		got := 0
-		for got < m {
-			if s.vr[j] == nil {
-				p, err := s.pages[j].ReadPage()
-				if err != nil {
-					if err == io.EOF {
-						err = fmt.Errorf("%d values fewer than the row group's rows", m-got)
-					}
-					return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
-				}
-				s.vr[j] = p.Values()
-				s.required[j] = p.DefinitionLevels() == nil && p.Dictionary() == nil
-			}
-			k, err := s.read(j, got, m)
-			got += k
-			if err == io.EOF {
-				s.vr[j] = nil
-			} else if err != nil {
-				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
-			} else if k == 0 {
-				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: errors.New("reading Parquet column: no progress")}
-			}
+	})
+	for _, err := range s.errs {
+		if err != nil {
+			return err
 		}
 	}
 	s.left -= int64(m)
 	s.n, s.i = m, 0
+	return nil
+}
+
+// fillColumn decodes the m values of column j of the next batch.
+func (s *parquetSource) fillColumn(j, m int) (err error) {
+	defer recovered(s.name, &err)
+	if s.null[j] == nil {
+		s.null[j] = make([]bool, parquetBatch)
+		if s.bytes[j] {
+			s.vals[j] = make([]parquet.Value, parquetBatch)
+		} else {
+			s.raw[j] = make([]uint64, parquetBatch)
+		}
+	}
+	got := 0
+	for got < m {
+		if s.vr[j] == nil {
+			p, err := s.pages[j].ReadPage()
+			if err != nil {
+				if err == io.EOF {
+					err = fmt.Errorf("%d values fewer than the row group's rows", m-got)
+				}
+				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+			}
+			s.vr[j] = p.Values()
+			s.required[j] = p.DefinitionLevels() == nil && p.Dictionary() == nil
+		}
+		k, err := s.read(j, got, m)
+		got += k
+		if err == io.EOF {
+			s.vr[j] = nil
+		} else if err != nil {
+			return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+		} else if k == 0 {
+			return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: errors.New("reading Parquet column: no progress")}
+		}
+	}
 	return nil
 }
 
@@ -260,52 +322,52 @@ func (s *parquetSource) read(j, lo, hi int) (int, error) {
 		return k, err
 	}
 	raw := s.raw[j][lo:hi]
+	sc := &s.scratch[j]
 	w := hi - lo
 	k, err, typed := 0, error(nil), false
 	if s.required[j] {
 		typed = true
 		switch r := vr.(type) {
 		case parquet.BooleanReader:
-			if len(s.sb) < w {
-				s.sb = make([]bool, parquetBatch)
+			if len(sc.sb) < w {
+				sc.sb = make([]bool, parquetBatch)
 			}
-			k, err = r.ReadBooleans(s.sb[:w])
-			for i, b := range s.sb[:k] {
-				raw[i] = 0
-				if b {
-					raw[i] = 1
-				}
+			k, err = r.ReadBooleans(sc.sb[:w])
+			for i := range sc.sb[:k] {
+				// A bool is one byte, 0 or 1: read without a branch, which
+				// random bits would mispredict half the time.
+				raw[i] = uint64(*(*byte)(unsafe.Pointer(&sc.sb[i])))
 			}
 		case parquet.Int32Reader:
-			if len(s.si32) < w {
-				s.si32 = make([]int32, parquetBatch)
+			if len(sc.si32) < w {
+				sc.si32 = make([]int32, parquetBatch)
 			}
-			k, err = r.ReadInt32s(s.si32[:w])
-			for i, x := range s.si32[:k] {
+			k, err = r.ReadInt32s(sc.si32[:w])
+			for i, x := range sc.si32[:k] {
 				raw[i] = uint64(uint32(x))
 			}
 		case parquet.Int64Reader:
-			if len(s.si64) < w {
-				s.si64 = make([]int64, parquetBatch)
+			if len(sc.si64) < w {
+				sc.si64 = make([]int64, parquetBatch)
 			}
-			k, err = r.ReadInt64s(s.si64[:w])
-			for i, x := range s.si64[:k] {
+			k, err = r.ReadInt64s(sc.si64[:w])
+			for i, x := range sc.si64[:k] {
 				raw[i] = uint64(x)
 			}
 		case parquet.FloatReader:
-			if len(s.sf32) < w {
-				s.sf32 = make([]float32, parquetBatch)
+			if len(sc.sf32) < w {
+				sc.sf32 = make([]float32, parquetBatch)
 			}
-			k, err = r.ReadFloats(s.sf32[:w])
-			for i, x := range s.sf32[:k] {
+			k, err = r.ReadFloats(sc.sf32[:w])
+			for i, x := range sc.sf32[:k] {
 				raw[i] = uint64(math.Float32bits(x))
 			}
 		case parquet.DoubleReader:
-			if len(s.sf64) < w {
-				s.sf64 = make([]float64, parquetBatch)
+			if len(sc.sf64) < w {
+				sc.sf64 = make([]float64, parquetBatch)
 			}
-			k, err = r.ReadDoubles(s.sf64[:w])
-			for i, x := range s.sf64[:k] {
+			k, err = r.ReadDoubles(sc.sf64[:w])
+			for i, x := range sc.sf64[:k] {
 				raw[i] = math.Float64bits(x)
 			}
 		default:
@@ -316,19 +378,33 @@ func (s *parquetSource) read(j, lo, hi int) (int, error) {
 			return k, err
 		}
 	}
-	if len(s.sv) < w {
-		s.sv = make([]parquet.Value, parquetBatch)
+	if len(sc.sv) < w {
+		sc.sv = make([]parquet.Value, parquetBatch)
 	}
-	k, err = vr.ReadValues(s.sv[:w])
-	for i, v := range s.sv[:k] {
+	k, err = vr.ReadValues(sc.sv[:w])
+	vals := sc.sv[:k]
+	for i, v := range vals {
 		null[i] = v.IsNull()
-		if null[i] {
-			continue
-		}
-		if v.Kind() != s.kinds[j] {
+		if !null[i] && v.Kind() != s.kinds[j] {
 			return i, fmt.Errorf("value of kind %v in a column of kind %v", v.Kind(), s.kinds[j])
 		}
-		raw[i] = pqKey(v)
+	}
+	// The keys of the values (pqKey), the column's kind chosen once.
+	switch s.kinds[j] {
+	case parquet.Int32:
+		for i, v := range vals {
+			raw[i] = uint64(v.Uint32())
+		}
+	case parquet.Int64:
+		for i, v := range vals {
+			raw[i] = v.Uint64()
+		}
+	default:
+		for i, v := range vals {
+			if !null[i] {
+				raw[i] = pqKey(v)
+			}
+		}
 	}
 	return k, err
 }
@@ -346,8 +422,10 @@ func (s *parquetSource) next() error {
 }
 
 // value returns field j of the current row.
-func (s *parquetSource) value(j int) parquet.Value {
-	i := s.i - 1
+func (s *parquetSource) value(j int) parquet.Value { return s.valueAt(j, s.i-1) }
+
+// valueAt returns field j of row i of the batch.
+func (s *parquetSource) valueAt(j, i int) parquet.Value {
 	if s.null[j][i] {
 		return parquet.NullValue()
 	}
@@ -370,8 +448,13 @@ func (s *parquetSource) value(j int) parquet.Value {
 
 // text returns the text a CSV file would hold for v, cleaned as a CSV
 // field is, formatted into buf (returned for reuse): the string is valid
-// until buf is reused.
+// until buf is reused. Errors name the current row.
 func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte, error) {
+	return s.textAt(buf, j, v, int(s.row))
+}
+
+// textAt is text for a value of the given 1-based row.
+func (s *parquetSource) textAt(buf []byte, j int, v parquet.Value, row int) (string, []byte, error) {
 	if v.IsNull() {
 		return "", buf, nil
 	}
@@ -403,11 +486,11 @@ func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte
 		b = strconv.AppendFloat(b, v.Double(), 'g', -1, 64)
 	case parquet.ByteArray, parquet.FixedLenByteArray:
 		if n := len(v.ByteArray()); n > s.lim.field {
-			return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: s.lim.fieldError(n)}
+			return "", b, &ParseError{File: s.name, Line: row, Column: j + 1, ColumnName: s.names[j], Err: s.lim.fieldError(n)}
 		}
 		b = append(b, v.ByteArray()...)
 	default:
-		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("unsupported Parquet value kind %v", v.Kind())}
+		return "", b, &ParseError{File: s.name, Line: row, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("unsupported Parquet value kind %v", v.Kind())}
 	}
 	if len(b) == 0 {
 		return "", b, nil
@@ -415,7 +498,7 @@ func (s *parquetSource) text(buf []byte, j int, v parquet.Value) (string, []byte
 	// Callers clone what they keep.
 	t, err := cleanField(unsafe.String(&b[0], len(b)))
 	if err != nil {
-		return "", b, &ParseError{File: s.name, Line: int(s.row), Column: j + 1, ColumnName: s.names[j], Err: err}
+		return "", b, &ParseError{File: s.name, Line: row, Column: j + 1, ColumnName: s.names[j], Err: err}
 	}
 	return t, b, nil
 }

@@ -1,0 +1,82 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// pqParRow has the column kinds of Parquet files: optional integers (with
+// nulls), strings, booleans, doubles, and integers with more distinct
+// values than a column interns, which switches to floats partway through
+// a batch.
+type pqParRow struct {
+	A *int32
+	B *string
+	C bool
+	D float64
+	E int64
+	F *float64
+	G int32 `parquet:"g,dict"`
+}
+
+func pqParRows(n int) []pqParRow {
+	rows := make([]pqParRow, n)
+	for i := range rows {
+		r := &rows[i]
+		if i%7 != 3 {
+			a := int32(i % 5)
+			r.A = &a
+		}
+		if i%11 != 5 {
+			b := []string{"x", "y", "3", "z w"}[i%4]
+			r.B = &b
+		}
+		r.C = i%3 == 0
+		r.D = math.Sin(float64(i))
+		r.E = int64(i * i % 3001)
+		if i%13 != 0 {
+			f := float64(i%9) / 4
+			r.F = &f
+		}
+		r.G = int32(i * 7 % 4)
+	}
+	return rows
+}
+
+// Reading a Parquet file column by column in parallel gives the blocks and
+// errors of reading it on one goroutine, for any number of goroutines,
+// block size, missing-value policy and missing tokens.
+func TestParquetParallelAlike(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"generic": writeTemp(t, dir, "g.parquet", pqWrite(t, pqParRows(10000))),
+		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
+	}
+	defer func(w int) { columnWorkers = w }(columnWorkers)
+	for name, p := range files {
+		for _, opt := range []BlockOptions{
+			{ReadOptions: ReadOptions{Missing: MissingKeep}},
+			{ReadOptions: ReadOptions{Missing: MissingKeep}, BlockRows: 1000},
+			{ReadOptions: ReadOptions{Missing: MissingDropRows}, BlockRows: 4999},
+			{ReadOptions: ReadOptions{Missing: MissingError}},
+			{ReadOptions: ReadOptions{Missing: MissingKeep, MissingTokens: []string{"3", "0.5"}}, BlockRows: 777},
+			{ReadOptions: ReadOptions{Missing: MissingKeep, MaxDiscreteStates: 2000}},
+			{ReadOptions: ReadOptions{Missing: MissingKeep, Discrete: []string{"E", "x"}}, FirstBlockTyping: true, BlockRows: 100},
+			{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"B", "answer"}}},
+		} {
+			columnWorkers = 1
+			want, werr := readAll([]string{p}, opt)
+			for _, w := range []int{2, 3, 16} {
+				columnWorkers = w
+				got, err := readAll([]string{p}, opt)
+				switch {
+				case fmt.Sprint(err) != fmt.Sprint(werr):
+					t.Errorf("%s, %+v, %d goroutines: error %v, one goroutine %v", name, opt, w, err, werr)
+				case err == nil && dump(got) != dump(want):
+					t.Errorf("%s, %+v, %d goroutines: blocks differ from one goroutine's", name, opt, w)
+				}
+			}
+		}
+	}
+}
