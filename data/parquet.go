@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -48,10 +50,26 @@ type parquetSource struct {
 	raw      [][]uint64            // values but byte arrays (see pqKey),
 	vals     [][]parquet.Value     // byte arrays
 	scratch  []pqScratch           // per column, of the typed readers
+	page     []pqPage              // per column, the current page decoded whole
+	optional []bool                // nullable columns (definition level 1)
 	errs     []error               // per column, of the last fill
 	n, i     int                   // rows in the batch, next row
 	row      int64                 // 1-based number of the current row
 	buf      []byte
+}
+
+// pqPage is a page of a column of numbers decoded whole: the keys (see
+// pqKey) and nulls of its rows, and the next row. Pages of dictionary
+// indexes and of numbers, with or without nulls, are decoded this way,
+// from the page's data; the others are read through the Parquet library's
+// values.
+type pqPage struct {
+	on       bool
+	raw      []uint64
+	null     []bool
+	pos      int
+	dictOK   bool // dictKeys holds the keys of the column chunk's dictionary
+	dictKeys []uint64
 }
 
 // pqScratch is the scratch space of the typed readers of one column.
@@ -145,6 +163,7 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 		it, isInt := logicalInt(lt)
 		s.unsigned = append(s.unsigned, isInt && !it.IsSigned)
 		s.names = append(s.names, fld.Name())
+		s.optional = append(s.optional, fld.Optional())
 		s.want = append(s.want, true)
 		k := fld.Type().Kind()
 		s.kinds = append(s.kinds, k)
@@ -165,6 +184,7 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 	s.null = make([][]bool, len(s.names))
 	s.raw = make([][]uint64, len(s.names))
 	s.scratch = make([]pqScratch, len(s.names))
+	s.page = make([]pqPage, len(s.names))
 	s.errs = make([]error, len(s.names))
 	return s, nil
 }
@@ -229,6 +249,7 @@ func (s *parquetSource) closePages() {
 			p.Close()
 		}
 		s.pages[j], s.vr[j] = nil, nil
+		s.page[j].on, s.page[j].dictOK = false, false
 	}
 }
 
@@ -284,6 +305,16 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 	}
 	got := 0
 	for got < m {
+		if pg := &s.page[j]; pg.on {
+			if pg.pos < len(pg.raw) {
+				k := copy(s.raw[j][got:m], pg.raw[pg.pos:])
+				copy(s.null[j][got:got+k], pg.null[pg.pos:])
+				pg.pos += k
+				got += k
+				continue
+			}
+			pg.on = false
+		}
 		if s.vr[j] == nil {
 			p, err := s.pages[j].ReadPage()
 			if err != nil {
@@ -291,6 +322,9 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 					err = fmt.Errorf("%d values fewer than the row group's rows", m-got)
 				}
 				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+			}
+			if s.decodePage(j, p) {
+				continue
 			}
 			s.vr[j] = p.Values()
 			s.required[j] = p.DefinitionLevels() == nil && p.Dictionary() == nil
@@ -306,6 +340,131 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 		}
 	}
 	return nil
+}
+
+// decodePage decodes page p of column j whole into s.page[j] when it is a
+// page of numbers or of dictionary indexes, with or without nulls, whose
+// counts agree; it reports false, leaving the page to the Parquet
+// library's values, otherwise.
+func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
+	k := s.kinds[j]
+	if !pqDecodePages || s.bytes[j] || k == parquet.Boolean {
+		return false
+	}
+	n := int(p.NumValues())
+	defs := p.DefinitionLevels()
+	if defs == nil && p.NumNulls() != 0 || defs != nil && (len(defs) != n || !s.optional[j]) {
+		return false
+	}
+	pg := &s.page[j]
+	data := p.Data()
+	var idx []int32
+	var keys []uint64
+	if dict := p.Dictionary(); dict != nil {
+		if data.Kind() != encoding.Int32 {
+			return false
+		}
+		idx = data.Int32()
+		if !pg.dictOK {
+			// The pages of a column chunk share its dictionary.
+			dd := dict.Page().Data()
+			var ok bool
+			if pg.dictKeys, ok = pqDataKeys(k, &dd, pg.dictKeys[:0]); !ok {
+				return false
+			}
+			pg.dictOK = true
+		}
+		keys = pg.dictKeys
+	} else {
+		var ok bool
+		if keys, ok = pqDataKeys(k, &data, pg.raw[:0]); !ok {
+			return false
+		}
+		if defs == nil {
+			// Keys decoded in place: one per row, none null.
+			if len(keys) != n {
+				return false
+			}
+			pg.raw, pg.null = keys, resize(pg.null, n)
+			clear(pg.null)
+			pg.on, pg.pos = true, 0
+			return true
+		}
+		keys = slices.Clone(keys)
+	}
+	vals := len(keys)
+	if idx != nil {
+		vals = len(idx)
+	}
+	raw, null := resize(pg.raw, n), resize(pg.null, n)
+	v := 0
+	for i := range n {
+		isNull := defs != nil && defs[i] != 1
+		if defs != nil && defs[i] > 1 {
+			return false
+		}
+		null[i] = isNull
+		if isNull {
+			raw[i] = 0
+			continue
+		}
+		if v >= vals {
+			return false
+		}
+		if idx != nil {
+			x := idx[v]
+			if x < 0 || int(x) >= len(keys) {
+				return false
+			}
+			raw[i] = keys[x]
+		} else {
+			raw[i] = keys[v]
+		}
+		v++
+	}
+	if v != vals {
+		return false
+	}
+	pg.raw, pg.null, pg.on, pg.pos = raw, null, true, 0
+	return true
+}
+
+// pqDecodePages turns decodePage on (off in tests, to compare).
+var pqDecodePages = true
+
+// resize returns b with length n, reallocated if its capacity is less.
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// pqDataKeys appends the keys (see pqKey) of the numbers of a page's data,
+// of physical type k, to keys; it reports false if the data are of another
+// type.
+func pqDataKeys(k parquet.Kind, data *encoding.Values, keys []uint64) ([]uint64, bool) {
+	switch {
+	case k == parquet.Int32 && data.Kind() == encoding.Int32:
+		for _, x := range data.Int32() {
+			keys = append(keys, uint64(uint32(x)))
+		}
+	case k == parquet.Int64 && data.Kind() == encoding.Int64:
+		for _, x := range data.Int64() {
+			keys = append(keys, uint64(x))
+		}
+	case k == parquet.Float && data.Kind() == encoding.Float:
+		for _, x := range data.Float() {
+			keys = append(keys, uint64(math.Float32bits(x)))
+		}
+	case k == parquet.Double && data.Kind() == encoding.Double:
+		for _, x := range data.Double() {
+			keys = append(keys, math.Float64bits(x))
+		}
+	default:
+		return keys, false
+	}
+	return keys, true
 }
 
 // read decodes values lo to at most hi of the batch of column j from the

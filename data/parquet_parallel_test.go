@@ -18,6 +18,9 @@ type pqParRow struct {
 	E int64
 	F *float64
 	G int32 `parquet:"g,dict"`
+	H float32
+	I *float32 `parquet:"i,dict"`
+	J *int64   `parquet:"j,dict"`
 }
 
 func pqParRows(n int) []pqParRow {
@@ -40,20 +43,28 @@ func pqParRows(n int) []pqParRow {
 			r.F = &f
 		}
 		r.G = int32(i * 7 % 4)
+		r.H = float32(i%6) / 8
+		if i%17 != 1 {
+			h := float32(i%5) - 1.5
+			r.I = &h
+			j := int64(i%3) - 1
+			r.J = &j
+		}
 	}
 	return rows
 }
 
-// Reading a Parquet file column by column in parallel gives the blocks and
-// errors of reading it on one goroutine, for any number of goroutines,
-// block size, missing-value policy and missing tokens.
+// Reading a Parquet file column by column in parallel, with the pages of
+// numbers decoded whole, gives the blocks and errors of reading it on one
+// goroutine through the Parquet library's values, for any number of
+// goroutines, block size, missing-value policy and missing tokens.
 func TestParquetParallelAlike(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"generic": writeTemp(t, dir, "g.parquet", pqWrite(t, pqParRows(10000))),
 		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
 	}
-	defer func(w int) { columnWorkers = w }(columnWorkers)
+	defer func(w int, d bool) { columnWorkers, pqDecodePages = w, d }(columnWorkers, pqDecodePages)
 	for name, p := range files {
 		for _, opt := range []BlockOptions{
 			{ReadOptions: ReadOptions{Missing: MissingKeep}},
@@ -65,9 +76,10 @@ func TestParquetParallelAlike(t *testing.T) {
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Discrete: []string{"E", "x"}}, FirstBlockTyping: true, BlockRows: 100},
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"B", "answer"}}},
 		} {
-			columnWorkers = 1
+			columnWorkers, pqDecodePages = 1, false
 			want, werr := readAll([]string{p}, opt)
-			for _, w := range []int{2, 3, 16} {
+			pqDecodePages = true
+			for _, w := range []int{1, 2, 3, 16} {
 				columnWorkers = w
 				got, err := readAll([]string{p}, opt)
 				switch {
