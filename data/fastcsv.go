@@ -141,10 +141,7 @@ func (rd *reader) readFast(buf []byte) (*Dataset, *ReadReport, error, bool) {
 			}
 		}
 		if anyMissing && rd.opt.Missing == MissingDropRows {
-			rep.RowsDropped++
-			if len(rep.DroppedLines) < MaxReportedLines {
-				rep.DroppedLines = append(rep.DroppedLines, line)
-			}
+			rep.dropped(line)
 			continue
 		}
 		for k, c := range rd.cols {

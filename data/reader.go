@@ -233,6 +233,15 @@ func (rd *reader) start(in io.Reader) error {
 	return nil
 }
 
+// dropped counts a row dropped for a missing cell, starting on the given
+// line.
+func (r *ReadReport) dropped(line int) {
+	r.RowsDropped++
+	if len(r.DroppedLines) < MaxReportedLines {
+		r.DroppedLines = append(r.DroppedLines, line)
+	}
+}
+
 // readStream is the general path of ReadCSV: it reads CSV text as a
 // stream through encoding/csv.
 func (rd *reader) readStream(in io.Reader) (*Dataset, *ReadReport, error) {
@@ -278,10 +287,7 @@ func (rd *reader) readStream(in io.Reader) (*Dataset, *ReadReport, error) {
 			}
 		}
 		if anyMissing && rd.opt.Missing == MissingDropRows {
-			rep.RowsDropped++
-			if len(rep.DroppedLines) < MaxReportedLines {
-				rep.DroppedLines = append(rep.DroppedLines, line)
-			}
+			rep.dropped(line)
 			continue
 		}
 		for k, c := range rd.cols {
