@@ -132,9 +132,15 @@ func parseDecimal(s string) (float64, bool) {
 			e2++
 		}
 	}
-	f := math.Ldexp(float64(mant), e2+11)
-	if neg {
-		f = -f
+	// mant·2^(e2+11), mant in [2^52, 2^53): a normal float64 whose biased
+	// exponent is e2+11+52+1023, built from its bits.
+	be := e2 + 11 + 52 + 1023
+	if be < 1 || be > 2046 {
+		return 0, false
 	}
-	return f, true
+	b := uint64(be)<<52 | mant&(1<<52-1)
+	if neg {
+		b |= 1 << 63
+	}
+	return math.Float64frombits(b), true
 }
