@@ -57,47 +57,37 @@ type Classification struct {
 // Classify returns the classification quality of the given conditional
 // distribution of a discrete node (model.Model.Conditionals), as described
 // at Classification. Rows with a NaN probability (probability 0 under the
-// model) are left out; no row left is an error.
+// model) are left out; no row left is an error. The shares and entropies
+// are model.EntropyOf's, shared with learn's fit tables.
 func Classify(c model.Conditional) (*Classification, error) {
+	pe, err := model.EntropyOf(c)
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
 	k := len(c.Labels)
-	if k == 0 {
-		return nil, fmt.Errorf("explain: %s has no states", nodeName(c))
-	}
-	if len(c.Prob)%k != 0 {
-		return nil, fmt.Errorf("explain: %s: %d probabilities for %d states", nodeName(c), len(c.Prob), k)
-	}
-	q := &Classification{Node: c.Node, Name: c.Name, States: c.Labels,
-		ModelShares: make([]float64, k), ModalShares: make([]float64, k),
+	q := &Classification{Node: c.Node, Name: c.Name, States: c.Labels, Rows: pe.Rows,
+		ModelShares: pe.Shares, ModalShares: make([]float64, k),
+		Entropy: pe.Entropy, EntropyR2: pe.EntropyR2, RelativeEntropy: pe.RelativeEntropy,
 		AvePP: make([][]float64, k), Table: make([][]float64, k)}
 	for s := range k {
 		q.AvePP[s] = make([]float64, k)
 		q.Table[s] = make([]float64, k)
 	}
 	assigned := make([]int, k)
-	ent := 0.0
 	for r := 0; r < len(c.Prob)/k; r++ {
 		p := c.Row(r)
 		if hasNaN(p) {
 			continue
 		}
-		q.Rows++
 		l, _ := c.Mode(r)
 		assigned[l]++
 		for s, x := range p {
-			q.ModelShares[s] += x
 			q.Table[s][l] += x
-			if x > 0 {
-				ent -= x * math.Log(x)
-			}
 		}
-	}
-	if q.Rows == 0 {
-		return nil, fmt.Errorf("explain: %s: every row of the data has probability 0 under the model", nodeName(c))
 	}
 	n := float64(q.Rows)
 	diag := 0.0
 	for s := range k {
-		q.ModelShares[s] /= n
 		q.ModalShares[s] = float64(assigned[s]) / n
 		diag += q.Table[s][s]
 		if assigned[s] > 0 {
@@ -106,21 +96,7 @@ func Classify(c model.Conditional) (*Classification, error) {
 			}
 		}
 	}
-	q.Entropy = max(ent/n, 0)
 	q.Error = max(1-diag/n, 0)
-	e0 := 0.0
-	for _, x := range q.ModelShares {
-		if x > 0 {
-			e0 -= x * math.Log(x)
-		}
-	}
-	q.EntropyR2, q.RelativeEntropy = 1, 1
-	if e0 > 0 {
-		q.EntropyR2 = clamp01(1 - q.Entropy/e0)
-	}
-	if k > 1 {
-		q.RelativeEntropy = clamp01(1 - q.Entropy/math.Log(float64(k)))
-	}
 	return q, nil
 }
 
@@ -167,13 +143,6 @@ func classifyNodes(m model.Model, d *data.Dataset, nodes []int, opt model.InferO
 	return out, nil
 }
 
-func nodeName(c model.Conditional) string {
-	if c.Name != "" {
-		return fmt.Sprintf("%q", c.Name)
-	}
-	return fmt.Sprintf("node %d", c.Node)
-}
-
 func hasNaN(p []float64) bool {
 	for _, x := range p {
 		if math.IsNaN(x) {
@@ -182,5 +151,3 @@ func hasNaN(p []float64) bool {
 	}
 	return false
 }
-
-func clamp01(x float64) float64 { return min(max(x, 0), 1) }
