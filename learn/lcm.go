@@ -4,9 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"time"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/structure"
@@ -16,46 +21,99 @@ import (
 // LCMOptions configures the latent class method (lcm).
 type LCMOptions struct {
 	// MaxClasses bounds the numbers of classes tried when Fit.HiddenStates
-	// is 0 (0: DefaultMaxClasses). The search runs 1, 2, ... classes and
+	// is 0. Given (> 0), every number from 1 to MaxClasses is fitted, so
+	// that the fit table is complete; 0 tries up to DefaultMaxClasses and
 	// stops early once two numbers in a row have not improved the best
 	// BIC.
 	MaxClasses int
-	// Restarts is the number of random starts of each fit, every one run
-	// to convergence (model.FullRestarts), the best kept (0:
-	// DefaultLCMRestarts). Fit.EM.Restarts, when set, overrides it.
+	// Restarts is the number of random starts of each fit (0:
+	// DefaultLCMRestarts); Fit.EM.Restarts, when set, overrides it. Every
+	// start runs EM to convergence (Fit.EM's Accel, Stop, Tol, MaxIter,
+	// Pseudo; RestartIter does not apply), the starts run in parallel and
+	// the best is kept; see FitLCM.
 	Restarts int
+	// BLRT is the number of parametric bootstrap replicates of the
+	// likelihood-ratio test of k−1 against k classes, run for every k ≥ 2
+	// of the table (0: no test); see BLRT. With Fit.HiddenStates k the
+	// table then also holds k−1 classes.
+	BLRT int
+	// BLRTStarts is the number of random starts of each of a replicate's
+	// two fits (0: DefaultBLRTStarts).
+	BLRTStarts int
 }
 
 // Defaults of LCMOptions.
 const (
 	DefaultMaxClasses  = 8
 	DefaultLCMRestarts = 10
+	DefaultBLRTStarts  = 5
 )
 
+// LCMReplicateTol is the distance in log-likelihood (nats) within which a
+// random start counts as having reached the best one (LCMFit.Replicated).
+const LCMReplicateTol = 0.01
+
 // LCMReport is what the lcm method did: one row per number of classes
-// fitted, and the number chosen.
+// fitted (the fit table), and the number chosen.
 type LCMReport struct {
 	// Classes is the number of classes of the returned model: the one of
 	// smallest BIC, or Fit.HiddenStates when given.
 	Classes int `json:"classes"`
+	// Rule says how Classes was chosen: "smallest BIC" or "given".
+	Rule string `json:"rule"`
 	// Fits are the fits tried, by number of classes.
 	Fits []LCMFit `json:"fits"`
 }
 
 // LCMFit is the fit of a latent class model with a given number of
-// classes.
+// classes: a row of the fit table. With L the log-likelihood, κ the free
+// parameters and n the rows:
+//
+//	AIC  = −2L + 2κ
+//	BIC  = −2L + κ ln n
+//	ABIC = −2L + κ ln((n + 2)/24)   (Sclove's sample-size-adjusted BIC)
+//	CAIC = −2L + κ (ln n + 1)       (Bozdogan's consistent AIC)
+//
+// (smaller is better for all four).
 type LCMFit struct {
 	Classes int     `json:"classes"`
 	LogLik  float64 `json:"loglik"`
 	Params  int     `json:"params"`
-	// BIC is −2 log L + κ log n (smaller is better).
-	BIC float64 `json:"bic"`
-	// Starts is the number of random starts, Replicated how many of them
-	// reached the best log-likelihood within 1e-3 (1 class: the
-	// independence model has one optimum and no starts).
-	Starts     int     `json:"starts"`
-	Replicated int     `json:"replicated"`
-	Seconds    float64 `json:"seconds"`
+	AIC     float64 `json:"aic"`
+	BIC     float64 `json:"bic"`
+	ABIC    float64 `json:"abic"`
+	CAIC    float64 `json:"caic"`
+	// EntropyR2 is the entropy R² of the class posteriors and
+	// SmallestShare the smallest model-estimated class share
+	// (model.EntropyOf).
+	EntropyR2     float64 `json:"entropy_r2"`
+	SmallestShare float64 `json:"smallest_share"`
+	// Starts is the number of random starts and StartLogLiks the final
+	// log-likelihood of each, in the order of their seeds (1 class: the
+	// independence model has one optimum and no starts). Replicated
+	// counts the starts within LCMReplicateTol of the best; BestReplicated
+	// says that at least two did (Mplus's "best log-likelihood
+	// replicated"): when false, more starts may find a better optimum.
+	Starts         int       `json:"starts"`
+	StartLogLiks   []float64 `json:"start_logliks,omitempty"`
+	Replicated     int       `json:"replicated"`
+	BestReplicated bool      `json:"best_replicated"`
+	// BLRT is the bootstrap likelihood-ratio test of Classes−1 against
+	// Classes classes (LCMOptions.BLRT; nil when not run).
+	BLRT    *BLRTResult `json:"blrt,omitempty"`
+	Seconds float64     `json:"seconds"`
+}
+
+// NotReplicated lists the numbers of classes whose best log-likelihood was
+// reached by only one of several random starts.
+func (r *LCMReport) NotReplicated() []int {
+	var out []int
+	for _, f := range r.Fits {
+		if f.Starts > 1 && !f.BestReplicated {
+			out = append(out, f.Classes)
+		}
+	}
+	return out
 }
 
 // LCMTree returns the tree of a latent class model over the named
@@ -79,65 +137,173 @@ func LCMTree(names []string) (*tree.Tree, error) {
 	return t, nil
 }
 
-// lcmFitOptions are the fit options of the latent class method with k
-// classes: random starts, each run to convergence.
-func (o *Options) lcmFitOptions(k int) model.FitOptions {
-	f := o.Fit
-	f.HiddenStates, f.Init = k, model.InitRandom
-	if f.EM.Restarts == 0 {
-		f.EM.Restarts = o.LCM.Restarts
-		if f.EM.Restarts == 0 {
-			f.EM.Restarts = DefaultLCMRestarts
-		}
-	}
-	if f.EM.RestartIter == 0 {
-		f.EM.RestartIter = model.FullRestarts
-	}
-	if k == 1 {
-		// One class is the independence model: EM from any start reaches
-		// its one optimum.
-		f.Init, f.EM.Restarts, f.EM.RestartIter = model.InitSurrogate, 0, 0
-	}
-	return f
+// LCMFitOptions configures FitLCM.
+type LCMFitOptions struct {
+	// Starts is the number of random starts (0: DefaultLCMRestarts); one
+	// class has one optimum and is fitted from one start.
+	Starts int
+	// Seed seeds the starts: start s (0, 1, ...) draws its parameters
+	// from rand.NewPCG(Seed, s) (discrete.Model.Randomize), so that the
+	// result does not depend on Workers.
+	Seed uint64
+	// EM runs each start to convergence: its Accel, Stop, Tol, MaxIter
+	// and Pseudo apply (Restarts, RestartIter, KeepInit, Sample, Src and
+	// Progress do not).
+	EM model.EMOptions
+	// Workers bounds the goroutines (0: EM.Workers, then GOMAXPROCS): the
+	// starts run in parallel, each E-step on the goroutines left over.
+	Workers int
 }
 
-// fitLCM fits the latent class model with k classes on t to d.
-func fitLCM(t *tree.Tree, d *data.Dataset, fo model.FitOptions, k int) (model.Model, *model.EMResult, LCMFit, error) {
-	t0 := time.Now()
-	m, em, err := model.Fit(t, d, fo)
+// FitLCM fits the latent class model with k classes (LCMTree over d's
+// columns) to the discrete data d from opt.Starts random starts, each run
+// to convergence, and returns the fit of the highest log-likelihood (the
+// first of ties), its EM run (Starts: every start's final
+// log-likelihood) and every start's final log-likelihood, in the order of
+// the starts.
+func FitLCM(d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.EMResult, []float64, error) {
+	t, err := LCMTree(d.Names())
 	if err != nil {
-		return nil, nil, LCMFit{}, fmt.Errorf("learn: latent class model with %d classes: %w", k, err)
+		return nil, nil, nil, err
 	}
-	s := model.NewScore(em.LogLik, d.NumRows(), m.NumParams(), 1)
-	f := LCMFit{Classes: k, LogLik: em.LogLik, Params: s.Params, BIC: s.BIC, Starts: len(em.Starts), Replicated: em.Replicated,
-		Seconds: time.Since(t0).Seconds()}
-	return m, em, f, nil
+	m, em, lls, err := fitLCMStarts(t, d, k, opt)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("learn: latent class model with %d classes: %w", k, err)
+	}
+	return m, em, lls, nil
+}
+
+// fitLCMStarts is FitLCM on the latent class tree t.
+func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.EMResult, []float64, error) {
+	if d == nil || !d.AllDiscrete() {
+		return nil, nil, nil, errors.New("discrete data needed")
+	}
+	if k < 1 {
+		return nil, nil, nil, errors.New("at least 1 class needed")
+	}
+	starts := opt.Starts
+	if starts <= 0 {
+		starts = DefaultLCMRestarts
+	}
+	if k == 1 {
+		starts = 1
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = opt.EM.Workers
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	outer := min(workers, starts)
+	em := opt.EM
+	em.Restarts, em.RestartIter, em.KeepInit, em.Sample, em.Src, em.Progress = -1, 0, false, -1, nil, nil
+	em.Workers = max(1, workers/outer)
+	models := make([]*discrete.Model, starts)
+	results := make([]*model.EMResult, starts)
+	errs := make([]error, starts)
+	parallel.For(outer, starts, func(_, s int) {
+		m, err := discrete.ForData(t, d, k)
+		if err != nil {
+			errs[s] = err
+			return
+		}
+		m.Randomize(rand.NewPCG(opt.Seed, uint64(s)))
+		res, err := m.FitEM(d, em)
+		models[s], results[s], errs[s] = m, res, err
+	})
+	lls := make([]float64, starts)
+	best := 0
+	for s := range starts {
+		if errs[s] != nil {
+			return nil, nil, nil, fmt.Errorf("start %d: %w", s+1, errs[s])
+		}
+		lls[s] = results[s].LogLik
+		if lls[s] > lls[best] {
+			best = s
+		}
+	}
+	res := results[best]
+	if k > 1 {
+		res.Starts = append([]float64(nil), lls...)
+	}
+	return models[best], res, lls, nil
+}
+
+// lcmRow is the fit table's row of the fit m (em) with k classes to d;
+// lls are its starts' final log-likelihoods (nil: no random starts).
+func lcmRow(m model.Model, em *model.EMResult, d *data.Dataset, k int, lls []float64) (LCMFit, error) {
+	n := float64(d.NumRows())
+	ll, kp := em.LogLik, float64(m.NumParams())
+	f := LCMFit{Classes: k, LogLik: ll, Params: m.NumParams(),
+		AIC: -2*ll + 2*kp, BIC: -2*ll + kp*math.Log(n), ABIC: -2*ll + kp*math.Log((n+2)/24), CAIC: -2*ll + kp*(math.Log(n)+1),
+		EntropyR2: 1, SmallestShare: 1}
+	if k > 1 {
+		h := m.Structure().Hidden()
+		if len(h) != 1 {
+			return f, fmt.Errorf("learn: a latent class model has one hidden variable, not %d", len(h))
+		}
+		c, err := m.Conditionals(d, h, model.InferOptions{})
+		if err != nil {
+			return f, err
+		}
+		pe, err := model.EntropyOf(c[0])
+		if err != nil {
+			return f, err
+		}
+		f.EntropyR2, f.SmallestShare = pe.EntropyR2, slices.Min(pe.Shares)
+	}
+	if len(lls) > 1 {
+		best := slices.Max(lls)
+		f.Starts, f.StartLogLiks = len(lls), lls
+		for _, l := range lls {
+			if l >= best-LCMReplicateTol {
+				f.Replicated++
+			}
+		}
+		f.BestReplicated = f.Replicated >= 2
+	}
+	return f, nil
 }
 
 // lcmSearch is a search over numbers of classes.
 type lcmSearch struct {
-	rep   LCMReport
-	model model.Model
-	em    *model.EMResult
+	rep LCMReport
+	// models are the fits by number of classes.
+	models map[int]model.Model
+	ems    map[int]*model.EMResult
+	model  model.Model
+	em     *model.EMResult
 	// score is the kept fit's BIC (AIC when aic).
 	score float64
 }
 
-// searchLCM fits latent class models on t with lo, lo+1, ... hi classes,
-// the options of each from fo, stopping once patience numbers in a row
-// have not improved the best score (BIC, or AIC when aic), and keeps the
+// searchLCM fits latent class models on t with lo, lo+1, ... hi classes
+// by fit, stopping once patience numbers in a row have not improved the
+// best score (BIC, or AIC when aic; patience 0: never), and keeps the
 // best.
-func searchLCM(t *tree.Tree, d *data.Dataset, lo, hi, patience int, aic bool, fo func(k int) model.FitOptions) (*lcmSearch, error) {
-	s := &lcmSearch{score: math.Inf(1)}
-	for k, worse := lo, 0; k <= hi && worse < patience; k++ {
-		m, em, f, err := fitLCM(t, d, fo(k), k)
+func searchLCM(d *data.Dataset, lo, hi, patience int, aic bool, fit func(k int) (model.Model, *model.EMResult, []float64, error)) (*lcmSearch, error) {
+	s := &lcmSearch{score: math.Inf(1), models: map[int]model.Model{}, ems: map[int]*model.EMResult{}}
+	s.rep.Rule = "smallest BIC"
+	if aic {
+		s.rep.Rule = "smallest AIC"
+	}
+	for k, worse := lo, 0; k <= hi && (patience == 0 || worse < patience); k++ {
+		t0 := time.Now()
+		m, em, lls, err := fit(k)
+		if err != nil {
+			return nil, fmt.Errorf("learn: latent class model with %d classes: %w", k, err)
+		}
+		f, err := lcmRow(m, em, d, k, lls)
 		if err != nil {
 			return nil, err
 		}
+		f.Seconds = time.Since(t0).Seconds()
 		s.rep.Fits = append(s.rep.Fits, f)
+		s.models[k], s.ems[k] = m, em
 		sc := f.BIC
 		if aic {
-			sc = -2*f.LogLik + 2*float64(f.Params)
+			sc = f.AIC
 		}
 		if sc < s.score {
 			s.score, worse = sc, 0
@@ -166,16 +332,60 @@ func learnLCM(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 		return nil, errors.New("learn: lcm needs discrete data (a latent profile model for continuous data is not implemented; use clnj)")
 	}
 	t1 := time.Now()
-	lo, hi := 1, opt.LCM.MaxClasses
+	lo, hi, patience := 1, opt.LCM.MaxClasses, 0
 	if hi == 0 {
-		hi = DefaultMaxClasses
+		hi, patience = DefaultMaxClasses, 2
 	}
-	if k := opt.Fit.HiddenStates; k > 0 {
-		lo, hi = k, k
+	given := opt.Fit.HiddenStates
+	if given > 0 {
+		lo, hi = given, given
+		if opt.LCM.BLRT > 0 && given > 1 {
+			lo = given - 1
+		}
 	}
-	s, err := searchLCM(t, d, lo, hi, 2, false, opt.lcmFitOptions)
+	starts := opt.Fit.EM.Restarts
+	if starts <= 0 {
+		starts = opt.LCM.Restarts
+	}
+	workers := opt.Fit.EM.Workers
+	if workers == 0 {
+		workers = opt.Workers
+	}
+	rng := seed.Rand(opt.Fit.EM.Src, seed.Model)
+	blrtSeeds := map[int]uint64{}
+	s, err := searchLCM(d, lo, hi, patience, false, func(k int) (model.Model, *model.EMResult, []float64, error) {
+		sk, sb := rng.Uint64(), rng.Uint64()
+		blrtSeeds[k] = sb
+		m, em, lls, err := fitLCMStarts(t, d, k, LCMFitOptions{Starts: starts, Seed: sk, EM: opt.Fit.EM, Workers: workers})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if k == 1 {
+			lls = nil
+		}
+		return m, em, lls, nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	if given > 0 {
+		s.rep.Rule = "given"
+		s.model, s.em, s.rep.Classes = s.models[given], s.ems[given], given
+	}
+	if opt.LCM.BLRT > 0 {
+		for i := range s.rep.Fits {
+			f := &s.rep.Fits[i]
+			null, ok := s.models[f.Classes-1].(*discrete.Model)
+			if !ok {
+				continue
+			}
+			alt := s.rep.Fits[i-1]
+			f.BLRT, err = BLRT(d, null, f.Classes, 2*(f.LogLik-alt.LogLik), BLRTOptions{Replicates: opt.LCM.BLRT, Starts: opt.LCM.BLRTStarts,
+				Seed: blrtSeeds[f.Classes], EM: opt.Fit.EM, Workers: workers})
+			if err != nil {
+				return nil, err
+			}
+		}
 	}
 	res.Model, res.EM, res.LCM = s.model, s.em, &s.rep
 	if err := setFittedLengths(t, s.model); err != nil {
@@ -219,13 +429,14 @@ func compareLCM(d *data.Dataset, fit model.FitOptions, aic bool) (*tree.Tree, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := searchLCM(t, d, 1, DefaultMaxClasses, 1, aic, func(k int) model.FitOptions {
+	s, err := searchLCM(d, 1, DefaultMaxClasses, 1, aic, func(k int) (model.Model, *model.EMResult, []float64, error) {
 		f := model.FitOptions{HiddenStates: k, Init: model.InitRandom, EM: fit.EM}
 		f.EM.Restarts, f.EM.RestartIter, f.EM.KeepInit, f.EM.MaxIter = compareRestarts, 0, false, compareIter
 		if k == 1 {
 			f.Init, f.EM.Restarts = model.InitSurrogate, 0
 		}
-		return f
+		m, em, err := model.Fit(t, d, f)
+		return m, em, nil, err
 	})
 	if err != nil {
 		return nil, nil, err

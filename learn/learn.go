@@ -324,6 +324,12 @@ func (o *Options) Validate() error {
 			return &OptionError{Option: "LCM.MaxClasses", Value: o.LCM.MaxClasses, Want: "0 (DefaultMaxClasses) or more"}
 		case o.LCM.Restarts < 0:
 			return &OptionError{Option: "LCM.Restarts", Value: o.LCM.Restarts, Want: "0 (DefaultLCMRestarts) or more"}
+		case o.LCM.BLRT < 0:
+			return &OptionError{Option: "LCM.BLRT", Value: o.LCM.BLRT, Want: "0 (no test) or more replicates"}
+		case o.LCM.BLRTStarts < 0:
+			return &OptionError{Option: "LCM.BLRTStarts", Value: o.LCM.BLRTStarts, Want: "0 (DefaultBLRTStarts) or more"}
+		case o.LCM.BLRT > 0 && o.Fit.HiddenStates == 1:
+			return &OptionError{Option: "LCM.BLRT", Value: o.LCM.BLRT, Want: "0 with 1 class (the test compares k−1 with k ≥ 2 classes)"}
 		}
 	}
 	if m.Regularized() {

@@ -41,6 +41,8 @@ type learnOpts struct {
 	qcands     int
 	maxHidden  int
 	maxClasses int
+	blrt       int
+	blrtStarts int
 	em         emFlags
 	spec       spectralFlags
 	structOnly bool
@@ -190,7 +192,9 @@ output), as JSON with --json.`,
 		f.IntVar(&o.maxHidden, "max-hidden", 0, "grow up to this many hidden variables (0: until the BIC stops improving)")
 	})
 	flagGroup(f, "Latent class analysis (lcm)", func(f *pflag.FlagSet) {
-		f.IntVar(&o.maxClasses, "max-classes", 0, fmt.Sprintf("try 1 to this many classes and keep the best BIC (0: %d; the search stops once two in a row do not improve it). --hidden-states fixes the number; --restarts sets the random starts (default %d), each run to convergence", learn.DefaultMaxClasses, learn.DefaultLCMRestarts))
+		f.IntVar(&o.maxClasses, "max-classes", 0, fmt.Sprintf("fit 1 to this many classes and print their fit table (LL, parameters, AIC, BIC, adjusted BIC, CAIC, entropy R², smallest class share, whether the best LL replicated); the smallest BIC is kept (0: up to %d, stopping once two in a row do not improve the BIC). --hidden-states fixes the number; --restarts sets the random starts (default %d), each run to convergence, in parallel", learn.DefaultMaxClasses, learn.DefaultLCMRestarts))
+		f.IntVar(&o.blrt, "blrt", 0, "bootstrap likelihood-ratio test of k−1 against k classes for every k ≥ 2 of the table, with this many replicates drawn from the fitted k−1-class model (0: none); p = (1 + #{LR_b ≥ LR}) / (B + 1). Replicates run in parallel; the p-values depend on --seed, not on the cores")
+		f.IntVar(&o.blrtStarts, "blrt-starts", 0, fmt.Sprintf("--blrt: random starts of each of a replicate's two fits (k−1 and k classes), each run to convergence (0: %d)", learn.DefaultBLRTStarts))
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) {
 		f.BoolVar(&o.structOnly, "structure-only", false, "learn the structure only; fit no parameters")
@@ -359,7 +363,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 	}
 	if m == learn.LCM {
-		opt.LCM.MaxClasses = o.maxClasses
+		opt.LCM.MaxClasses, opt.LCM.BLRT, opt.LCM.BLRTStarts = o.maxClasses, o.blrt, o.blrtStarts
 	}
 	opt.Src = seed.New(o.em.seed, seed.Learn)
 	opt.MaxPairBytes = int64(o.maxPair)
@@ -389,6 +393,8 @@ var fieldFlags = map[string][]string{
 	"Quartet.Candidates":       {"candidates"},
 	"Reg.MaxHidden":            {"max-hidden"},
 	"LCM.MaxClasses":           {"max-classes"},
+	"LCM.BLRT":                 {"blrt"},
+	"LCM.BLRTStarts":           {"blrt-starts"},
 	"Fit.EM.Restarts":          {"restarts"},
 	"Fit.Init":                 {"random-init", "init"},
 	"Fit.Params":               {"params"},
@@ -617,6 +623,9 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		}
 		if l := res.LCM; l != nil {
 			out["lcm"] = l
+			if w := lcmWarnings(l); len(w) > 0 {
+				out["warnings"] = w
+			}
 		}
 		if res.Method.Contracts() {
 			out["contraction_rule"] = res.ContractRule
@@ -782,22 +791,62 @@ func statesLine(h *learn.StatesReport) string {
 	return "auto (" + counts + ")"
 }
 
-// printLCM prints the latent class method's fits, one line per number of
-// classes.
+// printLCM prints the latent class method's fit table, one line per
+// number of classes, and a warning for every best log-likelihood that was
+// not replicated.
 func printLCM(w io.Writer, l *learn.LCMReport) {
-	fmt.Fprintf(w, "latent class models (BIC = −2 log L + κ log n; replicated: starts within 1e-3 of the best log-likelihood):\n")
-	fmt.Fprintf(w, "  %7s %14s %7s %14s %11s\n", "classes", "log-lik", "params", "BIC", "replicated")
+	blrt := false
+	for _, f := range l.Fits {
+		blrt = blrt || f.BLRT != nil
+	}
+	fmt.Fprintf(w, "fit table of latent class models (kept: %s; replicated: starts within %g of the best log-likelihood; aBIC uses ln((n+2)/24), CAIC ln n + 1):\n", l.Rule, learn.LCMReplicateTol)
+	fmt.Fprintf(w, "  %7s %12s %6s %12s %12s %12s %12s %7s %8s %10s", "classes", "log-lik", "params", "AIC", "BIC", "aBIC", "CAIC", "entR²", "smallest", "replicated")
+	if blrt {
+		fmt.Fprintf(w, " %10s", "BLRT p")
+	}
+	fmt.Fprintln(w)
 	for _, f := range l.Fits {
 		rep := "-"
 		if f.Starts > 0 {
 			rep = fmt.Sprintf("%d/%d", f.Replicated, f.Starts)
 		}
-		mark := ""
-		if f.Classes == l.Classes {
-			mark = "  ← kept"
+		fmt.Fprintf(w, "  %7d %12.2f %6d %12.2f %12.2f %12.2f %12.2f %7.3f %8.3f %10s", f.Classes, f.LogLik, f.Params, f.AIC, f.BIC, f.ABIC, f.CAIC, f.EntropyR2, f.SmallestShare, rep)
+		if blrt {
+			p := "-"
+			if f.BLRT != nil {
+				p = fmt.Sprintf("%.4f", f.BLRT.P)
+			}
+			fmt.Fprintf(w, " %10s", p)
 		}
-		fmt.Fprintf(w, "  %7d %14.2f %7d %14.2f %11s%s\n", f.Classes, f.LogLik, f.Params, f.BIC, rep, mark)
+		if f.Classes == l.Classes {
+			fmt.Fprint(w, "  ← kept")
+		}
+		fmt.Fprintln(w)
 	}
+	for _, f := range l.Fits {
+		if b := f.BLRT; b != nil {
+			fmt.Fprintf(w, "BLRT %d vs %d classes: LR %.2f, %d of %d replicates at least as large, p = %.4f (%d starts per replicate fit)\n",
+				f.Classes-1, f.Classes, b.LR, b.Exceed, b.Replicates, b.P, b.Starts)
+		}
+	}
+	for _, msg := range lcmWarnings(l) {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+}
+
+// lcmWarnings are the warnings of a latent class fit table: a best
+// log-likelihood reached by one start only.
+func lcmWarnings(l *learn.LCMReport) []string {
+	var out []string
+	for _, k := range l.NotReplicated() {
+		for _, f := range l.Fits {
+			if f.Classes == k {
+				out = append(out, fmt.Sprintf("the best log-likelihood of %d classes (%.2f) was not replicated: only 1 of %d starts reached it within %g; more --restarts may find a better one",
+					k, f.LogLik, f.Starts, learn.LCMReplicateTol))
+			}
+		}
+	}
+	return out
 }
 
 func round(d time.Duration) time.Duration {
