@@ -65,29 +65,69 @@ type LCMReport struct {
 	Fits []LCMFit `json:"fits"`
 }
 
-// LCMFit is the fit of a latent class model with a given number of
-// classes: a row of the fit table. With L the log-likelihood, κ the free
-// parameters and n the rows:
+// FitCriteria are the columns of a fit table that every fitted model
+// has. With L the log-likelihood, κ the free parameters and n the rows:
 //
 //	AIC  = −2L + 2κ
 //	BIC  = −2L + κ ln n
 //	ABIC = −2L + κ ln((n + 2)/24)   (Sclove's sample-size-adjusted BIC)
 //	CAIC = −2L + κ (ln n + 1)       (Bozdogan's consistent AIC)
 //
-// (smaller is better for all four).
-type LCMFit struct {
-	Classes int     `json:"classes"`
-	LogLik  float64 `json:"loglik"`
-	Params  int     `json:"params"`
-	AIC     float64 `json:"aic"`
-	BIC     float64 `json:"bic"`
-	ABIC    float64 `json:"abic"`
-	CAIC    float64 `json:"caic"`
-	// EntropyR2 is the entropy R² of the class posteriors and
-	// SmallestShare the smallest model-estimated class share
-	// (model.EntropyOf).
+// (smaller is better for all four). EntropyR2 is the entropy R² of the
+// posteriors of the hidden variable (model.EntropyOf) and SmallestShare
+// its smallest model-estimated state share; with several discrete hidden
+// variables, the smallest of each over them (the least sharply classified
+// variable, the rarest state); 1 and 1 without any.
+type FitCriteria struct {
+	LogLik        float64 `json:"loglik"`
+	Params        int     `json:"params"`
+	AIC           float64 `json:"aic"`
+	BIC           float64 `json:"bic"`
+	ABIC          float64 `json:"abic"`
+	CAIC          float64 `json:"caic"`
 	EntropyR2     float64 `json:"entropy_r2"`
 	SmallestShare float64 `json:"smallest_share"`
+}
+
+// Criteria returns the FitCriteria of m, whose log-likelihood on d is ll.
+func Criteria(m model.Model, d *data.Dataset, ll float64) (FitCriteria, error) {
+	n := float64(d.NumRows())
+	kp := float64(m.NumParams())
+	f := FitCriteria{LogLik: ll, Params: m.NumParams(),
+		AIC: -2*ll + 2*kp, BIC: -2*ll + kp*math.Log(n), ABIC: -2*ll + kp*math.Log((n+2)/24), CAIC: -2*ll + kp*(math.Log(n)+1),
+		EntropyR2: 1, SmallestShare: 1}
+	t := m.Structure()
+	var hidden []int
+	for _, h := range t.Hidden() {
+		if m.NodeKind(h) == data.Discrete {
+			hidden = append(hidden, h)
+		}
+	}
+	if len(hidden) == 0 {
+		return f, nil
+	}
+	cs, err := m.Conditionals(d, hidden, model.InferOptions{})
+	if err != nil {
+		return f, err
+	}
+	for _, c := range cs {
+		if len(c.Labels) < 2 {
+			continue
+		}
+		pe, err := model.EntropyOf(c)
+		if err != nil {
+			return f, err
+		}
+		f.EntropyR2, f.SmallestShare = min(f.EntropyR2, pe.EntropyR2), min(f.SmallestShare, slices.Min(pe.Shares))
+	}
+	return f, nil
+}
+
+// LCMFit is the fit of a latent class model with a given number of
+// classes: a row of the fit table.
+type LCMFit struct {
+	Classes int `json:"classes"`
+	FitCriteria
 	// Starts is the number of random starts and StartLogLiks the final
 	// log-likelihood of each, in the order of their seeds (1 class: the
 	// independence model has one optimum and no starts). Replicated
@@ -233,26 +273,11 @@ func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*dis
 // lcmRow is the fit table's row of the fit m (em) with k classes to d;
 // lls are its starts' final log-likelihoods (nil: no random starts).
 func lcmRow(m model.Model, em *model.EMResult, d *data.Dataset, k int, lls []float64) (LCMFit, error) {
-	n := float64(d.NumRows())
-	ll, kp := em.LogLik, float64(m.NumParams())
-	f := LCMFit{Classes: k, LogLik: ll, Params: m.NumParams(),
-		AIC: -2*ll + 2*kp, BIC: -2*ll + kp*math.Log(n), ABIC: -2*ll + kp*math.Log((n+2)/24), CAIC: -2*ll + kp*(math.Log(n)+1),
-		EntropyR2: 1, SmallestShare: 1}
-	if k > 1 {
-		h := m.Structure().Hidden()
-		if len(h) != 1 {
-			return f, fmt.Errorf("learn: a latent class model has one hidden variable, not %d", len(h))
-		}
-		c, err := m.Conditionals(d, h, model.InferOptions{})
-		if err != nil {
-			return f, err
-		}
-		pe, err := model.EntropyOf(c[0])
-		if err != nil {
-			return f, err
-		}
-		f.EntropyR2, f.SmallestShare = pe.EntropyR2, slices.Min(pe.Shares)
+	c, err := Criteria(m, d, em.LogLik)
+	if err != nil {
+		return LCMFit{}, err
 	}
+	f := LCMFit{Classes: k, FitCriteria: c}
 	if len(lls) > 1 {
 		best := slices.Max(lls)
 		f.Starts, f.StartLogLiks = len(lls), lls

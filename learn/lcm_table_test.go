@@ -198,3 +198,43 @@ func TestLCMNotReplicated(t *testing.T) {
 		t.Errorf("starts %v: replicated %d (%v), not replicated %v; want 1, false, [5]", f.StartLogLiks, f.Replicated, f.BestReplicated, res.LCM.NotReplicated())
 	}
 }
+
+// TestAutoStatesTable checks the fit table of Fit.AutoStates on a learned
+// tree: every uniform count from 2 to 5, criteria by the formulas, and the
+// start of the per-variable search the count of smallest BIC among the
+// rows fitted in full (a screened row's BIC is an upper bound of a count
+// that could not win).
+func TestAutoStatesTable(t *testing.T) {
+	d, _ := simulateLCM(t, lcmCase{rows: 500, classes: 3, states: []int{3, 3, 3, 3, 3, 3}, missing: 0, sep: 0.5, seed: 23})
+	n := float64(d.NumRows())
+	for _, rule := range []learn.ContractRule{learn.ContractBIC, learn.ContractThreshold} {
+		res, err := learn.Learn(d, learn.Options{Method: learn.CLNJ, Fit: model.FitOptions{AutoStates: true}, Contract: learn.ContractOptions{Rule: rule}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := res.HiddenStates
+		if h == nil || len(h.Fits) != 4 || h.Rule != learn.UniformRule {
+			t.Fatalf("%v: %+v", rule, h)
+		}
+		best, bestBIC := 0, math.Inf(1)
+		for i, f := range h.Fits {
+			if f.States != i+2 {
+				t.Fatalf("%v: row %d has %d states", rule, i, f.States)
+			}
+			kp := float64(f.Params)
+			if math.Abs(f.BIC-(-2*f.LogLik+kp*math.Log(n))) > 1e-9*math.Abs(f.BIC) || math.Abs(f.ABIC-(-2*f.LogLik+kp*math.Log((n+2)/24))) > 1e-9*math.Abs(f.ABIC) ||
+				math.Abs(f.CAIC-(-2*f.LogLik+kp*(math.Log(n)+1))) > 1e-9*math.Abs(f.CAIC) || math.Abs(f.AIC-(-2*f.LogLik+2*kp)) > 1e-9*math.Abs(f.AIC) {
+				t.Errorf("%v: %d states: %+v off the formulas", rule, f.States, f.FitCriteria)
+			}
+			if f.EntropyR2 < 0 || f.EntropyR2 > 1 || f.SmallestShare <= 0 || f.SmallestShare > 1.0/float64(f.States)+1e-12 {
+				t.Errorf("%v: %d states: entropy R² %v, smallest share %v", rule, f.States, f.EntropyR2, f.SmallestShare)
+			}
+			if !f.Screened && f.BIC < bestBIC {
+				best, bestBIC = f.States, f.BIC
+			}
+		}
+		if h.Uniform != best {
+			t.Errorf("%v: search started from %d states, smallest BIC at %d", rule, h.Uniform, best)
+		}
+	}
+}

@@ -485,6 +485,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		res.ContractRule = rule
 	}
 	var repaired []string
+	var table *uniformTable // the fit table of --hidden-states auto
 	if kind == data.Mixed && !opt.StructureOnly {
 		if repaired, err = repairLayout(res.Tree, kindOf(d)); err != nil {
 			return nil, err
@@ -513,7 +514,8 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 				fit.EM = model.EMOptions{Workers: opt.Fit.EM.Workers}
 			}
 		}
-		pr, err := contractStates(res.Tree, d, fit, popt, opt.ContractProgress, cl)
+		pr, ut, err := contractStates(res.Tree, d, fit, popt, opt.ContractProgress, cl)
+		table = ut
 		if err != nil {
 			return nil, err
 		}
@@ -555,7 +557,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		res.Timings.Fit = time.Since(t1)
 	} else if !opt.StructureOnly {
 		t1 := time.Now()
-		if res.Model, res.EM, err = model.Fit(res.Tree, d, opt.Fit); err != nil {
+		if opt.Fit.AutoStates && kind == data.Discrete && opt.Fit.Params == model.ParamsEM && res.Tree.NumHidden() > 0 {
+			if table, err = fitAutoTable(res, d, opt.Fit); err != nil {
+				return nil, err
+			}
+		} else if res.Model, res.EM, err = model.Fit(res.Tree, d, opt.Fit); err != nil {
 			return nil, err
 		}
 		if res.Score, err = res.Model.Score(d, model.InferOptions{}); err != nil {
@@ -564,6 +570,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		res.Timings.Fit = time.Since(t1)
 	}
 	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
+	table.set(res.HiddenStates)
 	if mm, ok := res.Model.(*mixed.Model); ok {
 		if res.Mixed, err = mixedReport(mm, d, repaired, opt.Fit.AutoStates); err != nil {
 			return nil, err

@@ -694,6 +694,7 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 	}
 	if h := res.HiddenStates; h != nil {
 		fmt.Fprintf(w, "hidden states: %s\n", statesLine(h))
+		printStatesTable(w, h)
 	}
 	if mx := res.Mixed; mx != nil {
 		printMixed(w, mx)
@@ -847,6 +848,30 @@ func lcmWarnings(l *learn.LCMReport) []string {
 		}
 	}
 	return out
+}
+
+// printStatesTable prints the fit table of the uniform numbers of hidden
+// states that --hidden-states auto compared, if any.
+func printStatesTable(w io.Writer, h *learn.StatesReport) {
+	if len(h.Fits) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  fit table of the learned tree with K states at every hidden variable (kept: %s; entR² and smallest: the least sharply classified hidden variable and the rarest state):\n", h.Rule)
+	fmt.Fprintf(w, "  %7s %12s %6s %12s %12s %12s %12s %7s %8s\n", "K", "log-lik", "params", "AIC", "BIC", "aBIC", "CAIC", "entR²", "smallest")
+	screened := false
+	for _, f := range h.Fits {
+		mark := ""
+		switch {
+		case f.Screened:
+			mark, screened = "  (screened)", true
+		case f.States == h.Uniform:
+			mark = "  ← start of the per-variable search"
+		}
+		fmt.Fprintf(w, "  %7d %12.2f %6d %12.2f %12.2f %12.2f %12.2f %7.3f %8.3f%s\n", f.States, f.LogLik, f.Params, f.AIC, f.BIC, f.ABIC, f.CAIC, f.EntropyR2, f.SmallestShare, mark)
+	}
+	if screened {
+		fmt.Fprintln(w, "  (screened: EM stopped after 150 E-steps, its bound on the remaining gain showing that K could not win; the log-likelihood is a lower bound)")
+	}
 }
 
 func round(d time.Duration) time.Duration {

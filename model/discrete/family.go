@@ -2,6 +2,7 @@ package discrete
 
 import (
 	"bytes"
+	"errors"
 	"math"
 
 	"github.com/latentree/latentree/data"
@@ -47,26 +48,37 @@ func fit(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (model.Model, *mod
 // chooseHiddenStates. The result's BIC is never above that of the best
 // uniform count. A tree without hidden nodes is fitted once.
 func fitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *model.EMResult, error) {
+	m, res, _, _, err := FitAuto(t, d, opt)
+	return m, res, err
+}
+
+// FitAuto is model.Fit with opt.AutoStates on discrete data (see
+// model.FitOptions.AutoStates) that also returns the fits of every uniform
+// number of states it compared and the index of the best (UniformFits;
+// nil for a tree without hidden nodes).
+func FitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *model.EMResult, []UniformFit, int, error) {
 	if t.NumHidden() == 0 {
-		return fitUniform(t, d, opt, 2)
+		m, res, err := fitUniform(t, d, opt, 2)
+		return m, res, nil, 0, err
 	}
-	best, bestRes, _, err := BestUniform(t, d, opt)
+	fits, i, err := UniformFits(t, d, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, 0, err
 	}
+	best, bestRes := fits[i].Model, fits[i].EM
 	bestBIC := bicOf(best, bestRes.LogLik, d.NumRows())
 	em := opt.EM
 	em.Src = seed.Or(em.Src, seed.Model)
 	chosen, _, final, err := chooseHiddenStates(best, d, StatesOptions{EM: em, Src: em.Src})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, 0, err
 	}
 	if bicOf(chosen, final.LogLik, d.NumRows()) > bestBIC {
 		// (EM from the kept moves only raises the likelihood; this guards
 		// the promise against round-off.)
-		return best, bestRes, nil
+		return best, bestRes, fits, i, nil
 	}
-	return chosen, final, nil
+	return chosen, final, fits, i, nil
 }
 
 // screenIter is the number of E-steps after which BestUniform screens a
@@ -86,6 +98,30 @@ const screenIter = 150
 // of its last SQUAREM cycle) is below the best BIC so far; slowly
 // converging fits with many states, often far behind, are thus skipped.
 func BestUniform(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *model.EMResult, int, error) {
+	fits, i, err := UniformFits(t, d, opt)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return fits[i].Model, fits[i].EM, fits[i].States, nil
+}
+
+// UniformFit is the fit of one uniform number of hidden states that
+// UniformFits compared.
+type UniformFit struct {
+	States int
+	Model  *Model
+	EM     *model.EMResult
+	// Screened says that the fit stopped after the screen's E-steps
+	// without converging and was not fitted in full, its bound on the
+	// remaining gain showing that it could not have the lowest BIC: its
+	// log-likelihood is a lower bound of the full fit's.
+	Screened bool
+}
+
+// UniformFits is BestUniform that returns the fit of every number of
+// states it tried, in the order tried (increasing, then opt.HiddenStates
+// when outside 2 to DefaultUniformMax), and the index of the best.
+func UniformFits(t *tree.Tree, d *data.Dataset, opt model.FitOptions) ([]UniformFit, int, error) {
 	counts := make([]int, 0, DefaultUniformMax)
 	for k := 2; k <= DefaultUniformMax; k++ {
 		counts = append(counts, k)
@@ -102,21 +138,21 @@ func BestUniform(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *
 	screen.EM.MaxIter = min(maxIter, screenIter)
 	n := d.NumRows()
 	var (
-		best    *Model
-		bestRes *model.EMResult
-		bestK   int
+		fits    []UniformFit
+		best    = -1
 		bestBIC = math.Inf(1)
 	)
 	type pending struct {
-		k     int
+		i     int
 		lower float64
 	}
 	var open []pending
 	for _, k := range counts {
 		m, res, err := fitUniform(t, d, screen, k)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
+		fits = append(fits, UniformFit{States: k, Model: m, EM: res})
 		b := bicOf(m, res.LogLik, n)
 		if !res.Converged && screen.EM.MaxIter < maxIter {
 			tr := res.Trace
@@ -124,11 +160,12 @@ func BestUniform(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *
 			if len(tr) > 0 {
 				gain = math.Max(tr[len(tr)-1]-tr[max(len(tr)-4, 0)], 0)
 			}
-			open = append(open, pending{k, b - 2*1000*gain})
+			open = append(open, pending{len(fits) - 1, b - 2*1000*gain})
+			fits[len(fits)-1].Screened = true
 			continue
 		}
 		if b < bestBIC {
-			best, bestRes, bestK, bestBIC = m, res, k, b
+			best, bestBIC = len(fits)-1, b
 		}
 	}
 	// The most promising first: a full fit that wins screens out more.
@@ -141,15 +178,21 @@ func BestUniform(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *
 		if p.lower >= bestBIC {
 			continue
 		}
-		m, res, err := fitUniform(t, d, opt, p.k)
+		m, res, err := fitUniform(t, d, opt, fits[p.i].States)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
+		fits[p.i] = UniformFit{States: fits[p.i].States, Model: m, EM: res}
 		if b := bicOf(m, res.LogLik, n); b < bestBIC {
-			best, bestRes, bestK, bestBIC = m, res, p.k, b
+			best, bestBIC = p.i, b
 		}
 	}
-	return best, bestRes, bestK, nil
+	if best < 0 {
+		// Every count screened out against +Inf cannot happen (a bound
+		// below +Inf is always refitted); keep the promise regardless.
+		return nil, 0, errors.New("model: no uniform number of hidden states could be fitted")
+	}
+	return fits, best, nil
 }
 
 // fitUniform is model.Fit with k states per hidden node: ForData, the
