@@ -34,6 +34,9 @@ type Model struct {
 	CPT [][]float64
 
 	rooted *tree.Rooted
+	// local is the local fit the model was built from
+	// (Contractor.Contract), or nil.
+	local *Local
 }
 
 // New returns a model on t rooted at root whose nodes have the given

@@ -1,0 +1,204 @@
+package learn
+
+import (
+	"cmp"
+	"errors"
+	"runtime"
+	"slices"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/parallel"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/structure"
+	"github.com/latentree/latentree/tree"
+)
+
+// scoreFunc is contractByBIC's candidate score (structure.ScoreFunc).
+type scoreFunc = structure.ScoreFunc[pruneState]
+
+// contractLocal is the contraction search of a discrete tree with local
+// scores (PruneOptions.Refit false). Each round scores every edge at a
+// hidden node of the current tree against the current model's messages
+// (discrete.Contractor), takes the improving candidates best first, and
+// keeps the best one together with every later one whose nodes and their
+// neighbours share none with those already kept; the kept local fits are
+// put together (discrete.Model.WithLocal) and the result, whose
+// log-likelihood the next round's messages give exactly, replaces the
+// current model when it scores at least the best candidate alone (else
+// the best candidate alone does). Rounds stop when no candidate improves
+// the score or after MaxEvals scorings. The result does not depend on
+// Workers: candidates are scored in parallel but compared in a fixed
+// order. The input tree is scored with score(t, nil, false).
+func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func(float64, model.Model) float64, margin float64, opt PruneOptions, progress func(evaluated, contracted int)) (*structure.ContractResult[pruneState], error) {
+	workers := opt.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	base := t.Clone()
+	bs, bst, err := score(base, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	res := &structure.ContractResult[pruneState]{Initial: bs, InitialState: bst}
+	type cand struct{ keep, drop int }
+	type outcome struct {
+		t     *tree.Tree
+		score float64
+		state *pruneState
+		err   error
+	}
+	// gain holds each candidate's last score less the score of the tree it
+	// was scored on; changed the nodes within one edge of a kept
+	// contraction in the last round.
+	var gain map[[2]int]float64
+	changed := map[int]bool{}
+	near := func(c cand) bool { return changed[c.keep] || changed[c.drop] }
+	for {
+		var cands []cand
+		for _, e := range base.Edges() {
+			hu, hv := base.IsHidden(e.U), base.IsHidden(e.V)
+			if !hu && !hv || opt.HiddenOnly && !(hu && hv) {
+				continue
+			}
+			c := cand{e.U, e.V}
+			if !hv {
+				c = cand{e.V, e.U}
+			}
+			cands = append(cands, c)
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			return cmp.Or(cmp.Compare(min(a.keep, a.drop), min(b.keep, b.drop)), cmp.Compare(max(a.keep, a.drop), max(b.keep, b.drop)))
+		})
+		if gain != nil {
+			// Rescore only the candidates near a kept contraction, new
+			// ones, and those that came within margin of improving.
+			kept := cands[:0]
+			for _, c := range cands {
+				g, seen := gain[edgeKey(c.keep, c.drop)]
+				if !seen || g > -margin || near(c) {
+					kept = append(kept, c)
+				}
+			}
+			cands = kept
+		}
+		if opt.MaxEvals > 0 {
+			cands = cands[:min(len(cands), opt.MaxEvals-res.Evaluated)]
+		}
+		if len(cands) == 0 {
+			break
+		}
+		out := make([]outcome, len(cands))
+		parallel.For(min(workers, len(cands)), len(cands), func(_, i int) {
+			ct := base.Clone()
+			if err := ct.Contract(cands[i].keep, cands[i].drop); err != nil {
+				out[i].err = err
+				return
+			}
+			s, st, err := score(ct, bst, true)
+			out[i] = outcome{ct, s, st, err}
+		})
+		res.Evaluated += len(cands)
+		if gain == nil {
+			gain = map[[2]int]float64{}
+		}
+		var better []int
+		for i, o := range out {
+			if o.err != nil {
+				return nil, o.err
+			}
+			gain[edgeKey(cands[i].keep, cands[i].drop)] = o.score - bs
+			if o.score > bs {
+				better = append(better, i)
+			}
+		}
+		if len(better) == 0 {
+			if progress != nil {
+				progress(res.Evaluated, res.Contracted)
+			}
+			break
+		}
+		slices.SortStableFunc(better, func(i, j int) int { return cmp.Compare(out[j].score, out[i].score) })
+		first := out[better[0]]
+		used := map[int]bool{}
+		mark := func(c cand) {
+			for _, v := range []int{c.keep, c.drop} {
+				used[v] = true
+				for _, w := range base.Neighbors(v) {
+					used[w] = true
+				}
+			}
+		}
+		free := func(c cand) bool {
+			for _, v := range []int{c.keep, c.drop} {
+				if used[v] {
+					return false
+				}
+				for _, w := range base.Neighbors(v) {
+					if used[w] {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		mark(cands[better[0]])
+		cur, curTree, kept := first.state, first.t, 1
+		for _, i := range better[1:] {
+			c := cands[i]
+			if !free(c) {
+				continue
+			}
+			mark(c)
+			cm, ok := cur.m.(*discrete.Model)
+			loc := out[i].state.m.(*discrete.Model).LocalFit()
+			if !ok || loc == nil {
+				return nil, errors.New("learn: a local candidate has no local fit")
+			}
+			ct := curTree.Clone()
+			if err := ct.Contract(c.keep, c.drop); err != nil {
+				return nil, err
+			}
+			nm, err := cm.WithLocal(ct, loc, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			cur, curTree = &pruneState{m: nm}, ct
+			kept++
+		}
+		if kept > 1 {
+			// The kept fits were each made against the current model:
+			// score them together exactly, and keep the best candidate
+			// alone if that scores higher.
+			con, err := cur.contractor(cur.m.(*discrete.Model), d)
+			if err != nil {
+				return nil, err
+			}
+			cur.ll = con.LogLik
+			if negScore(cur.ll, cur.m) < first.score {
+				cur, curTree, kept = first.state, first.t, 1
+			} else if err := setFittedLengths(curTree, cur.m); err != nil {
+				return nil, err
+			}
+		}
+		changed = used
+		base, bs, bst = curTree, negScore(cur.ll, cur.m), cur
+		res.Contracted += kept
+		if progress != nil {
+			progress(res.Evaluated, res.Contracted)
+		}
+		if opt.MaxEvals > 0 && res.Evaluated >= opt.MaxEvals {
+			break
+		}
+	}
+	res.Tree, res.Score, res.State, res.Passes = base, bs, bst, 1
+	return res, nil
+}
+
+// edgeKey is the key of the edge u–v, whichever way round.
+func edgeKey(u, v int) [2]int {
+	if u > v {
+		u, v = v, u
+	}
+	return [2]int{u, v}
+}
