@@ -148,6 +148,20 @@ func (e *engine) accumulate(w *work, x *Expected) {
 		}
 		lam, pi := w.lam[v], w.pi[v]
 		k := len(lam)
+		if o := w.ev[v]; o >= 0 && e.leaf[v] {
+			// An observed leaf (see downward): only column o.
+			z := pi[o]
+			if !(z > 0) {
+				continue
+			}
+			cpt := m.CPT[v]
+			for a, d := range w.down[v] {
+				if d != 0 {
+					cnt[a*k+o] += d / z * cpt[a*k+o]
+				}
+			}
+			continue
+		}
 		z := 0.0
 		for s := range lam {
 			z += pi[s] * lam[s]

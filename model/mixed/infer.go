@@ -92,22 +92,33 @@ type block struct {
 	nodes  []int // parents before children; nodes[0] == top
 }
 
-// engine holds a model's structure for inference.
+// engine holds a model's structure for inference, and constants of its
+// parameters computed once per engine (once per E-step in EM).
 type engine struct {
-	m         *Model
-	parent    []int
-	children  [][]int
-	disc      []int // discrete nodes, parents before children
-	blocks    []block
-	blockOf   []int     // continuous node → index of its block
-	obsConst  []float64 // −½ log 2π − ½ log Var[v][0] of a node inside a block
-	logVarTop [][]float64
+	m        *Model
+	parent   []int
+	children [][]int
+	disc     []int // discrete nodes, parents before children
+	blocks   []block
+	blockOf  []int     // continuous node → index of its block
+	obsConst []float64 // −½ log 2π − ½ log Var[v][0] of a node inside a block
+	// Of a block's top v, per parent state a: topConst[v][a] = −½ log 2π
+	// − ½ log Var[v][a], topInv[v][a] = 1/Var[v][a].
+	topConst, topInv [][]float64
+	// A discrete observed leaf v (not the root) sends its parent the
+	// column of its table at its state s, scaled to maximum 1: leafUp[v][s]
+	// (read only), with the scale leafMax[v][s]; leafUp[v][k] is the
+	// message of a missing cell (all 1).
+	leaf    []bool
+	leafUp  [][][]float64
+	leafMax [][]float64
 }
 
 func newEngine(m *Model) *engine {
 	r := m.Rooted()
 	n := m.Tree.MaxID()
-	e := &engine{m: m, parent: r.Parent, children: r.Children, blockOf: make([]int, n), obsConst: make([]float64, n), logVarTop: make([][]float64, n)}
+	e := &engine{m: m, parent: r.Parent, children: r.Children, blockOf: make([]int, n), obsConst: make([]float64, n),
+		topConst: make([][]float64, n), topInv: make([][]float64, n), leaf: make([]bool, n), leafUp: make([][][]float64, n), leafMax: make([][]float64, n)}
 	for i := range e.blockOf {
 		e.blockOf[i] = -1
 	}
@@ -116,6 +127,9 @@ func newEngine(m *Model) *engine {
 		switch {
 		case m.Kinds[v] == data.Discrete:
 			e.disc = append(e.disc, v)
+			if p >= 0 && len(r.Children[v]) == 0 && !m.Tree.IsHidden(v) {
+				e.leafMessages(v, p)
+			}
 		case p < 0 || m.Kinds[p] == data.Discrete:
 			k := 1
 			if p >= 0 {
@@ -123,11 +137,11 @@ func newEngine(m *Model) *engine {
 			}
 			e.blockOf[v] = len(e.blocks)
 			e.blocks = append(e.blocks, block{top: v, parent: p, k: k, nodes: []int{v}})
-			lv := make([]float64, len(m.Var[v]))
+			cst, inv := make([]float64, len(m.Var[v])), make([]float64, len(m.Var[v]))
 			for a, x := range m.Var[v] {
-				lv[a] = math.Log(x)
+				cst[a], inv[a] = -halfLog2Pi-0.5*math.Log(x), 1/x
 			}
-			e.logVarTop[v] = lv
+			e.topConst[v], e.topInv[v] = cst, inv
 		default:
 			bi := e.blockOf[p]
 			e.blockOf[v] = bi
@@ -136,6 +150,35 @@ func newEngine(m *Model) *engine {
 		}
 	}
 	return e
+}
+
+// leafMessages sets the messages of discrete observed leaf v with parent
+// p (see engine).
+func (e *engine) leafMessages(v, p int) {
+	m := e.m
+	k, kp := m.States[v], m.States[p]
+	cpt := m.CPT[v]
+	e.leaf[v] = true
+	e.leafUp[v], e.leafMax[v] = make([][]float64, k+1), make([]float64, k+1)
+	for s := range k {
+		up := make([]float64, kp)
+		mx := 0.0
+		for a := range up {
+			up[a] = cpt[a*k+s]
+			mx = max(mx, up[a])
+		}
+		if mx > 0 {
+			for a := range up {
+				up[a] /= mx
+			}
+		}
+		e.leafUp[v][s], e.leafMax[v][s] = up, mx
+	}
+	ones := make([]float64, kp)
+	for a := range ones {
+		ones[a] = 1
+	}
+	e.leafUp[v][k], e.leafMax[v][k] = ones, 1
 }
 
 // work is one goroutine's buffers for one row, indexed by node.
@@ -160,6 +203,13 @@ func (e *engine) newWork() *work {
 		maxK = max(maxK, m.States[v])
 		k := m.States[v]
 		w.lam[v], w.pi[v], w.bel[v] = make([]float64, k), make([]float64, k), make([]float64, k)
+		if e.leaf[v] {
+			// upward leaves a leaf's λ at 1: downward and accumulate
+			// use its state instead.
+			for s := range k {
+				w.lam[v][s] = 1
+			}
+		}
 		if p := e.parent[v]; p >= 0 {
 			w.up[v], w.down[v] = make([]float64, m.States[p]), make([]float64, m.States[p])
 		}
@@ -233,7 +283,7 @@ func (e *engine) topLog(bl *block, w *work, a int) float64 {
 	j, h, c := w.j[v], w.h[v], w.c[v]
 	if y := w.y[v]; !math.IsNaN(y) {
 		d := y - mu
-		return c - 0.5*j*y*y + h*y - halfLog2Pi - 0.5*e.logVarTop[v][a] - 0.5*d*d/s2
+		return c - 0.5*j*y*y + h*y + e.topConst[v][a] - 0.5*d*d*e.topInv[v][a]
 	}
 	den := 1 + s2*j
 	return c + (h*mu-0.5*j*mu*mu+0.5*s2*h*h)/den - 0.5*math.Log(den)
@@ -277,23 +327,58 @@ func (e *engine) upward(w *work) float64 {
 	logScale, scale := 0.0, 1.0
 	for bi := range e.blocks {
 		bl := &e.blocks[bi]
-		e.blockUp(bl, w)
-		if bl.parent < 0 {
-			return e.topLog(bl, w, 0)
-		}
 		up := w.up[bl.top]
 		mx := math.Inf(-1)
-		for a := range up {
-			up[a] = e.topLog(bl, w, a)
-			mx = max(mx, up[a])
+		if y := w.y[bl.top]; len(bl.nodes) == 1 && bl.parent >= 0 {
+			// A lone continuous node under a discrete parent (the
+			// common case): its density per parent state, or 1 when
+			// its cell is missing. blockUp would leave its j, h, c 0.
+			if math.IsNaN(y) {
+				for a := range up {
+					up[a] = 1
+				}
+				continue
+			}
+			mean, cst, inv := e.m.Mean[bl.top], e.topConst[bl.top], e.topInv[bl.top]
+			for a := range up {
+				d := y - mean[a]
+				up[a] = cst[a] - 0.5*d*d*inv[a]
+				mx = max(mx, up[a])
+			}
+		} else {
+			e.blockUp(bl, w)
+			if bl.parent < 0 {
+				return e.topLog(bl, w, 0)
+			}
+			for a := range up {
+				up[a] = e.topLog(bl, w, a)
+				mx = max(mx, up[a])
+			}
 		}
-		for a := range up {
-			up[a] = math.Exp(up[a] - mx)
+		for a, x := range up {
+			if x == mx {
+				up[a] = 1 // exp(0)
+			} else {
+				up[a] = math.Exp(x - mx)
+			}
 		}
 		logScale += mx
 	}
 	for i := len(e.disc) - 1; i >= 0; i-- {
 		v := e.disc[i]
+		if e.leaf[v] {
+			s := w.ev[v]
+			if s < 0 {
+				s = len(e.leafMax[v]) - 1
+			}
+			mx := e.leafMax[v][s]
+			if !(mx > 0) {
+				return math.Inf(-1)
+			}
+			w.up[v] = e.leafUp[v][s]
+			logScale = foldScale(logScale, &scale, mx)
+			continue
+		}
 		lam := w.lam[v]
 		k := len(lam)
 		for s := range lam {
@@ -344,8 +429,9 @@ func (e *engine) upward(w *work) float64 {
 		if !(mx > 0) {
 			return math.Inf(-1)
 		}
+		imx := 1 / mx
 		for a := range up {
-			up[a] /= mx
+			up[a] *= imx
 		}
 		logScale = foldScale(logScale, &scale, mx)
 	}
@@ -361,6 +447,22 @@ func (e *engine) downward(w *work) {
 		pi := w.pi[v]
 		k := len(pi)
 		p := e.parent[v]
+		if o := w.ev[v]; o >= 0 && e.leaf[v] {
+			// An observed leaf: its posterior is its state; pi[o] (the
+			// row's probability given the rest, up to scale) is all
+			// accumulate needs.
+			z := 0.0
+			cpt := m.CPT[v]
+			for a, d := range w.down[v] {
+				if d != 0 {
+					z += d * cpt[a*k+o]
+				}
+			}
+			pi[o] = z
+			clear(w.bel[v])
+			w.bel[v][o] = 1
+			continue
+		}
 		if p < 0 {
 			copy(pi, m.Prior)
 		} else {
@@ -381,8 +483,9 @@ func (e *engine) downward(w *work) {
 			bel[s] = pi[s] * w.lam[v][s]
 			z += bel[s]
 		}
+		iz := 1 / z
 		for s := range bel {
-			bel[s] /= z
+			bel[s] *= iz
 		}
 		ch := e.children[v]
 		if len(ch) == 0 {
@@ -414,8 +517,9 @@ func (e *engine) downward(w *work) {
 					z += d[s]
 				}
 				if z > 0 {
+					iz := 1 / z
 					for s := range d {
-						d[s] /= z
+						d[s] *= iz
 					}
 				}
 			}
