@@ -1,9 +1,6 @@
 package discrete
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	countsfile "github.com/latentree/latentree/model/internal/counts"
 )
 
 // Map-reduce EM. One iteration of plain EM (AccelNone) is an E-step, a sum
@@ -71,29 +69,19 @@ type NodeCounts struct {
 func (m *Model) fingerprints() (structure, params string) {
 	m.Tree.AutoNameHidden("h")
 	r := m.Rooted()
-	hs, hp := sha256.New(), sha256.New()
-	str := func(s string) {
-		hs.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		hs.Write([]byte(s))
-	}
-	str(CountsFormat)
-	var buf [8]byte
-	num := func(x float64) {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(x))
-		hp.Write(buf[:])
-	}
+	f := countsfile.NewFingerprinter(CountsFormat)
 	for _, v := range r.Order {
-		str(m.Tree.Name(v))
+		f.Str(m.Tree.Name(v))
 		parent := ""
 		if p := r.Parent[v]; p >= 0 {
 			parent = m.Tree.Name(p)
 		}
-		str(parent)
-		str(strconv.FormatBool(m.Tree.IsHidden(v)))
-		str(strconv.Itoa(m.States[v]))
+		f.Str(parent)
+		f.Str(strconv.FormatBool(m.Tree.IsHidden(v)))
+		f.Str(strconv.Itoa(m.States[v]))
 		if !m.Tree.IsHidden(v) {
 			for _, l := range m.StateLabels(v) {
-				str(l)
+				f.Str(l)
 			}
 		}
 		t := m.Prior
@@ -101,10 +89,10 @@ func (m *Model) fingerprints() (structure, params string) {
 			t = m.CPT[v]
 		}
 		for _, x := range t {
-			num(x)
+			f.Num(x)
 		}
 	}
-	return hex.EncodeToString(hs.Sum(nil)), hex.EncodeToString(hp.Sum(nil))
+	return f.Sums()
 }
 
 // EStep runs one E-step of EM over the rows of d at the model's current
@@ -184,11 +172,8 @@ func (c *Counts) TotalLogLik() float64 {
 // concatenation to about 1e-15 relative, not bit for bit, since the
 // additions are in another order.
 func (c *Counts) Merge(o *Counts) error {
-	if c.Structure != o.Structure {
-		return errors.New("model: the counts come from models of different structure (nodes, states or state labels); merge only counts of E-steps of one model")
-	}
-	if c.Params != o.Params {
-		return errors.New("model: the counts come from the same structure at different parameters (E-steps of different EM iterations?); merge only counts of E-steps of one model")
+	if err := countsSpec.SameModel(c.Structure, c.Params, o.Structure, o.Params); err != nil {
+		return err
 	}
 	if err := c.sameShape(o); err != nil {
 		return fmt.Errorf("model: the counts have different shapes: %v", err)
@@ -222,11 +207,8 @@ func (m *Model) MStep(c *Counts, pseudo float64) error {
 		return err
 	}
 	structure, params := m.fingerprints()
-	if c.Structure != structure {
-		return errors.New("model: the counts come from a model of different structure (nodes, states or state labels)")
-	}
-	if c.Params != params {
-		return errors.New("model: the counts come from an E-step at other parameters than the model's (another EM iteration?)")
+	if err := countsSpec.FromModel(c.Structure, c.Params, structure, params); err != nil {
+		return err
 	}
 	if c.Rows == 0 {
 		return errors.New("model: no rows to fit (the counts are of 0 rows)")
@@ -257,9 +239,10 @@ func (m *Model) MStep(c *Counts, pseudo float64) error {
 	return nil
 }
 
+var countsSpec = countsfile.Spec{Format: CountsFormat, Version: CountsVersion, Name: "EM counts", Structure: "nodes, states or state labels"}
+
 type countsDoc struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
+	countsfile.Header
 	*Counts
 }
 
@@ -275,23 +258,16 @@ func (c *Counts) WriteCounts(w io.Writer) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(countsDoc{Format: CountsFormat, Version: CountsVersion, Counts: c})
+	return json.NewEncoder(w).Encode(countsDoc{Header: countsSpec.Header(), Counts: c})
 }
 
-// ReadCounts reads counts written by WriteCounts, checking the format,
-// the version and every table (rectangular, finite, non-negative).
+// ReadCounts reads counts written by WriteCounts (at most 1 GiB),
+// checking the format, the version and every table (rectangular, finite,
+// non-negative).
 func ReadCounts(r io.Reader) (*Counts, error) {
 	doc := countsDoc{Counts: &Counts{}}
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("model: not a latentree EM counts file: %w", err)
-	}
-	if doc.Format != CountsFormat {
-		return nil, fmt.Errorf("model: format %q, want %q", doc.Format, CountsFormat)
-	}
-	if doc.Version != CountsVersion {
-		return nil, fmt.Errorf("model: EM counts version %d not supported (this latentree reads version %d)", doc.Version, CountsVersion)
+	if err := countsSpec.Read(r, countsfile.MaxBytes, &doc, &doc.Header); err != nil {
+		return nil, err
 	}
 	if err := doc.Counts.check(); err != nil {
 		return nil, err
@@ -301,10 +277,8 @@ func ReadCounts(r io.Reader) (*Counts, error) {
 
 // check reports counts that no E-step writes.
 func (c *Counts) check() error {
-	for _, f := range []struct{ name, v string }{{"structure", c.Structure}, {"params", c.Params}} {
-		if b, err := hex.DecodeString(f.v); err != nil || len(b) != sha256.Size {
-			return fmt.Errorf("model: EM counts: the %s fingerprint is not a SHA-256 in hex", f.name)
-		}
+	if err := countsfile.CheckFingerprints(c.Structure, c.Params); err != nil {
+		return err
 	}
 	if c.Rows < 0 {
 		return fmt.Errorf("model: EM counts: %d rows", c.Rows)

@@ -1,9 +1,6 @@
 package mixed
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/counts"
 )
 
 // Map-reduce EM. One iteration of EM is an E-step, a sum over rows, then
@@ -34,7 +32,7 @@ const (
 // MaxCountsBytes bounds the size of a counts document ReadCounts reads:
 // far above what a model of data.MaxStates-state nodes writes per node,
 // it keeps a hostile or mistaken input from exhausting memory.
-const MaxCountsBytes = 1 << 30
+const MaxCountsBytes = counts.MaxBytes
 
 // Counts are the expected sufficient statistics (Expected) of one E-step
 // of a mixed model over some rows, by node name, with fingerprints of the
@@ -110,52 +108,36 @@ func (m *Model) countsOrder() (order, parent []int) {
 func (m *Model) fingerprints() (structure, params string) {
 	m.Tree.AutoNameHidden("h")
 	order, parents := m.countsOrder()
-	hs, hp := sha256.New(), sha256.New()
-	str := func(s string) {
-		hs.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		hs.Write([]byte(s))
-	}
-	str(CountsFormat)
-	var buf [8]byte
-	num := func(x float64) {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(x))
-		hp.Write(buf[:])
-	}
-	nums := func(xs []float64) {
-		hp.Write(binary.AppendUvarint(nil, uint64(len(xs))))
-		for _, x := range xs {
-			num(x)
-		}
-	}
+	f := counts.NewFingerprinter(CountsFormat)
 	for _, v := range order {
-		str(m.Tree.Name(v))
+		f.Str(m.Tree.Name(v))
 		parent := ""
 		if p := parents[v]; p >= 0 {
 			parent = m.Tree.Name(p)
 		}
-		str(parent)
-		str(strconv.FormatBool(m.Tree.IsHidden(v)))
+		f.Str(parent)
+		f.Str(strconv.FormatBool(m.Tree.IsHidden(v)))
 		if m.Kinds[v] == data.Discrete {
-			str(kindDiscrete)
-			str(strconv.Itoa(m.States[v]))
+			f.Str(kindDiscrete)
+			f.Str(strconv.Itoa(m.States[v]))
 			if !m.Tree.IsHidden(v) {
 				for _, l := range m.StateLabels(v) {
-					str(l)
+					f.Str(l)
 				}
 			}
 			if v == m.Root {
-				nums(m.Prior)
+				f.Nums(m.Prior)
 			} else {
-				nums(m.CPT[v])
+				f.Nums(m.CPT[v])
 			}
 			continue
 		}
-		str(kindContinuous)
-		nums(m.Mean[v])
-		nums(m.Var[v])
-		num(m.Coef[v])
+		f.Str(kindContinuous)
+		f.Nums(m.Mean[v])
+		f.Nums(m.Var[v])
+		f.Num(m.Coef[v])
 	}
-	return hex.EncodeToString(hs.Sum(nil)), hex.EncodeToString(hp.Sum(nil))
+	return f.Sums()
 }
 
 // Counts runs one E-step (EStep) over the rows of d at the model's
@@ -221,11 +203,8 @@ func (c *Counts) TotalLogLik() float64 {
 // unchanged and the error says which differs. The sums agree with an
 // E-step on the concatenated rows up to rounding, not bit for bit.
 func (c *Counts) Merge(o *Counts) error {
-	if c.Structure != o.Structure {
-		return errors.New("model: the counts come from models of different structure (nodes, kinds, states or state labels); merge only counts of E-steps of one model")
-	}
-	if c.Params != o.Params {
-		return errors.New("model: the counts come from the same structure at different parameters (E-steps of different EM iterations?); merge only counts of E-steps of one model")
+	if err := countsSpec.SameModel(c.Structure, c.Params, o.Structure, o.Params); err != nil {
+		return err
 	}
 	if err := c.sameShape(o); err != nil {
 		return fmt.Errorf("model: the counts have different shapes: %v", err)
@@ -291,11 +270,8 @@ func (m *Model) MStepCounts(c *Counts) (floored []int, err error) {
 		return nil, err
 	}
 	structure, params := m.fingerprints()
-	if c.Structure != structure {
-		return nil, errors.New("model: the counts come from a model of different structure (nodes, kinds, states or state labels)")
-	}
-	if c.Params != params {
-		return nil, errors.New("model: the counts come from an E-step at other parameters than the model's (another EM iteration?)")
+	if err := countsSpec.FromModel(c.Structure, c.Params, structure, params); err != nil {
+		return nil, err
 	}
 	if !(c.Rows > 0) {
 		return nil, errors.New("model: no rows to fit (the counts are of 0 rows)")
@@ -354,9 +330,10 @@ func (m *Model) expectedOf(c *Counts) (*Expected, error) {
 	return e, nil
 }
 
+var countsSpec = counts.Spec{Format: CountsFormat, Version: CountsVersion, Name: "mixed EM counts", Structure: "nodes, kinds, states or state labels"}
+
 type countsDoc struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
+	counts.Header
 	*Counts
 }
 
@@ -373,7 +350,7 @@ func (c *Counts) WriteCounts(w io.Writer) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	return json.NewEncoder(w).Encode(countsDoc{Format: CountsFormat, Version: CountsVersion, Counts: c})
+	return json.NewEncoder(w).Encode(countsDoc{Header: countsSpec.Header(), Counts: c})
 }
 
 // ReadCounts reads counts written by WriteCounts, at most MaxCountsBytes,
@@ -384,20 +361,9 @@ func ReadCounts(r io.Reader) (*Counts, error) { return readCounts(r, MaxCountsBy
 
 // readCounts is ReadCounts with a limit of max bytes.
 func readCounts(r io.Reader, max int64) (*Counts, error) {
-	lr := &io.LimitedReader{R: r, N: max + 1}
 	doc := countsDoc{Counts: &Counts{}}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(&doc); err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("model: EM counts larger than %d bytes (MaxCountsBytes)", max)
-		}
-		return nil, fmt.Errorf("model: not a latentree mixed EM counts file: %w", err)
-	}
-	if doc.Format != CountsFormat {
-		return nil, fmt.Errorf("model: format %q, want %q", doc.Format, CountsFormat)
-	}
-	if doc.Version != CountsVersion {
-		return nil, fmt.Errorf("model: mixed EM counts version %d not supported (this latentree reads version %d)", doc.Version, CountsVersion)
+	if err := countsSpec.Read(r, max, &doc, &doc.Header); err != nil {
+		return nil, err
 	}
 	if err := doc.Counts.check(); err != nil {
 		return nil, err
@@ -407,10 +373,8 @@ func readCounts(r io.Reader, max int64) (*Counts, error) {
 
 // check reports counts that no E-step writes.
 func (c *Counts) check() error {
-	for _, f := range []struct{ name, v string }{{"structure", c.Structure}, {"params", c.Params}} {
-		if b, err := hex.DecodeString(f.v); err != nil || len(b) != sha256.Size {
-			return fmt.Errorf("model: EM counts: the %s fingerprint is not a SHA-256 in hex", f.name)
-		}
+	if err := counts.CheckFingerprints(c.Structure, c.Params); err != nil {
+		return err
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	if !finite(c.Rows) || c.Rows < 0 {
