@@ -487,7 +487,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	var repaired []string
 	var table *uniformTable // the fit table of --hidden-states auto
 	if kind == data.Mixed && !opt.StructureOnly {
-		if repaired, err = repairLayout(res.Tree, kindOf(d)); err != nil {
+		if repaired, err = mixed.Repair(res.Tree, kindOf(d)); err != nil {
 			return nil, err
 		}
 		res.Tree.AutoNameHidden("h")

@@ -111,34 +111,7 @@ func Layout(t *tree.Tree, kind func(name string) (data.Kind, bool), allDiscreteH
 		disc[v] = k == data.Discrete
 		anyDisc = anyDisc || disc[v]
 	}
-	// below[v] (rooted at any node r) counts discrete observed nodes in
-	// the subtree of v; a node's branches are its children's subtrees and
-	// the rest of the tree.
-	r := t.Root(nodes[0])
-	below := make([]int, t.MaxID())
-	total := 0
-	for i := len(r.Order) - 1; i >= 0; i-- {
-		v := r.Order[i]
-		if disc[v] {
-			below[v]++
-		}
-		if p := r.Parent[v]; p >= 0 {
-			below[p] += below[v]
-		}
-	}
-	total = below[r.Root]
-	branchesWithDisc := func(v int) int {
-		n := 0
-		for _, c := range r.Children[v] {
-			if below[c] > 0 {
-				n++
-			}
-		}
-		if r.Parent[v] >= 0 && total-below[v] > 0 {
-			n++
-		}
-		return n
-	}
+	_, branchesWithDisc := discreteBranches(t, disc)
 	for _, v := range t.Hidden() {
 		if allDiscreteHidden || branchesWithDisc(v) >= 2 {
 			kinds[v] = data.Discrete

@@ -1,4 +1,4 @@
-package learn
+package mixed_test
 
 import (
 	"math"
@@ -10,10 +10,10 @@ import (
 	"github.com/latentree/latentree/tree"
 )
 
-// repairLayout moves exactly the continuous observed nodes between
-// discrete ones under new discrete hidden nodes, keeping every path length
-// between the other nodes, and mixed.Layout then accepts the tree.
-func TestRepairLayout(t *testing.T) {
+// Misplaced finds exactly the continuous observed nodes between discrete
+// ones; Repair moves them under new discrete hidden nodes, keeping every
+// path length between the other nodes, and Layout then accepts the tree.
+func TestRepair(t *testing.T) {
 	// a(d) –1– x(c) –2– b(d); x –3– y(c); y –4– z(c) –5– h(hidden) –6– c(d), h –7– w(c)
 	// x lies between a and b; y and z lie between x's side (a, b) and c;
 	// w is a leaf.
@@ -40,8 +40,16 @@ func TestRepairLayout(t *testing.T) {
 	if _, _, err := mixed.Layout(tr, kind, false); err == nil {
 		t.Fatal("Layout accepts the tree before the repair")
 	}
+	var mis []string
+	for _, v := range mixed.Misplaced(tr, kind) {
+		mis = append(mis, tr.Name(v))
+	}
+	slices.Sort(mis)
+	if want := []string{"x", "y", "z"}; !slices.Equal(mis, want) {
+		t.Errorf("misplaced %v, want %v", mis, want)
+	}
 	before := tr.Clone()
-	moved, err := repairLayout(tr, kind)
+	moved, err := mixed.Repair(tr, kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +75,10 @@ func TestRepairLayout(t *testing.T) {
 		}
 	}
 	// A tree without such nodes is left alone.
-	again, err := repairLayout(tr, kind)
+	if mis := mixed.Misplaced(tr, kind); len(mis) != 0 {
+		t.Errorf("misplaced after the repair: %v", mis)
+	}
+	again, err := mixed.Repair(tr, kind)
 	if err != nil || len(again) != 0 || tr.NumHidden() != 4 {
 		t.Errorf("second repair moved %v (%v)", again, err)
 	}
