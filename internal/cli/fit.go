@@ -17,11 +17,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/names"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/model/spectral"
+	"github.com/latentree/latentree/tree"
 )
 
 // emFlags are the parameter-learning flags shared by learn and fit.
@@ -251,7 +253,7 @@ func newFitCmd(e *env) *cobra.Command {
 	sf := &spectralFlags{}
 	dist := &distFlags{}
 	var out string
-	var asJSON bool
+	var asJSON, repair bool
 	c := &cobra.Command{
 		Use:   "fit TREE DATA.csv | fit --estep MODEL SHARD.csv | fit --mstep MODEL COUNTS...",
 		Short: "Fit the parameters of a latent tree model to data, by EM or spectrally",
@@ -270,7 +272,9 @@ all its branches but one hold only continuous variables, else discrete with
 --hidden-states states; a continuous node is Gaussian per state of a discrete
 parent or linear in a continuous one; EM from a moment-based start, with
 --restarts random starts besides. No discrete node may sit below a continuous
-one, so the tree must not put a continuous variable between discrete ones.
+one, so the tree must not put a continuous variable between discrete ones;
+--repair hangs each such variable under a new discrete hidden variable that
+takes its place (as learn does) instead of refusing the tree.
 Missing cells (with --missing keep) are marginalised in all three.
 The model is written as JSON with --out.
 
@@ -322,10 +326,16 @@ work with spectral models; they have no hidden-variable posteriors.
 				return err
 			}
 			continuous := d.AllContinuous()
+			var repaired []string
 			if !continuous && !d.AllDiscrete() {
 				if err := mixedFlags(cmd); err != nil {
 					return err
 				}
+				if repaired, err = repairTree(t, d, args[0], repair); err != nil {
+					return err
+				}
+			} else if repair {
+				return usagef("--repair applies only to data that mix continuous and discrete columns")
 			}
 			opt, err := ef.fitOptions(cmd, continuous)
 			if err != nil {
@@ -368,14 +378,25 @@ work with spectral models; they have no hidden-variable posteriors.
 				return nil
 			}
 			if asJSON {
-				return writeJSON(e.stdout, map[string]any{"data": args[1], "params": "em", "em": em, "em_seconds": sec, "score": sc})
+				js := map[string]any{"data": args[1], "params": "em", "em": em, "em_seconds": sec, "score": sc}
+				if len(repaired) > 0 {
+					js["repaired"] = repaired
+				}
+				return writeJSON(e.stdout, js)
 			}
-			printFitSummary(e.stdout, m, em, sc, sec, false)
+			if n := len(repaired); n > 0 {
+				fmt.Fprintf(e.stdout, "%s between discrete ones in the tree, each hung under a new discrete hidden variable (--repair): %s\n",
+					plural(n, "continuous variable"), names.Quote(repaired, 5))
+			}
+			printFitSummary(e.stdout, m, em, sc, sec, startFamily)
 			return nil
 		},
 	}
 	f := c.Flags()
-	flagGroup(f, "Input", func(f *pflag.FlagSet) { df.register(f) })
+	flagGroup(f, "Input", func(f *pflag.FlagSet) {
+		df.register(f)
+		f.BoolVar(&repair, "repair", false, "mixed data: hang every continuous variable that the tree puts between discrete ones under a new discrete hidden variable (as learn does) instead of refusing the tree")
+	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { sf.register(f) })
 	flagGroup(f, distGroup, func(f *pflag.FlagSet) { dist.register(f) })
@@ -385,6 +406,29 @@ work with spectral models; they have no hidden-variable posteriors.
 	})
 	useGroupedHelp(c)
 	return c
+}
+
+// repairTree checks that the tree t (read from path) admits a
+// conditional-Gaussian model of d; with repair it hangs the continuous
+// variables between discrete ones under new discrete hidden variables
+// (mixed.Repair) and returns their names, without it such variables are an
+// error that says how to proceed.
+func repairTree(t *tree.Tree, d *data.Dataset, path string, repair bool) ([]string, error) {
+	kind := mixed.ColumnKinds(d)
+	if repair {
+		moved, err := mixed.Repair(t, kind)
+		t.AutoNameHidden("h")
+		return moved, err
+	}
+	bad := mixed.Misplaced(t, kind)
+	if len(bad) == 0 {
+		return nil, nil
+	}
+	vs := make([]string, len(bad))
+	for i, v := range bad {
+		vs[i] = t.Name(v)
+	}
+	return nil, fmt.Errorf("%s: the tree puts %s between discrete variables: %s; a conditional-Gaussian model has no discrete node below a continuous one. Add --repair to hang each under a new discrete hidden variable that takes its place (as learn does), or edit the tree", path, plural(len(bad), "continuous variable"), names.Quote(vs, 5))
 }
 
 // printSpectralSummary prints what a spectral fit did: k′, the linker,
@@ -427,15 +471,27 @@ func printSpectralSummary(w io.Writer, s *spectral.Model, sc *model.Score, secon
 	}
 }
 
+// fitStart says where the EM that printFitSummary reports started.
+type fitStart int
+
+const (
+	startFamily fitStart = iota // the family's own start
+	startWarm                   // the parameters of a contraction search
+	// startKinds: a mixed model on learn's trees of each kind, joined,
+	// started from the Gaussian family's fit of the continuous tree.
+	startKinds
+)
+
 // printFitSummary prints what EM did and the model's scores.
-// With warm, EM ran last from the parameters of a contraction search.
-func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.Score, seconds float64, warm bool) {
+func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.Score, seconds float64, start fitStart) {
 	conv := "converged"
 	if !em.Converged {
 		conv = "stopped at --max-iter"
 	}
-	if warm {
+	if start == startWarm {
 		fmt.Fprintf(w, "EM: %d final E-steps from the contraction search's parameters (%s), %d rows, %.2fs in all\n", em.Iterations, conv, em.Rows, seconds)
+	} else if _, ok := m.(*mixed.Model); ok && start == startKinds {
+		fmt.Fprintf(w, "conditional-Gaussian (mixed) model: started from the Gaussian fit of the continuous columns' tree (moment-based elsewhere), EM %d E-steps (%s) on %d rows, %.2fs\n", em.Iterations, conv, em.Rows, seconds)
 	} else if _, ok := m.(*gaussian.Model); ok {
 		fmt.Fprintf(w, "Gaussian model: closed-form start, EM %d E-steps (%s) on %d rows (%d missingness patterns), %.2fs\n", em.Iterations, conv, em.Rows, em.Patterns, seconds)
 	} else if _, ok := m.(*mixed.Model); ok {

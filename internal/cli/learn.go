@@ -555,7 +555,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 			return modelSizeError(err)
 		}
 	}
-	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot)
+	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot, continuousNodes(res.Tree, res.Model))
 	if res.Model != nil && (o.out != "" || o.report != "") {
 		prov := provenance(string(m), source, rows, cmd, res.EM, res.Score)
 		written = append(written, output{o.out, func(w io.Writer) error { return writeModel(w, res.Model, prov) }})
@@ -708,7 +708,14 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 			// search's model, run to convergence from the current one).
 			warm = warm && res.Contraction.Kept == "contracted" && res.Contraction.Contracted > 0
 		}
-		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), warm)
+		start := startFamily
+		switch {
+		case warm:
+			start = startWarm
+		case res.Mixed != nil && res.Contraction != nil && res.Contraction.Kept == "kinds":
+			start = startKinds
+		}
+		printFitSummary(w, res.Model, res.EM, res.Score, res.Timings.Fit.Seconds(), start)
 	}
 	fmt.Fprint(w, "time: ")
 	if readTime > 0 {

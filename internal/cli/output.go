@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -456,11 +458,34 @@ func (e *env) writeResults(prefix string, files []output) error {
 	return e.writeOutputs(outs)
 }
 
-// treeOutputs are the --newick, --tree-json and --dot outputs of a tree.
-func treeOutputs(t *tree.Tree, newick, treeJSON, dot string) []output {
+// treeOutputs are the --newick, --tree-json and --dot outputs of a tree;
+// continuous (see continuousNodes) marks the continuous nodes in the DOT.
+func treeOutputs(t *tree.Tree, newick, treeJSON, dot string, continuous []bool) []output {
 	return []output{
 		{newick, func(w io.Writer) error { return tree.WriteNewick(w, t, tree.NewickOptions{}) }},
 		{treeJSON, func(w io.Writer) error { return tree.WriteJSON(w, t) }},
-		{dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{}) }},
+		{dot, func(w io.Writer) error { return tree.WriteDOT(w, t, tree.DOTOptions{Continuous: continuous}) }},
 	}
+}
+
+// continuousNodes marks, by node identifier of t, the continuous nodes of
+// m, a mixed model whose structure is t or has t's node names; nil for
+// other models (nothing to tell apart).
+func continuousNodes(t *tree.Tree, m model.Model) []bool {
+	if m == nil || m.Kind() != data.Mixed {
+		return nil
+	}
+	s := m.Structure()
+	marks := make([]bool, t.MaxID())
+	for _, v := range t.Nodes() {
+		u := v
+		if s != t {
+			var ok bool
+			if u, ok = s.Lookup(t.Name(v)); !ok {
+				return nil
+			}
+		}
+		marks[v] = m.NodeKind(u) == data.Continuous
+	}
+	return marks
 }

@@ -290,7 +290,7 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		}
 		outs = append(outs, output{o.distances, func(w io.Writer) error { return distance.WriteCSV(w, dm) }})
 	}
-	outs = append(outs, treeOutputs(t, o.newick, o.treeJSON, "")...)
+	outs = append(outs, treeOutputs(t, o.newick, o.treeJSON, "", nil)...)
 	if o.modelJSON != "" {
 		prov := simulatedModelProvenance(cmd)
 		outs = append(outs, output{o.modelJSON, func(w io.Writer) error { return m.WriteJSON(w, prov) }})
