@@ -106,6 +106,24 @@ func BenchmarkLearnNewsgroups(b *testing.B) {
 	}
 }
 
+// BenchmarkLearnGaussianSmall runs the whole "latentree learn
+// --structure-only" command, in process, on 80 Gaussian variables × 1,000
+// rows of CSV written by simulate (an HMM, as in JMLR 2011 §7.1). Issue
+// 25's target is ≤ 20 ms for the command, process start included (about
+// 3–7 ms of it, outside this benchmark).
+func BenchmarkLearnGaussianSmall(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "hmm.csv")
+	if code := Main([]string{"simulate", "--topology", "hmm", "--hidden", "78", "-n", "1000", "--seed", "1", "--out", path}, strings.NewReader(""), &discard{}, &discard{}); code != ExitOK {
+		b.Fatal("simulate failed")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := Main([]string{"learn", "--structure-only", path}, strings.NewReader(""), &discard{}, &discard{}); code != ExitOK {
+			b.Fatal("learn failed")
+		}
+	}
+}
+
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
