@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,18 +57,59 @@ type parquetSource struct {
 	buf      []byte
 }
 
-// pqPage is a page of a column of numbers decoded whole: the keys (see
-// pqKey) and nulls of its rows, and the next row. Pages of dictionary
-// indexes and of numbers, with or without nulls, are decoded this way,
-// from the page's data; the others are read through the Parquet library's
-// values.
+// pqPage is a page of a column of numbers read from its data rather than
+// through the Parquet library's values: the definition levels of its rows
+// (nil without nulls), the dictionary indexes of its values (nil without a
+// dictionary), the keys (see pqKey) of its values or of its dictionary's,
+// and the next row and value. Pages of numbers and of dictionary indexes,
+// with or without nulls, are read this way; the others through the
+// library's values. The slices are the page's own, valid until the next
+// page is read.
 type pqPage struct {
 	on       bool
-	raw      []uint64
-	null     []bool
-	pos      int
-	dictOK   bool // dictKeys holds the keys of the column chunk's dictionary
+	n        int // rows
+	pos, v   int // next row, next value
+	defs     []byte
+	idx      []int32
+	keys     []uint64
+	buf      []uint64 // the keys of a page without dictionary
+	dictOK   bool     // dictKeys holds the keys of the column chunk's dictionary
 	dictKeys []uint64
+}
+
+// take copies the keys and nulls of the page's next rows into raw and
+// null, as many as fit, and returns their number.
+func (pg *pqPage) take(raw []uint64, null []bool) int {
+	k := min(len(raw), pg.n-pg.pos)
+	raw, null = raw[:k], null[:k]
+	switch {
+	case pg.defs == nil && pg.idx == nil:
+		copy(raw, pg.keys[pg.v:pg.v+k])
+		clear(null)
+		pg.v += k
+	case pg.defs == nil:
+		for t, x := range pg.idx[pg.v : pg.v+k] {
+			raw[t] = pg.keys[x]
+		}
+		clear(null)
+		pg.v += k
+	default:
+		for t, d := range pg.defs[pg.pos : pg.pos+k] {
+			null[t] = d == 0
+			if d == 0 {
+				raw[t] = 0
+				continue
+			}
+			if pg.idx != nil {
+				raw[t] = pg.keys[pg.idx[pg.v]]
+			} else {
+				raw[t] = pg.keys[pg.v]
+			}
+			pg.v++
+		}
+	}
+	pg.pos += k
+	return k
 }
 
 // pqScratch is the scratch space of the typed readers of one column.
@@ -306,11 +346,8 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 	got := 0
 	for got < m {
 		if pg := &s.page[j]; pg.on {
-			if pg.pos < len(pg.raw) {
-				k := copy(s.raw[j][got:m], pg.raw[pg.pos:])
-				copy(s.null[j][got:got+k], pg.null[pg.pos:])
-				pg.pos += k
-				got += k
+			if pg.pos < pg.n {
+				got += pg.take(s.raw[j][got:m], s.null[j][got:m])
 				continue
 			}
 			pg.on = false
@@ -342,10 +379,10 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 	return nil
 }
 
-// decodePage decodes page p of column j whole into s.page[j] when it is a
-// page of numbers or of dictionary indexes, with or without nulls, whose
-// counts agree; it reports false, leaving the page to the Parquet
-// library's values, otherwise.
+// decodePage makes page p of column j the current pqPage of the column
+// when it is a page of numbers or of dictionary indexes, with or without
+// nulls, whose levels, counts and indexes are valid; it reports false,
+// leaving the page to the Parquet library's values, otherwise.
 func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 	k := s.kinds[j]
 	if !pqDecodePages || s.bytes[j] || k == parquet.Boolean {
@@ -356,6 +393,16 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 	if defs == nil && p.NumNulls() != 0 || defs != nil && (len(defs) != n || !s.optional[j]) {
 		return false
 	}
+	vals := n
+	if defs != nil {
+		vals = 0
+		for _, d := range defs {
+			if d > 1 {
+				return false
+			}
+			vals += int(d)
+		}
+	}
 	pg := &s.page[j]
 	data := p.Data()
 	var idx []int32
@@ -364,7 +411,6 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 		if data.Kind() != encoding.Int32 {
 			return false
 		}
-		idx = data.Int32()
 		if !pg.dictOK {
 			// The pages of a column chunk share its dictionary.
 			dd := dict.Page().Data()
@@ -374,71 +420,29 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 			}
 			pg.dictOK = true
 		}
-		keys = pg.dictKeys
-	} else {
-		var ok bool
-		if keys, ok = pqDataKeys(k, &data, pg.raw[:0]); !ok {
+		idx, keys = data.Int32(), pg.dictKeys
+		if len(idx) != vals {
 			return false
 		}
-		if defs == nil {
-			// Keys decoded in place: one per row, none null.
-			if len(keys) != n {
-				return false
-			}
-			pg.raw, pg.null = keys, resize(pg.null, n)
-			clear(pg.null)
-			pg.on, pg.pos = true, 0
-			return true
-		}
-		keys = slices.Clone(keys)
-	}
-	vals := len(keys)
-	if idx != nil {
-		vals = len(idx)
-	}
-	raw, null := resize(pg.raw, n), resize(pg.null, n)
-	v := 0
-	for i := range n {
-		isNull := defs != nil && defs[i] != 1
-		if defs != nil && defs[i] > 1 {
-			return false
-		}
-		null[i] = isNull
-		if isNull {
-			raw[i] = 0
-			continue
-		}
-		if v >= vals {
-			return false
-		}
-		if idx != nil {
-			x := idx[v]
+		for _, x := range idx {
 			if x < 0 || int(x) >= len(keys) {
 				return false
 			}
-			raw[i] = keys[x]
-		} else {
-			raw[i] = keys[v]
 		}
-		v++
+	} else {
+		var ok bool
+		if pg.buf, ok = pqDataKeys(k, &data, pg.buf[:0]); !ok || len(pg.buf) != vals {
+			return false
+		}
+		keys = pg.buf
 	}
-	if v != vals {
-		return false
-	}
-	pg.raw, pg.null, pg.on, pg.pos = raw, null, true, 0
+	pg.on, pg.n, pg.pos, pg.v = true, n, 0, 0
+	pg.defs, pg.idx, pg.keys = defs, idx, keys
 	return true
 }
 
 // pqDecodePages turns decodePage on (off in tests, to compare).
 var pqDecodePages = true
-
-// resize returns b with length n, reallocated if its capacity is less.
-func resize[T any](b []T, n int) []T {
-	if cap(b) < n {
-		return make([]T, n)
-	}
-	return b[:n]
-}
 
 // pqDataKeys appends the keys (see pqKey) of the numbers of a page's data,
 // of physical type k, to keys; it reports false if the data are of another
