@@ -11,6 +11,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/mixed"
 	_ "github.com/latentree/latentree/model/spectral" // registers the spectral family (Options.Fit may ask for it)
 	"github.com/latentree/latentree/quartet"
@@ -568,6 +569,9 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 			return nil, err
 		}
 		res.Timings.Fit = time.Since(t1)
+	}
+	if dm, ok := res.Model.(*discrete.Model); ok {
+		dm.Canonicalize() // (the search by BIC ends in EM runs of its own)
 	}
 	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
 	table.set(res.HiddenStates)

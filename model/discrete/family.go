@@ -30,15 +30,28 @@ func init() {
 
 // fit is model.Fit for the discrete family: ForData, the start of
 // opt.Init and FitEM, or fitAuto when opt.AutoStates.
+// The fitted model's hidden states are put in canonical order
+// (Canonicalize).
 func fit(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (model.Model, *model.EMResult, error) {
+	var (
+		m   *Model
+		res *model.EMResult
+		err error
+	)
 	if opt.AutoStates {
-		return fitAuto(t, d, opt)
+		m, res, err = fitAuto(t, d, opt)
+	} else {
+		k := opt.HiddenStates
+		if k == 0 {
+			k = 2
+		}
+		m, res, err = fitUniform(t, d, opt, k)
 	}
-	k := opt.HiddenStates
-	if k == 0 {
-		k = 2
+	if err != nil {
+		return nil, nil, err
 	}
-	return fitUniform(t, d, opt, k)
+	m.Canonicalize()
+	return m, res, nil
 }
 
 // fitAuto chooses the numbers of hidden states: it fits the model with

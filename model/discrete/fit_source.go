@@ -144,6 +144,7 @@ func FitSource(t *tree.Tree, src data.Source, st *stats.Stats, opt model.FitOpti
 	if err != nil {
 		return nil, nil, err
 	}
+	m.Canonicalize()
 	return m, res, nil
 }
 
