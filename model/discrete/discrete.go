@@ -32,6 +32,11 @@ type Model struct {
 	// row-major with one row per parent state: CPT[v][a*States[v]+b] =
 	// P(v = b | parent = a). CPT[Root] is nil.
 	CPT [][]float64
+	// SE, when not nil, holds standard errors of Prior and CPT
+	// (StandardErrors, Bootstrap); WriteJSON writes them and ReadJSON reads
+	// them back. Nothing updates them when the parameters change: set SE
+	// to nil after refitting.
+	SE *StdErrors
 
 	rooted *tree.Rooted
 	// local is the local fit the model was built from
