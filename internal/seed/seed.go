@@ -25,6 +25,9 @@ const (
 	// outputs (the README's among them) were made with it, so it stays,
 	// and --seed 1 there is not a Go user's nil EMOptions.Src (Model).
 	Fit uint64 = 0xe3
+	// Bootstrap draws the rows of the bootstrap replicates of standard
+	// errors (discrete.Model.Bootstrap).
+	Bootstrap uint64 = 0xb007
 	// RegCL samples the hidden variables of regCLNJ and regCLRG.
 	RegCL uint64 = 3
 	// States perturbs the split states of the hidden-state search.

@@ -21,11 +21,22 @@ type jsonNodeParams struct {
 	Parent string      `json:"parent,omitempty"`
 	CPT    [][]float64 `json:"cpt,omitempty"`
 	Prior  []float64   `json:"prior,omitempty"`
+	// PriorSE and CPTSE are standard errors laid out as Prior and CPT
+	// (optional: Model.SE).
+	PriorSE []float64   `json:"prior_se,omitempty"`
+	CPTSE   [][]float64 `json:"cpt_se,omitempty"`
+}
+
+// jsonSE describes the standard errors of the nodes' prior_se and cpt_se.
+type jsonSE struct {
+	Method     string `json:"method"`
+	Replicates int    `json:"replicates,omitempty"`
 }
 
 type jsonModel struct {
 	model.Header
 	Nodes      []jsonNodeParams  `json:"nodes"`
+	SE         *jsonSE           `json:"se,omitempty"`
 	Provenance *model.Provenance `json:"provenance,omitempty"`
 }
 
@@ -38,6 +49,9 @@ type jsonModel struct {
 //	           "parent":"h1","cpt":[[0.9,0.1],[0.2,0.8]]}, ...],
 //	 "provenance":{...}}
 //
+// With standard errors (Model.SE) every node has "prior_se" or "cpt_se",
+// laid out as "prior" and "cpt", and the document
+// "se":{"method":"hessian"} or {"method":"bootstrap","replicates":B}.
 // Nodes are referred to by name; unnamed hidden nodes are named h1, h2, ...
 // (in the model's tree) first. Probabilities are written exactly.
 func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
@@ -66,7 +80,22 @@ func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 				n.CPT = append(n.CPT, m.CPT[v][a*k:(a+1)*k])
 			}
 		}
+		if se := m.SE; se != nil {
+			if v == m.Root {
+				n.PriorSE = se.Prior
+			} else {
+				for a := 0; a < m.States[r.Parent[v]]; a++ {
+					n.CPTSE = append(n.CPTSE, se.CPT[v][a*k:(a+1)*k])
+				}
+			}
+		}
 		doc.Nodes = append(doc.Nodes, n)
+	}
+	if se := m.SE; se != nil {
+		if err := m.checkSE(); err != nil {
+			return err
+		}
+		doc.SE = &jsonSE{Method: se.Method, Replicates: se.Replicates}
 	}
 	return model.WriteDocument(w, doc)
 }
@@ -99,7 +128,81 @@ func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
+	if err := m.readSE(entry, doc.SE); err != nil {
+		return nil, nil, err
+	}
 	return m, doc.Provenance, nil
+}
+
+// readSE sets m.SE from the file's standard errors, when it has them: the
+// "se" description and every node's prior_se or cpt_se, of the sizes of
+// its parameters, finite and non-negative.
+func (m *Model) readSE(entry []*jsonNodeParams, desc *jsonSE) error {
+	t := m.Tree
+	has := false
+	for _, v := range t.Nodes() {
+		has = has || entry[v].PriorSE != nil || entry[v].CPTSE != nil
+	}
+	if desc == nil {
+		if has {
+			return errors.New("model: standard errors (prior_se, cpt_se) without their \"se\" description")
+		}
+		return nil
+	}
+	if desc.Method != SEHessian && desc.Method != SEBootstrap {
+		return fmt.Errorf("model: standard errors of unknown method %q (want %q or %q)", desc.Method, SEHessian, SEBootstrap)
+	}
+	se := &StdErrors{Method: desc.Method, Replicates: desc.Replicates, CPT: make([][]float64, len(m.CPT))}
+	for _, v := range t.Nodes() {
+		n := entry[v]
+		if v == m.Root {
+			se.Prior = n.PriorSE
+			continue
+		}
+		if len(n.CPTSE) != len(n.CPT) {
+			return fmt.Errorf("model: cpt_se of %q has %d rows, want %d", n.Name, len(n.CPTSE), len(n.CPT))
+		}
+		for a, row := range n.CPTSE {
+			if len(row) != n.States {
+				return fmt.Errorf("model: cpt_se of %q, row %d has %d entries, want %d", n.Name, a, len(row), n.States)
+			}
+			se.CPT[v] = append(se.CPT[v], row...)
+		}
+	}
+	m.SE = se
+	return m.checkSE()
+}
+
+// checkSE checks that m.SE has the layout of the parameters and holds
+// finite, non-negative numbers.
+func (m *Model) checkSE() error {
+	se, t := m.SE, m.Tree
+	check := func(what string, got []float64, n int) error {
+		if len(got) != n {
+			return fmt.Errorf("model: %s has %d standard errors, want %d", what, len(got), n)
+		}
+		for _, x := range got {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("model: %s has standard error %g", what, x)
+			}
+		}
+		return nil
+	}
+	if len(se.CPT) < len(m.CPT) {
+		return errors.New("model: standard errors for fewer nodes than the model has")
+	}
+	for _, v := range t.Nodes() {
+		var err error
+		if v == m.Root {
+			err = check("the prior of "+t.Name(v), se.Prior, len(m.Prior))
+		} else {
+			err = check("the CPT of "+t.Name(v), se.CPT[v], len(m.CPT[v]))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readHeader checks a discrete model file's header and reads its tree,

@@ -1,8 +1,10 @@
 package discrete
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -257,6 +259,59 @@ func TestStandardErrorsLatentClass(t *testing.T) {
 	for b := range se.Prior {
 		if se.Prior[b] != se1.Prior[b] {
 			t.Errorf("prior SE %g with 3 workers, %g with 1", se.Prior[b], se1.Prior[b])
+		}
+	}
+}
+
+// Standard errors survive the model file, move with a renaming of the
+// states, and bad ones are refused; a file without them still reads.
+func TestStandardErrorsJSON(t *testing.T) {
+	tr, root := seTree(t, true)
+	d, err := seTruth(t, tr, root, 3).Sample(rand.NewPCG(1, 1), 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fitTight(t, tr, d)
+	plain := modelJSON(t, m)
+	if m.SE, err = m.StandardErrors(d, SEOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := modelJSON(t, m)
+	back, _, err := ReadJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.SE == nil || back.SE.Method != SEHessian || paramDiff(&Model{Prior: back.SE.Prior, CPT: back.SE.CPT}, &Model{Prior: m.SE.Prior, CPT: m.SE.CPT}) != 0 {
+		t.Fatalf("standard errors did not survive the file: %+v", back.SE)
+	}
+	if again := modelJSON(t, back); !bytes.Equal(again, doc) {
+		t.Error("a model read back writes another file")
+	}
+	// Renaming the root's states moves its SEs with its CPT rows; the
+	// canonical order brings the file back.
+	for _, v := range tr.Hidden() {
+		back.permuteStates(v, []int{1, 0})
+	}
+	back.Canonicalize()
+	if got := modelJSON(t, back); !bytes.Equal(got, doc) {
+		t.Error("renamed and canonicalized model with SEs writes another file")
+	}
+	old, _, err := ReadJSON(bytes.NewReader(plain))
+	if err != nil || old.SE != nil {
+		t.Errorf("a file without standard errors: %v, SE %v", err, old.SE)
+	}
+	for _, bad := range []struct{ from, to string }{
+		{`"method": "hessian"`, `"method": "guess"`},
+		{`"se": {`, `"sx": {`},
+		{`"prior_se": [`, `"prior_se": [-1,`},
+		{`"cpt_se": [`, `"cpt_se": [[0.1, 0.1],`},
+	} {
+		s := strings.Replace(string(doc), bad.from, bad.to, 1)
+		if s == string(doc) {
+			t.Fatalf("%s not in the file", bad.from)
+		}
+		if _, _, err := ReadJSON(strings.NewReader(s)); err == nil {
+			t.Errorf("file with %s read", bad.to)
 		}
 	}
 }
