@@ -122,6 +122,7 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 			opt := explain.Options{Top: top, LabelWords: words}
 			var ex *explain.Explanation
 			var res []explain.Residual
+			var ses *explain.StdErrors
 			net, err := e.noisyorModel(cmd, args[0])
 			if err != nil {
 				return err
@@ -151,6 +152,7 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 					opt.Data = d
 				}
 				ex, err = explain.Model(m, opt)
+				ses = explain.StandardErrors(m)
 				if err == nil && residuals {
 					res, err = explain.BivariateResiduals(m, opt.Data)
 				}
@@ -162,21 +164,24 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 				if err := ex.WriteText(w); err != nil {
 					return err
 				}
-				if !residuals {
-					return nil
+				if residuals {
+					if _, err := fmt.Fprintln(w); err != nil {
+						return err
+					}
+					if err := explain.WriteResiduals(w, res); err != nil {
+						return err
+					}
 				}
-				if _, err := fmt.Fprintln(w); err != nil {
-					return err
-				}
-				return explain.WriteResiduals(w, res)
+				return writeStdErrors(w, ses)
 			}
 			if asJSON {
 				doc := struct {
 					Model string `json:"model"`
 					Data  string `json:"data,omitempty"`
 					*explain.Explanation
-					Residuals []explain.Residual `json:"residuals,omitempty"`
-				}{args[0], dataPath, ex, res}
+					Residuals      []explain.Residual `json:"residuals,omitempty"`
+					StandardErrors *explain.StdErrors `json:"standard_errors,omitempty"`
+				}{args[0], dataPath, ex, res, ses}
 				write = func(w io.Writer) error { return writeJSON(w, doc) }
 			}
 			return e.writeTo(out, write)

@@ -252,6 +252,7 @@ func newFitCmd(e *env) *cobra.Command {
 	ef := &emFlags{}
 	sf := &spectralFlags{}
 	dist := &distFlags{}
+	sef := &seFlags{}
 	var out string
 	var asJSON, repair bool
 	c := &cobra.Command{
@@ -294,10 +295,17 @@ work with spectral models; they have no hidden-variable posteriors.
 		Example: `  latentree fit tree.nwk train.csv --out model.json
   latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json
   latentree fit old-model.json new-data.csv --out refitted.json
+  latentree fit --se tree.nwk survey.csv --out model.json
   latentree fit --params spectral --hidden-states 2 tree.nwk train.csv --out spectral.json
   latentree fit --init spectral --linker parikh tree.nwk train.csv` + distExamples,
 		Args: dist.args,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sef.check(); err != nil {
+				return err
+			}
+			if sef.on() && (dist.estep || dist.mstep) {
+				return usagef("--se and --bootstrap apply to a fit, not to --estep or --mstep")
+			}
 			if dist.estep {
 				return e.runEStep(cmd, args, df, out, asJSON)
 			}
@@ -357,6 +365,11 @@ work with spectral models; they have no hidden-variable posteriors.
 			if err != nil {
 				return modelSizeError(err)
 			}
+			if sef.on() {
+				if err := sef.add(m, d, opt.EM, ef.seed); err != nil {
+					return err
+				}
+			}
 			sc, err := m.Score(d, model.InferOptions{})
 			if err != nil {
 				return err
@@ -389,6 +402,7 @@ work with spectral models; they have no hidden-variable posteriors.
 					plural(n, "continuous variable"), names.Quote(repaired, 5))
 			}
 			printFitSummary(e.stdout, m, em, sc, sec, startFamily)
+			printSE(e.stdout, m)
 			return nil
 		},
 	}
@@ -399,6 +413,7 @@ work with spectral models; they have no hidden-variable posteriors.
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { sf.register(f) })
+	flagGroup(f, seGroup, func(f *pflag.FlagSet) { sef.register(f) })
 	flagGroup(f, distGroup, func(f *pflag.FlagSet) { dist.register(f) })
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&out, "out", "o", "", "write the model (JSON) to this file (with --estep: the counts)")

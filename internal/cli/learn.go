@@ -55,6 +55,7 @@ type learnOpts struct {
 	verbose    bool
 	stream     bool
 	maxPair    byteSize
+	se         seFlags
 }
 
 func methodList() string {
@@ -202,6 +203,7 @@ output), as JSON with --json.`,
 		o.spec.registerInit(f)
 	})
 	flagGroup(f, spectralGroup, func(f *pflag.FlagSet) { o.spec.register(f) })
+	flagGroup(f, seGroup, func(f *pflag.FlagSet) { o.se.register(f) })
 	o.spec.keep = []string{"seed"}
 	hs := f.Lookup("hidden-states")
 	o.em.hiddenSpec, hs.DefValue = "", ""
@@ -457,6 +459,12 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if o.stream && !blocks {
 		return usagef("--stream reads data files, not standard input")
 	}
+	if err := o.se.check(); err != nil {
+		return err
+	}
+	if o.se.on() && (fromMatrix || fromStats || blocks || o.structOnly) {
+		return usagef("--se and --bootstrap need a fitted model and its data rows in memory (not --stats, --distance-matrix, --stream, data read in blocks or --structure-only)")
+	}
 	if fromMatrix && !m.UsesDistances() {
 		return usagef("--method %s needs a data file (it does not learn from distances)", m)
 	}
@@ -554,6 +562,11 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		if err != nil {
 			return modelSizeError(err)
 		}
+		if o.se.on() && res.Model != nil {
+			if err := o.se.add(res.Model, d, opt.Fit.EM, o.em.seed); err != nil {
+				return err
+			}
+		}
 	}
 	written := treeOutputs(res.Tree, o.newick, o.treeJSON, o.dot, continuousNodes(res.Tree, res.Model))
 	if res.Model != nil && (o.out != "" || o.report != "") {
@@ -575,7 +588,11 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if err := e.writeOutputs(written); err != nil {
 		return err
 	}
-	return printLearn(summary, source, rows, res, o, readTime, time.Since(start))
+	if err := printLearn(summary, source, rows, res, o, readTime, time.Since(start)); err != nil || o.json {
+		return err
+	}
+	printSE(summary, res.Model)
+	return nil
 }
 
 // learnProgress shows EM's and the contraction search's progress on

@@ -25,6 +25,21 @@
 //     first fits every uniform count from 2 to DefaultUniformMax and
 //     starts it from the best.
 //
+// Hidden states have no names of their own, and EM may return them in any
+// order (label switching). Model.Canonicalize orders them by a stated rule
+// (a hidden root's states by decreasing share, every other hidden node's
+// aligned to its parent's by greedy matching on joint probabilities);
+// model.Fit, FitSource and package learn apply it to every model they fit,
+// so that fits reaching the same optimum from different starts write the
+// same model.
+//
+// Standard errors: Model.StandardErrors gives those of every probability
+// from the exact observed information (Louis's identity, in logits, carried
+// to probabilities by the delta method; boundary estimates within
+// BoundaryTol of 0 or 1 held fixed and flagged by IsBoundary), and
+// Model.Bootstrap bootstrap ones, with every replicate aligned to the
+// fit's labelling. Model.SE holds them, and the model file keeps them.
+//
 // Once fitted, KL compares the distributions two models give the same
 // observed variables (exactly for few observed configurations, by
 // sampling otherwise); Model.WriteJSON writes a model file, and ReadJSON

@@ -302,7 +302,9 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 			cv := s.cond[v][x]
 			switch {
 			case s.post[v][x] <= 0:
-				cv[0] = math.NaN() // unused: weight 0
+				// Weight 0 (or below the smallest float64, where a
+				// product of messages underflows): no contribution.
+				clear(cv)
 			case !random[v]:
 				copy(cv, s.es)
 			default:
@@ -422,7 +424,11 @@ func invertInformation(info []float64, ps *paramSet) (*mat.SymDense, error) {
 	sym := mat.NewSymDense(P, nil)
 	for i := 0; i < P; i++ {
 		for j := i; j < P; j++ {
-			sym.SetSym(i, j, (info[i*P+j]+info[j*P+i])/2)
+			x := (info[i*P+j] + info[j*P+i]) / 2
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("model: the observed information is not finite (%g) at %s", x, ps.describe(ps.rows[ps.rowOf(i)]))
+			}
+			sym.SetSym(i, j, x)
 		}
 	}
 	var ch mat.Cholesky
@@ -442,6 +448,18 @@ func invertInformation(info []float64, ps *paramSet) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("model: inverting the observed information: %w", err)
 	}
 	return &cov, nil
+}
+
+// rowOf returns the index of the distribution of free parameter j.
+func (ps *paramSet) rowOf(j int) int {
+	for i, pr := range ps.rows {
+		for _, f := range pr.free {
+			if f == j {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 func (ps *paramSet) describe(pr paramRow) string {
