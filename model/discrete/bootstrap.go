@@ -152,32 +152,8 @@ func (m *Model) alignTo(ref *Model) {
 			}
 		}
 		perm := make([]int, k) // ref state b ← m's state perm[b]
-		usedA, usedB := make([]bool, k), make([]bool, k)
-		for range k {
-			ba, bb, best := -1, -1, math.Inf(1)
-			for a := 0; a < k; a++ {
-				if usedA[a] {
-					continue
-				}
-				for b := 0; b < k; b++ {
-					if !usedB[b] && cost[a*k+b] < best {
-						ba, bb, best = a, b, cost[a*k+b]
-					}
-				}
-			}
-			if ba < 0 { // NaN costs: keep the rest in order
-				for a, b := 0, 0; a < k; a++ {
-					if usedA[a] {
-						continue
-					}
-					for usedB[b] {
-						b++
-					}
-					usedA[a], usedB[b], perm[b] = true, true, a
-				}
-				break
-			}
-			usedA[ba], usedB[bb], perm[bb] = true, true, ba
+		for _, p := range greedyMatch(k, k, func(a, b int) float64 { return -cost[a*k+b] }) {
+			perm[p[1]] = p[0]
 		}
 		m.permuteStates(v, perm)
 	}

@@ -1,6 +1,7 @@
 package discrete
 
 import (
+	"math"
 	"sort"
 )
 
@@ -67,28 +68,13 @@ func sortDecreasing(p []float64, idx []int) []int {
 // on the joint probabilities P(parent = a, node = b) = pm[a] cpt[a*k+b];
 // see Canonicalize.
 func alignToParent(pm, cpt, marg []float64, kp, k int) []int {
-	usedA := make([]bool, kp)
 	matchOf := make([]int, kp) // parent state → node state, or −1
 	for a := range matchOf {
 		matchOf[a] = -1
 	}
 	usedB := make([]bool, k)
-	for n := 0; n < min(kp, k); n++ {
-		ba, bb, best := -1, -1, -1.0
-		for a := 0; a < kp; a++ {
-			if usedA[a] {
-				continue
-			}
-			for b := 0; b < k; b++ {
-				if usedB[b] {
-					continue
-				}
-				if j := pm[a] * cpt[a*k+b]; j > best {
-					ba, bb, best = a, b, j
-				}
-			}
-		}
-		usedA[ba], usedB[bb], matchOf[ba] = true, true, bb
+	for _, p := range greedyMatch(kp, k, func(a, b int) float64 { return pm[a] * cpt[a*k+b] }) {
+		matchOf[p[0]], usedB[p[1]] = p[1], true
 	}
 	perm := make([]int, 0, k)
 	for a := 0; a < kp; a++ {
@@ -103,6 +89,48 @@ func alignToParent(pm, cpt, marg []float64, kp, k int) []int {
 		}
 	}
 	return append(perm, sortDecreasing(marg, rest)...)
+}
+
+// greedyMatch matches min(na, nb) pairs (a, b), each a and each b at most
+// once, by repeatedly taking the unmatched pair of largest score (the
+// first in a-then-b order among ties); pairs whose scores are all NaN are
+// matched in order.
+func greedyMatch(na, nb int, score func(a, b int) float64) [][2]int {
+	usedA, usedB := make([]bool, na), make([]bool, nb)
+	var out [][2]int
+	for range min(na, nb) {
+		ba, bb, best := -1, -1, math.Inf(-1)
+		for a := 0; a < na; a++ {
+			if usedA[a] {
+				continue
+			}
+			for b := 0; b < nb; b++ {
+				if usedB[b] {
+					continue
+				}
+				if x := score(a, b); ba < 0 && !math.IsNaN(x) || x > best {
+					ba, bb, best = a, b, x
+				}
+			}
+		}
+		if ba < 0 { // only NaN scores left
+			for a := 0; a < na; a++ {
+				if usedA[a] {
+					continue
+				}
+				for b := 0; b < nb; b++ {
+					if !usedB[b] {
+						ba, bb = a, b
+						break
+					}
+				}
+				break
+			}
+		}
+		usedA[ba], usedB[bb] = true, true
+		out = append(out, [2]int{ba, bb})
+	}
+	return out
 }
 
 // permuteStates renames node v's states: new state i is old state

@@ -183,6 +183,10 @@ type rowState struct {
 	// scratch posteriors for the clamped propagations
 	cpost, cq [][]float64
 	info      []float64 // P×P, row-major
+	// evBuf[v]: node v's evidence vector; random[v]: v is hidden or
+	// missing in the row.
+	evBuf  [][]float64
+	random []bool
 }
 
 // information returns the observed information (minus the Hessian of the
@@ -228,9 +232,11 @@ func (ps *paramSet) newRowState() *rowState {
 	m := ps.m
 	nid := m.Tree.MaxID()
 	s := &rowState{bp: newRowBP(m), ev: make([][]float64, nid), post: make([][]float64, nid), q: make([][]float64, nid),
-		es: make([]float64, ps.n), cond: make([][][]float64, nid), cpost: make([][]float64, nid), cq: make([][]float64, nid)}
+		es: make([]float64, ps.n), cond: make([][][]float64, nid), cpost: make([][]float64, nid), cq: make([][]float64, nid),
+		evBuf: make([][]float64, nid), random: make([]bool, nid)}
 	for _, v := range ps.r.Order {
 		k := m.States[v]
+		s.evBuf[v] = make([]float64, k)
 		s.post[v], s.cpost[v] = make([]float64, k), make([]float64, k)
 		if p := ps.r.Parent[v]; p >= 0 {
 			s.q[v], s.cq[v] = make([]float64, m.States[p]*k), make([]float64, m.States[p]*k)
@@ -279,12 +285,13 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 	if w == 0 {
 		return nil
 	}
-	random := make([]bool, len(s.ev))
+	random := s.random
 	for _, v := range ps.r.Order {
-		s.ev[v] = nil
+		s.ev[v], random[v] = nil, false
 		if codes := b.codes[v]; codes != nil {
 			if c := codes[r]; c != data.Missing {
-				e := make([]float64, m.States[v])
+				e := s.evBuf[v]
+				clear(e)
 				e[b.remap[v][c]] = 1
 				s.ev[v] = e
 				continue
@@ -308,12 +315,13 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 			case !random[v]:
 				copy(cv, s.es)
 			default:
-				saved := s.ev[v]
-				e := make([]float64, m.States[v])
+				// (v is random: it has no evidence of its own.)
+				e := s.evBuf[v]
+				clear(e)
 				e[x] = 1
 				s.ev[v] = e
 				ok := s.bp.run(s.ev, s.cpost, s.cq)
-				s.ev[v] = saved
+				s.ev[v] = nil
 				if !ok {
 					return fmt.Errorf("model: row %d: propagation failed", r+1)
 				}
@@ -518,19 +526,20 @@ func kron(a, b int) float64 {
 // rowBP is belief propagation on one row: exact node and edge posteriors
 // given evidence vectors.
 type rowBP struct {
-	m       *Model
-	r       *tree.Rooted
-	lam, up [][]float64
-	out     []float64
+	m           *Model
+	r           *tree.Rooted
+	lam, up, pi [][]float64
+	out         []float64
 }
 
 func newRowBP(m *Model) *rowBP {
 	r := m.Rooted()
 	nid := m.Tree.MaxID()
-	bp := &rowBP{m: m, r: r, lam: make([][]float64, nid), up: make([][]float64, nid)}
+	bp := &rowBP{m: m, r: r, lam: make([][]float64, nid), up: make([][]float64, nid), pi: make([][]float64, nid)}
 	maxK := 1
 	for _, v := range r.Order {
 		bp.lam[v] = make([]float64, m.States[v])
+		bp.pi[v] = make([]float64, m.States[v])
 		maxK = max(maxK, m.States[v])
 		if p := r.Parent[v]; p >= 0 {
 			bp.up[v] = make([]float64, m.States[p])
@@ -585,10 +594,9 @@ func (bp *rowBP) run(ev, post, q [][]float64) bool {
 	if !normalize(post[root]) {
 		return false
 	}
-	// pi[v]: the message into v from its parent side (prior at the root),
-	// stored in post until overwritten: keep it apart.
-	pi := make([][]float64, len(post))
-	pi[root] = m.Prior
+	// pi[v]: the message into v from its parent side (prior at the root).
+	pi := bp.pi
+	copy(pi[root], m.Prior)
 	for _, v := range r.Order {
 		kv := m.States[v]
 		for _, c := range r.Children[v] {
@@ -611,7 +619,8 @@ func (bp *rowBP) run(ev, post, q [][]float64) bool {
 			k := m.States[c]
 			cpt := m.CPT[c]
 			qc := q[c]
-			pc := make([]float64, k)
+			pc := pi[c]
+			clear(pc)
 			for a, o := range out {
 				for s := 0; s < k; s++ {
 					x := o * cpt[a*k+s]
@@ -622,7 +631,6 @@ func (bp *rowBP) run(ev, post, q [][]float64) bool {
 			if !normalize(qc) {
 				return false
 			}
-			pi[c] = pc
 			ps := post[c]
 			for s := range ps {
 				ps[s] = 0
