@@ -83,7 +83,8 @@ func WriteStdErrors(w io.Writer, s *StdErrors) error {
 	if s.Method == discrete.SEBootstrap {
 		how = fmt.Sprintf("bootstrap, %d replicates", s.Replicates)
 	}
-	fmt.Fprintf(bw, "standard errors (%s); * boundary estimate (within %g of 0 or 1)\n", how, discrete.BoundaryTol)
+	// (discrete.BoundaryTol, 1e-6, as %g would not write it.)
+	fmt.Fprintf(bw, "standard errors (%s); * boundary estimate (within 1e-6 of 0 or 1)\n", how)
 	heads := make([]string, len(s.Distributions))
 	width := 0
 	for i, d := range s.Distributions {

@@ -38,7 +38,7 @@ func TestStandardErrorsText(t *testing.T) {
 	if err := WriteStdErrors(&buf, s); err != nil {
 		t.Fatal(err)
 	}
-	want := "standard errors (observed information: exact Hessian); * boundary estimate (within 1e-06 of 0 or 1)\n" +
+	want := "standard errors (observed information: exact Hessian); * boundary estimate (within 1e-6 of 0 or 1)\n" +
 		"  h1:          0 0.6000 (0.0500)  1 0.4000 (0.0500)\n" +
 		"  a | h1 = 0:  0 0.9000 (0.0200)  1 0.1000 (0.0200)\n" +
 		"  a | h1 = 1:  0 0.0000 (0.0000)*  1 1.0000 (0.0000)*\n"
