@@ -43,6 +43,9 @@ type PruneOptions struct {
 	// EM once at the end; Passes and Batch then do not apply. Gaussian and
 	// mixed trees are always searched by refitting.
 	Refit bool
+	// LocalIter is the number of EM iterations of a local candidate score
+	// (0: DefaultLocalIter).
+	LocalIter int
 }
 
 // DefaultLocalIter is the number of EM iterations of a local candidate
@@ -181,6 +184,13 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	if quickIter == 0 {
 		quickIter = DefaultQuickIter
 	}
+	if opt.LocalIter < 0 {
+		return nil, fmt.Errorf("learn: LocalIter %d must be positive (0: %d)", opt.LocalIter, DefaultLocalIter)
+	}
+	localIter := opt.LocalIter
+	if localIter == 0 {
+		localIter = DefaultLocalIter
+	}
 	logN := math.Log(float64(d.NumRows()))
 	penalty := logN
 	if opt.AIC {
@@ -235,7 +245,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				if err != nil {
 					return 0, nil, err
 				}
-				dm, ll, err := con.Contract(ct, keep, drop, DefaultLocalIter, localTol, fit.EM.Pseudo)
+				dm, ll, err := con.Contract(ct, keep, drop, localIter, localTol, fit.EM.Pseudo)
 				if err != nil {
 					return 0, nil, err
 				}
