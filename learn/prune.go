@@ -93,8 +93,8 @@ type pruneState struct {
 }
 
 // contractor returns the local scorer of s's discrete model on d.
-func (s *pruneState) contractor(dm *discrete.Model, d *data.Dataset) (*discrete.Contractor, error) {
-	s.conOnce.Do(func() { s.con, s.conErr = dm.Contractor(d) })
+func (s *pruneState) contractor(dm *discrete.Model, d *data.Dataset, workers int) (*discrete.Contractor, error) {
+	s.conOnce.Do(func() { s.con, s.conErr = dm.Contractor(d, workers) })
 	return s.con, s.conErr
 }
 
@@ -241,7 +241,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				if !ok {
 					return 0, nil, errors.New("learn: a candidate tree is not a contraction of the current one")
 				}
-				con, err := warm.contractor(w, d)
+				con, err := warm.contractor(w, d, opt.Workers)
 				if err != nil {
 					return 0, nil, err
 				}
@@ -319,7 +319,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		if dm, ok := m.(*discrete.Model); ok && warm == nil && !opt.Refit {
 			// Candidates' log-likelihoods are exact at their parameters:
 			// so is the input tree's.
-			con, err := st.contractor(dm, d)
+			con, err := st.contractor(dm, d, opt.Workers)
 			if err != nil {
 				return 0, nil, err
 			}

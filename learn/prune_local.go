@@ -170,7 +170,7 @@ func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func
 			// The kept fits were each made against the current model:
 			// score them together exactly, and keep the best candidate
 			// alone if that scores higher.
-			con, err := cur.contractor(cur.m.(*discrete.Model), d)
+			con, err := cur.contractor(cur.m.(*discrete.Model), d, opt.Workers)
 			if err != nil {
 				return nil, err
 			}

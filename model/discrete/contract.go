@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -40,9 +42,16 @@ type Contractor struct {
 	LogLik float64
 }
 
+// contractorBlock is the number of rows of a block of Contractor's work.
+const contractorBlock = 256
+
 // Contractor computes the messages of m on d for local scoring of
-// contractions (see Contractor).
-func (m *Model) Contractor(d *data.Dataset) (*Contractor, error) {
+// contractions (see Contractor) on workers goroutines (0: GOMAXPROCS);
+// the result does not depend on workers.
+func (m *Model) Contractor(d *data.Dataset, workers int) (*Contractor, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,47 +83,57 @@ func (m *Model) Contractor(d *data.Dataset) (*Contractor, error) {
 	for _, v := range r.Order {
 		kmax = max(kmax, m.States[v])
 	}
-	f := make([]float64, kmax)
-	g := make([]float64, kmax)
-	for row := 0; row < b.rows; row++ {
-		// Upward: β_{v|p}(x) = ev_v(x) Π_children M_{c→v}(x).
-		for i := len(r.Order) - 1; i >= 0; i-- {
-			v := r.Order[i]
-			k := m.States[v]
-			fv := f[:k]
-			s := c.evidence(v, row, fv)
-			for _, ch := range r.Children[v] {
-				s += c.msgInto(ch, v, row, m.CPT[ch], c.up[ch], c.upS[ch], fv)
-			}
-			if r.Parent[v] < 0 {
-				l := 0.0
-				for x, y := range fv {
-					l += m.Prior[x] * y
+	// Rows are independent: blocks of contractorBlock rows in parallel,
+	// the log-likelihood summed block by block in order (the same sum
+	// whatever the number of workers).
+	nblocks := (b.rows + contractorBlock - 1) / contractorBlock
+	blockLL := make([]float64, nblocks)
+	parallel.For(min(workers, nblocks), nblocks, func(_, blk int) {
+		f := make([]float64, kmax)
+		g := make([]float64, kmax)
+		for row := blk * contractorBlock; row < min(b.rows, (blk+1)*contractorBlock); row++ {
+			// Upward: β_{v|p}(x) = ev_v(x) Π_children M_{c→v}(x).
+			for i := len(r.Order) - 1; i >= 0; i-- {
+				v := r.Order[i]
+				k := m.States[v]
+				fv := f[:k]
+				s := c.evidence(v, row, fv)
+				for _, ch := range r.Children[v] {
+					s += c.msgInto(ch, v, row, m.CPT[ch], c.up[ch], c.upS[ch], fv)
 				}
-				if l > 0 {
-					c.LogLik += b.w(row) * (math.Log(l) + s)
-				}
-				continue
-			}
-			c.store(c.up[v][row*k:(row+1)*k], fv, s, &c.upS[v][row])
-		}
-		// Downward: β_{p|v}(x) = ev_p(x) Π_{c ≠ v} M_{c→p}(x) M_{pp→p}(x).
-		for _, p := range r.Order {
-			kp := m.States[p]
-			for _, v := range r.Children[p] {
-				fp := g[:kp]
-				s := c.evidence(p, row, fp)
-				for _, ch := range r.Children[p] {
-					if ch != v {
-						s += c.msgInto(ch, p, row, m.CPT[ch], c.up[ch], c.upS[ch], fp)
+				if r.Parent[v] < 0 {
+					l := 0.0
+					for x, y := range fv {
+						l += m.Prior[x] * y
 					}
+					if l > 0 {
+						blockLL[blk] += b.w(row) * (math.Log(l) + s)
+					}
+					continue
 				}
-				if pp := r.Parent[p]; pp >= 0 {
-					s += c.msgInto(pp, p, row, rev[p], c.dn[p], c.dnS[p], fp)
+				c.store(c.up[v][row*k:(row+1)*k], fv, s, &c.upS[v][row])
+			}
+			// Downward: β_{p|v}(x) = ev_p(x) Π_{c ≠ v} M_{c→p}(x) M_{pp→p}(x).
+			for _, p := range r.Order {
+				kp := m.States[p]
+				for _, v := range r.Children[p] {
+					fp := g[:kp]
+					s := c.evidence(p, row, fp)
+					for _, ch := range r.Children[p] {
+						if ch != v {
+							s += c.msgInto(ch, p, row, m.CPT[ch], c.up[ch], c.upS[ch], fp)
+						}
+					}
+					if pp := r.Parent[p]; pp >= 0 {
+						s += c.msgInto(pp, p, row, rev[p], c.dn[p], c.dnS[p], fp)
+					}
+					c.store(c.dn[v][row*kp:(row+1)*kp], fp, s, &c.dnS[v][row])
 				}
-				c.store(c.dn[v][row*kp:(row+1)*kp], fp, s, &c.dnS[v][row])
 			}
 		}
+	})
+	for _, x := range blockLL {
+		c.LogLik += x
 	}
 	return c, nil
 }

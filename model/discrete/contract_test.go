@@ -41,7 +41,7 @@ func TestContractorExact(t *testing.T) {
 		}
 		return s.LogLik
 	}
-	c, err := m.Contractor(d)
+	c, err := m.Contractor(d, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
