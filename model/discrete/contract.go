@@ -273,6 +273,7 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 	for i, w := range nb {
 		ctr[i] = make([]float64, k*m.States[w])
 	}
+	bin := k == 2 && kw == 2*len(nb)
 	ll := 0.0
 	last := iters == 1
 	for it := 0; it < iters; it++ {
@@ -287,6 +288,53 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 		}
 		for row := 0; row < rows; row++ {
 			ev := evs[row]
+			if bin {
+				// Every node binary: the same sums unrolled.
+				br := bflat[row*kw : (row+1)*kw]
+				a0, a1 := pi[0], pi[1]
+				if ev == 1 {
+					a0 = 0
+				} else if ev == 0 {
+					a1 = 0
+				}
+				zero := false
+				for i := range nb {
+					b0, b1 := br[2*i], br[2*i+1]
+					t := trans[i][:4]
+					m0, m1 := t[0]*b0+t[1]*b1, t[2]*b0+t[3]*b1
+					mw[2*i], mw[2*i+1] = m0, m1
+					a0 *= m0
+					a1 *= m1
+					zero = zero || m0 == 0 || m1 == 0
+				}
+				l := a0 + a1
+				if l <= 0 {
+					continue
+				}
+				wt := c.b.w(row)
+				if last {
+					ll += wt * (math.Log(l) + cst[row])
+					continue
+				}
+				if !zero {
+					il := wt / l
+					cpi[0] += a0 * il
+					cpi[1] += a1 * il
+					e0, e1 := a0*il, a1*il
+					for i := range nb {
+						b0, b1 := br[2*i], br[2*i+1]
+						t := trans[i][:4]
+						cx := ctr[i][:4]
+						f0, f1 := e0/mw[2*i], e1/mw[2*i+1]
+						cx[0] += f0 * t[0] * b0
+						cx[1] += f0 * t[1] * b1
+						cx[2] += f1 * t[2] * b0
+						cx[3] += f1 * t[3] * b1
+					}
+					continue
+				}
+				// A zero message: the general sums below.
+			}
 			for x := range a {
 				a[x] = pi[x]
 				if ev >= 0 && int32(x) != ev {

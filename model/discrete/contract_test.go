@@ -13,15 +13,27 @@ import (
 // The Contractor's log-likelihood is the model's; the model Contract
 // returns for every edge at a hidden node has exactly the log-likelihood
 // Contract reports, and more EM iterations never lower it (15 nodes,
-// 3-state observed and 2–3-state hidden variables, 400 rows with a few
-// missing cells; fixed seeds).
+// 3-state observed and 2–3-state hidden variables, and all binary; 400
+// rows with a few missing cells; fixed seeds).
 func TestContractorExact(t *testing.T) {
+	for _, binary := range []bool{false, true} {
+		contractorExact(t, binary)
+	}
+}
+
+// contractorExact is TestContractorExact on a general model, or on a
+// binary one (binary: every node binary, the unrolled sums).
+func contractorExact(t *testing.T, binary bool) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := simulate.General(rng, tr, simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3})
+	opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
+	if binary {
+		opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
+	}
+	m, err := simulate.General(rng, tr, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
