@@ -112,6 +112,39 @@ type EMResult struct {
 	// order; Trace, Iterations and Converged describe the final run on
 	// every row.
 	Stages []EMStage `json:"stages,omitempty"`
+	// Phases counts the E-steps of each phase of the run and times it
+	// (discrete and Gaussian EM; zero for the other fits).
+	Phases EMPhases `json:"phases"`
+}
+
+// EMPhases reports the E-steps and the wall-clock time of the phases of
+// an EM run, in the order they run. The E-step counts are deterministic;
+// the times vary from run to run.
+type EMPhases struct {
+	// Restarts is the restart phase (EMOptions.Restarts and
+	// RestartIter): every start's E-steps, on the first warm-up sample
+	// when there is one; zero when the run has a single start.
+	Restarts EMPhase `json:"restarts"`
+	// Sample is the warm-up on samples after the restarts: the E-steps
+	// of every EMResult.Stages run (passes over a sample, cheaper than
+	// a pass over every row), with the time to draw the samples.
+	Sample EMPhase `json:"sample"`
+	// Full is the final run on every row: ESteps equals
+	// EMResult.Iterations; the time includes the pass that computes the
+	// final LogLik.
+	Full EMPhase `json:"full"`
+}
+
+// EMPhase is one phase of an EM run: its E-steps (passes over the rows
+// the phase works on) and its wall-clock time in seconds.
+type EMPhase struct {
+	ESteps  int     `json:"esteps"`
+	Seconds float64 `json:"seconds"`
+}
+
+// ESteps returns the E-steps of all phases.
+func (p EMPhases) ESteps() int {
+	return p.Restarts.ESteps + p.Sample.ESteps + p.Full.ESteps
 }
 
 // EMStage reports one warm-up run of EM on a sample of the rows.

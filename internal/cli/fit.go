@@ -529,6 +529,10 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 		}
 		fmt.Fprintln(w)
 	}
+	if ph := em.Phases; ph.Restarts.ESteps > 0 || ph.Sample.ESteps > 0 {
+		fmt.Fprintf(w, "  E-steps by phase: %d in the restarts (%.2fs), %d on samples (%.2fs), %d on all rows (%.2fs)\n",
+			ph.Restarts.ESteps, ph.Restarts.Seconds, ph.Sample.ESteps, ph.Sample.Seconds, ph.Full.ESteps, ph.Full.Seconds)
+	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
 }

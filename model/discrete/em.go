@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
@@ -422,12 +423,14 @@ func (m *Model) FitEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, er
 		return nil, errors.New("model: no rows to fit")
 	}
 	rng := emRand(opt)
-	stages, opt, err := m.warmUp(b0.rows, func(n int) (data.Source, error) { return sampleRows(d, n, rng) }, opt, rng)
+	ph, stages, opt, err := m.warmUp(b0.rows, func(n int) (data.Source, error) { return sampleRows(d, n, rng) }, opt, rng)
 	if err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	b := b0.compress()
-	res := &model.EMResult{Rows: b0.rows, DistinctRows: b.rows, Stages: stages}
+	res := &model.EMResult{Rows: b0.rows, DistinctRows: b.rows, Stages: stages, Phases: ph}
+	res.Phases.Full.Seconds = time.Since(t0).Seconds()
 	if err := m.runEM(b, res, opt, rng); err != nil {
 		return nil, err
 	}
@@ -439,8 +442,10 @@ func emRand(opt model.EMOptions) *rand.Rand {
 	return seed.Rand(opt.Src, seed.Model)
 }
 
-// runEM runs the restarts and the final run of EM on rs, filling res.
+// runEM runs the restarts and the final run of EM on rs, filling res
+// (adding to its Phases).
 func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *rand.Rand) error {
+	t0 := time.Now()
 	maxIter := opt.MaxIter
 	if maxIter <= 0 {
 		maxIter = model.DefaultMaxIter
@@ -483,6 +488,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 			} else {
 				l.plain()
 			}
+			res.Phases.Restarts.ESteps += l.it
 			if l.err != nil {
 				return l.err
 			}
@@ -496,6 +502,8 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 		if rIter < 0 {
 			res.Replicated = replicated(res.Starts, best)
 		}
+		res.Phases.Restarts.Seconds += time.Since(t0).Seconds()
+		t0 = time.Now()
 	}
 	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol},
 		record: func(it int, obj float64) {
@@ -520,6 +528,8 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 		return err
 	}
 	res.LogLik, res.Iterations, res.Converged = ll, l.it, conv
+	res.Phases.Full.ESteps += l.it
+	res.Phases.Full.Seconds += time.Since(t0).Seconds()
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -210,17 +211,18 @@ func (m *Model) FitEMSource(src data.Source, opt model.EMOptions) (*model.EMResu
 		return res, nil
 	}
 	var stages []model.EMStage
+	var ph model.EMPhases
 	if rs, ok := src.(RowSampler); ok {
 		sample := func(n int) (data.Source, error) { return rs.Sample(n, rng) }
 		if ps, ok := src.(packedSampler); ok {
 			sample = func(n int) (data.Source, error) { return ps.SamplePacked(n, rng) }
 		}
-		if stages, opt, err = m.warmUp(rs.NumRows(), sample, opt, rng); err != nil {
+		if ph, stages, opt, err = m.warmUp(rs.NumRows(), sample, opt, rng); err != nil {
 			return nil, err
 		}
 	}
 	sr := &sourceRows{src: src}
-	res := &model.EMResult{Stages: stages}
+	res := &model.EMResult{Stages: stages, Phases: ph}
 	if err := m.runEM(sr, res, opt, rng); err != nil {
 		return nil, err
 	}
@@ -320,35 +322,42 @@ func (m *Model) compressSource(src data.Source) (*binding, int, error) {
 }
 
 // warmUp runs the warm-up stages of EMOptions.Sample on samples drawn by
-// sample from rows rows, updating the model, and returns their reports
+// sample from rows rows, updating the model, and returns their phases
+// (the restart phase of the first stage, and the warm-up), their reports
 // and the options of the final run (no restarts: it starts where the
 // warm-up ended).
-func (m *Model) warmUp(rows int, sample func(n int) (data.Source, error), opt model.EMOptions, rng *rand.Rand) ([]model.EMStage, model.EMOptions, error) {
+func (m *Model) warmUp(rows int, sample func(n int) (data.Source, error), opt model.EMOptions, rng *rand.Rand) (model.EMPhases, []model.EMStage, model.EMOptions, error) {
+	var ph model.EMPhases
 	if opt.Sample == 0 {
 		opt.Sample = AutoSample(rows)
 	}
 	if opt.Sample <= 0 || rows < 4*opt.Sample || (opt.RestartIter < 0 && opt.Restarts > 0) {
 		// (Full restarts run on every row.)
-		return nil, opt, nil
+		return ph, nil, opt, nil
 	}
+	t0 := time.Now()
 	var stages []model.EMStage
 	so := opt
 	so.Sample, so.Progress = -1, nil
 	for n := opt.Sample; 4*n <= rows; n *= SampleGrowth {
 		d, err := sample(n)
 		if err != nil {
-			return nil, opt, err
+			return ph, nil, opt, err
 		}
 		r, err := m.fitStage(d, so)
 		if err != nil {
-			return nil, opt, fmt.Errorf("model: EM on a sample of %d rows: %w", n, err)
+			return ph, nil, opt, fmt.Errorf("model: EM on a sample of %d rows: %w", n, err)
 		}
 		stages = append(stages, model.EMStage{Rows: r.Rows, Iterations: r.Iterations, LogLik: r.LogLik, Converged: r.Converged})
+		ph.Restarts.ESteps += r.Phases.Restarts.ESteps
+		ph.Restarts.Seconds += r.Phases.Restarts.Seconds
+		ph.Sample.ESteps += r.Iterations
 		// Later stages and the final run continue from here.
 		so.Restarts, so.KeepInit = -1, false
 	}
 	opt.Restarts, opt.KeepInit, opt.Sample = -1, false, -1
-	return stages, opt, nil
+	ph.Sample.Seconds = max(time.Since(t0).Seconds()-ph.Restarts.Seconds, 0)
+	return ph, stages, opt, nil
 }
 
 // fitStage runs a warm-up stage's EM on a sample. A large sample is held

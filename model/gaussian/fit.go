@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -408,6 +409,7 @@ type Options struct {
 // log-likelihood of the closed-form start and ends with that of the
 // returned model (LogLik). Converged is false when MaxIter ended EM.
 func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, error) {
+	t0 := time.Now()
 	if opt.Tol < 0 || math.IsNaN(opt.Tol) || math.IsInf(opt.Tol, 0) {
 		return nil, nil, fmt.Errorf("model: EM tolerance %g must be positive (0: model.DefaultTol %g)", opt.Tol, model.DefaultTol)
 	}
@@ -468,6 +470,7 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 		return nil, nil, err
 	}
 	res.LogLik, res.Iterations, res.Converged = l.cur, l.it, conv
+	res.Phases.Full = model.EMPhase{ESteps: l.it, Seconds: time.Since(t0).Seconds()}
 	return g, res, nil
 }
 
