@@ -123,7 +123,7 @@ func (e *engine) estep(b *binding, workers int) *Expected {
 				continue
 			}
 			x.LogLik += ll
-			e.downward(w)
+			e.downward(w, false)
 			e.accumulate(w, x)
 		}
 		parts[ch] = x

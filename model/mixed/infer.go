@@ -112,13 +112,17 @@ type engine struct {
 	leaf    []bool
 	leafUp  [][][]float64
 	leafMax [][]float64
+	// needBel marks the discrete nodes whose posterior the E-step
+	// reads: the root and the parents of blocks.
+	needBel []bool
 }
 
 func newEngine(m *Model) *engine {
 	r := m.Rooted()
 	n := m.Tree.MaxID()
 	e := &engine{m: m, parent: r.Parent, children: r.Children, blockOf: make([]int, n), obsConst: make([]float64, n),
-		topConst: make([][]float64, n), topInv: make([][]float64, n), leaf: make([]bool, n), leafUp: make([][][]float64, n), leafMax: make([][]float64, n)}
+		topConst: make([][]float64, n), topInv: make([][]float64, n), leaf: make([]bool, n), leafUp: make([][][]float64, n), leafMax: make([][]float64, n),
+		needBel: make([]bool, n)}
 	for i := range e.blockOf {
 		e.blockOf[i] = -1
 	}
@@ -127,6 +131,7 @@ func newEngine(m *Model) *engine {
 		switch {
 		case m.Kinds[v] == data.Discrete:
 			e.disc = append(e.disc, v)
+			e.needBel[v] = p < 0
 			if p >= 0 && len(r.Children[v]) == 0 && !m.Tree.IsHidden(v) {
 				e.leafMessages(v, p)
 			}
@@ -137,6 +142,9 @@ func newEngine(m *Model) *engine {
 			}
 			e.blockOf[v] = len(e.blocks)
 			e.blocks = append(e.blocks, block{top: v, parent: p, k: k, nodes: []int{v}})
+			if p >= 0 {
+				e.needBel[p] = true
+			}
 			cst, inv := make([]float64, len(m.Var[v])), make([]float64, len(m.Var[v]))
 			for a, x := range m.Var[v] {
 				cst[a], inv[a] = -halfLog2Pi-0.5*math.Log(x), 1/x
@@ -439,9 +447,11 @@ func (e *engine) upward(w *work) float64 {
 }
 
 // downward computes, after upward of a row of positive probability, the
-// posterior w.bel of every discrete node, and w.down (the message from
-// the parent side, normalised) of every discrete node but the root.
-func (e *engine) downward(w *work) {
+// posterior w.bel of every discrete node (with all; else only of those
+// the E-step reads: the root and the parents of blocks), and w.down (the
+// message from the parent side, normalised) of every discrete node but
+// the root.
+func (e *engine) downward(w *work, all bool) {
 	m := e.m
 	for _, v := range e.disc {
 		pi := w.pi[v]
@@ -459,8 +469,10 @@ func (e *engine) downward(w *work) {
 				}
 			}
 			pi[o] = z
-			clear(w.bel[v])
-			w.bel[v][o] = 1
+			if all || e.needBel[v] {
+				clear(w.bel[v])
+				w.bel[v][o] = 1
+			}
 			continue
 		}
 		if p < 0 {
@@ -477,15 +489,17 @@ func (e *engine) downward(w *work) {
 				}
 			}
 		}
-		bel := w.bel[v]
-		z := 0.0
-		for s := range bel {
-			bel[s] = pi[s] * w.lam[v][s]
-			z += bel[s]
-		}
-		iz := 1 / z
-		for s := range bel {
-			bel[s] *= iz
+		if all || e.needBel[v] {
+			bel := w.bel[v]
+			z := 0.0
+			for s := range bel {
+				bel[s] = pi[s] * w.lam[v][s]
+				z += bel[s]
+			}
+			iz := 1 / z
+			for s := range bel {
+				bel[s] *= iz
+			}
 		}
 		ch := e.children[v]
 		if len(ch) == 0 {
@@ -674,7 +688,7 @@ func (m *Model) Conditionals(d *data.Dataset, nodes []int, opt model.InferOption
 				}
 				continue
 			}
-			e.downward(w)
+			e.downward(w, true)
 			clear(s1)
 			clear(s2)
 			for bi := range e.blocks {
