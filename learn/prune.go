@@ -32,7 +32,7 @@ type PruneOptions struct {
 	AIC bool
 	// Refit scores every candidate contraction of a discrete tree by
 	// QuickIter EM iterations of the whole model and refits each kept
-	// contraction (discrete or Gaussian) to convergence (structure.ContractByScore: the search
+	// contraction to convergence (structure.ContractByScore: the search
 	// before local scoring, about a model fit per candidate). By default
 	// a discrete tree is searched with local scores (contractLocal): each
 	// candidate re-fits only the parameters at the merged node
@@ -131,19 +131,14 @@ func contracted(old, ct *tree.Tree) (keep, drop int, ok bool) {
 }
 
 // ContractByBIC contracts edges of t at hidden nodes while the BIC of the
-// fitted model improves (the score −BIC = 2 log L − κ log n, higher is
-// better). The input tree is fitted by model.Fit with fit. A discrete tree
-// is searched with local scores by default (see PruneOptions.Refit): each
-// candidate re-fits only the parameters at the merged node, with the rest
-// of the model held, and the chosen tree is fitted by EM once at the end.
-// With Refit, and on Gaussian and mixed trees (structure.ContractByScore),
-// each candidate is scored by QuickIter EM iterations
+// fitted model improves (structure.ContractByScore with the score −BIC =
+// 2 log L − κ log n, higher is better). The input tree is fitted by
+// model.Fit with fit; each candidate is scored by QuickIter EM iterations
 // warm-started from the current model (a Gaussian candidate starts from
 // the current correlations, since contracted edge lengths −log|ρ| are
 // summed; a discrete one from the current model's pairwise marginals on
 // the new edges), and a kept contraction is then fitted by EM to
-// convergence from there (a Gaussian one only with Refit: by default it
-// keeps its quick fit, and the chosen tree is fitted once at the end). Because EM never lowers the likelihood, each
+// convergence from there. Because EM never lowers the likelihood, each
 // kept contraction lowers the BIC, and the result's BIC is at most that
 // of model.Fit on t.
 //
@@ -218,11 +213,6 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		}
 		switch w := wm.(type) {
 		case *gaussian.Model:
-			if !quick && !opt.Refit {
-				// A kept candidate keeps its quick fit: EM runs to
-				// convergence once, on the chosen tree.
-				return negScore(warm.ll, w), warm, nil
-			}
 			// Edge lengths are −log|ρ| of the warm model, summed by the
 			// contraction: gaussian.Fit starts from the same correlations.
 			// Candidates are ranked by plain EM with the relative-change
