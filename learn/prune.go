@@ -131,9 +131,13 @@ func contracted(old, ct *tree.Tree) (keep, drop int, ok bool) {
 }
 
 // ContractByBIC contracts edges of t at hidden nodes while the BIC of the
-// fitted model improves (structure.ContractByScore with the score −BIC =
-// 2 log L − κ log n, higher is better). The input tree is fitted by
-// model.Fit with fit; each candidate is scored by QuickIter EM iterations
+// fitted model improves (the score −BIC = 2 log L − κ log n, higher is
+// better). The input tree is fitted by model.Fit with fit. A discrete tree
+// is searched with local scores by default (see PruneOptions.Refit): each
+// candidate re-fits only the parameters at the merged node, with the rest
+// of the model held, and the chosen tree is fitted by EM once at the end.
+// With Refit, and on Gaussian and mixed trees (structure.ContractByScore),
+// each candidate is scored by QuickIter EM iterations
 // warm-started from the current model (a Gaussian candidate starts from
 // the current correlations, since contracted edge lengths −log|ρ| are
 // summed; a discrete one from the current model's pairwise marginals on
