@@ -47,7 +47,7 @@ var optionGroups = []OptionGroup{
 	{"regularized CLGrouping options", []string{"Reg.MaxHidden", "Reg.SampleHidden"},
 		Method.Regularized, "regclnj and regclrg",
 		func(o *Options) bool { return o.Reg != (RegOptions{}) }},
-	{"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts)", []string{"LCM.MaxClasses", "LCM.Restarts", "LCM.BLRT", "LCM.BLRTStarts"},
+	{"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts, LCM.BLRTFirst)", []string{"LCM.MaxClasses", "LCM.Restarts", "LCM.BLRT", "LCM.BLRTStarts", "LCM.BLRTFirst"},
 		func(m Method) bool { return m == LCM }, "lcm",
 		func(o *Options) bool { return o.LCM != (LCMOptions{}) }},
 	{"random starts, restarts, spectral parameters and starts, and EM's warm-up samples",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/parallel"
@@ -21,6 +22,11 @@ type BLRTOptions struct {
 	Starts int
 	// Seed seeds the replicates (see BLRT).
 	Seed uint64
+	// First is the index of the first replicate (0: 0): a run of
+	// replicates First to First+Replicates−1 is the same as those of a
+	// run from 0, so that parts of one test can run as the tasks of a job
+	// array and be merged (MergeBLRT).
+	First int
 	// EM runs every start, as LCMFitOptions.EM.
 	EM model.EMOptions
 	// Workers bounds the goroutines (0: EM.Workers, then GOMAXPROCS): the
@@ -34,8 +40,9 @@ type BLRTOptions struct {
 type BLRTResult struct {
 	// LR is the data's statistic 2 (L_k − L_{k−1}).
 	LR float64 `json:"lr"`
-	// Replicates and Starts are BLRTOptions'.
+	// Replicates, First and Starts are BLRTOptions'.
 	Replicates int `json:"replicates"`
+	First      int `json:"first,omitempty"`
 	Starts     int `json:"starts"`
 	// Exceed counts the replicates with LR_b ≥ LR, and P = (1 + Exceed) /
 	// (Replicates + 1) is the test's p-value.
@@ -50,7 +57,7 @@ type BLRTResult struct {
 // (a latent class model over d's columns, as FitLCM returns), against k
 // classes, whose fit to d gave the statistic lr = 2 (L_k − L_{k−1}).
 //
-// Replicate b (0 to B−1) draws from the source rand.NewPCG(opt.Seed, b):
+// Replicate b (opt.First to opt.First+B−1) draws from the source rand.NewPCG(opt.Seed, b):
 // first d.NumRows() rows of null (discrete.Model.Sample with that
 // source), whose cells are then blanked wherever d's are missing; then two
 // seeds s₀ and s₁ (its Uint64, in that order). It fits k−1 classes with
@@ -67,6 +74,8 @@ func BLRT(d *data.Dataset, null *discrete.Model, k int, lr float64, opt BLRTOpti
 		return nil, fmt.Errorf("learn: BLRT tests k−1 against k ≥ 2 classes, got k = %d", k)
 	case opt.Replicates < 1:
 		return nil, fmt.Errorf("learn: BLRT needs at least 1 replicate, got %d", opt.Replicates)
+	case opt.First < 0:
+		return nil, fmt.Errorf("learn: BLRT first replicate %d is negative", opt.First)
 	case opt.Starts < 0:
 		return nil, fmt.Errorf("learn: BLRT starts %d is negative", opt.Starts)
 	}
@@ -81,14 +90,14 @@ func BLRT(d *data.Dataset, null *discrete.Model, k int, lr float64, opt BLRTOpti
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	r := &BLRTResult{LR: lr, Replicates: opt.Replicates, Starts: starts, LRs: make([]float64, opt.Replicates)}
+	r := &BLRTResult{LR: lr, Replicates: opt.Replicates, First: opt.First, Starts: starts, LRs: make([]float64, opt.Replicates)}
 	errs := make([]error, opt.Replicates)
 	parallel.For(workers, opt.Replicates, func(_, b int) {
-		r.LRs[b], errs[b] = blrtReplicate(d, null, k, starts, rand.NewPCG(opt.Seed, uint64(b)), opt.EM)
+		r.LRs[b], errs[b] = blrtReplicate(d, null, k, starts, rand.NewPCG(opt.Seed, uint64(opt.First+b)), opt.EM)
 	})
 	for b, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("learn: BLRT of %d against %d classes, replicate %d: %w", k-1, k, b+1, err)
+			return nil, fmt.Errorf("learn: BLRT of %d against %d classes, replicate %d: %w", k-1, k, opt.First+b, err)
 		}
 	}
 	for _, x := range r.LRs {
@@ -98,6 +107,42 @@ func BLRT(d *data.Dataset, null *discrete.Model, k int, lr float64, opt BLRTOpti
 	}
 	r.P = float64(1+r.Exceed) / float64(opt.Replicates+1)
 	return r, nil
+}
+
+// MergeBLRT merges the results of parts of one test (the same data,
+// models, seed and starts; replicates First to First+Replicates−1 each)
+// into the test over all their replicates, in replicate order: the
+// p-value is (1 + #{LR_b ≥ LR}) / (B + 1) over them. Parts of another
+// statistic, starts or overlapping replicates are an error.
+func MergeBLRT(parts ...*BLRTResult) (*BLRTResult, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("learn: no BLRT results to merge")
+	}
+	ps := slices.Clone(parts)
+	slices.SortFunc(ps, func(a, b *BLRTResult) int { return a.First - b.First })
+	m := &BLRTResult{LR: ps[0].LR, First: ps[0].First, Starts: ps[0].Starts}
+	for _, p := range ps {
+		switch {
+		case p.LR != m.LR || p.Starts != m.Starts:
+			return nil, fmt.Errorf("learn: BLRT parts of different tests (LR %v with %d starts, and %v with %d)", m.LR, m.Starts, p.LR, p.Starts)
+		case p.First < m.First+m.Replicates:
+			return nil, fmt.Errorf("learn: BLRT parts overlap at replicate %d", p.First)
+		case len(p.LRs) != p.Replicates:
+			return nil, fmt.Errorf("learn: a BLRT part has %d statistics for %d replicates", len(p.LRs), p.Replicates)
+		}
+		m.Replicates = p.First + p.Replicates - m.First
+		m.LRs = append(m.LRs, p.LRs...)
+	}
+	if len(m.LRs) != m.Replicates {
+		return nil, fmt.Errorf("learn: BLRT parts leave a gap: %d of replicates %d to %d", len(m.LRs), m.First, m.First+m.Replicates-1)
+	}
+	for _, x := range m.LRs {
+		if x >= m.LR {
+			m.Exceed++
+		}
+	}
+	m.P = float64(1+m.Exceed) / float64(m.Replicates+1)
+	return m, nil
 }
 
 // blrtReplicate is one replicate of BLRT, drawn from src, on one

@@ -76,6 +76,25 @@ func TestBLRTReference(t *testing.T) {
 			t.Errorf("workers %d: LRs %v, exceed %d, p %v; reference %v, %d, %v", w, got.LRs, got.Exceed, got.P, ref, exceed, p)
 		}
 	}
+	// As two tasks of a job array, merged.
+	a, err := learn.BLRT(d, null, 2, lr, learn.BLRTOptions{Replicates: 4, Starts: starts, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := learn.BLRT(d, null, 2, lr, learn.BLRTOptions{Replicates: B - 4, First: 4, Starts: starts, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := learn.MergeBLRT(b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.LRs, ref) || m.Exceed != exceed || m.P != p || m.Replicates != B {
+		t.Errorf("merged parts: LRs %v, exceed %d, p %v; reference %v, %d, %v", m.LRs, m.Exceed, m.P, ref, exceed, p)
+	}
+	if _, err := learn.MergeBLRT(a, a); err == nil {
+		t.Error("overlapping parts merged")
+	}
 	// One true class: the data's LR is one more draw of the null's
 	// distribution, so some replicates exceed it and some do not (the
 	// case checks the count, not only its extremes).

@@ -40,6 +40,9 @@ type LCMOptions struct {
 	// BLRTStarts is the number of random starts of each of a replicate's
 	// two fits (0: DefaultBLRTStarts).
 	BLRTStarts int
+	// BLRTFirst is the index of the first replicate (BLRTOptions.First):
+	// a job array's task runs its own range, and MergeBLRT joins them.
+	BLRTFirst int
 }
 
 // Defaults of LCMOptions.
@@ -406,7 +409,7 @@ func learnLCM(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 			}
 			alt := s.rep.Fits[i-1]
 			f.BLRT, err = BLRT(d, null, f.Classes, 2*(f.LogLik-alt.LogLik), BLRTOptions{Replicates: opt.LCM.BLRT, Starts: opt.LCM.BLRTStarts,
-				Seed: blrtSeeds[f.Classes], EM: opt.Fit.EM, Workers: workers})
+				Seed: blrtSeeds[f.Classes], First: opt.LCM.BLRTFirst, EM: opt.Fit.EM, Workers: workers})
 			if err != nil {
 				return nil, err
 			}

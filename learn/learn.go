@@ -329,6 +329,8 @@ func (o *Options) Validate() error {
 			return &OptionError{Option: "LCM.BLRT", Value: o.LCM.BLRT, Want: "0 (no test) or more replicates"}
 		case o.LCM.BLRTStarts < 0:
 			return &OptionError{Option: "LCM.BLRTStarts", Value: o.LCM.BLRTStarts, Want: "0 (DefaultBLRTStarts) or more"}
+		case o.LCM.BLRTFirst < 0:
+			return &OptionError{Option: "LCM.BLRTFirst", Value: o.LCM.BLRTFirst, Want: "0 or more"}
 		case o.LCM.BLRT > 0 && o.Fit.HiddenStates == 1:
 			return &OptionError{Option: "LCM.BLRT", Value: o.LCM.BLRT, Want: "0 with 1 class (the test compares k−1 with k ≥ 2 classes)"}
 		}

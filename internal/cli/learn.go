@@ -43,6 +43,7 @@ type learnOpts struct {
 	maxClasses int
 	blrt       int
 	blrtStarts int
+	blrtFirst  int
 	em         emFlags
 	spec       spectralFlags
 	structOnly bool
@@ -195,6 +196,7 @@ output), as JSON with --json.`,
 	flagGroup(f, "Latent class analysis (lcm)", func(f *pflag.FlagSet) {
 		f.IntVar(&o.maxClasses, "max-classes", 0, fmt.Sprintf("fit 1 to this many classes and print their fit table (LL, parameters, AIC, BIC, adjusted BIC, CAIC, entropy R², smallest class share, whether the best LL replicated); the smallest BIC is kept (0: up to %d, stopping once two in a row do not improve the BIC). --hidden-states fixes the number; --restarts sets the random starts (default %d), each run to convergence, in parallel", learn.DefaultMaxClasses, learn.DefaultLCMRestarts))
 		f.IntVar(&o.blrt, "blrt", 0, "bootstrap likelihood-ratio test of k−1 against k classes for every k ≥ 2 of the table, with this many replicates drawn from the fitted k−1-class model (0: none); p = (1 + #{LR_b ≥ LR}) / (B + 1). Replicates run in parallel; the p-values depend on --seed, not on the cores")
+		f.IntVar(&o.blrtFirst, "blrt-first", 0, "--blrt: index of the first replicate, so that a job array's tasks each run their own range (replicate b draws from --seed and b only; the README shows how to merge the parts)")
 		f.IntVar(&o.blrtStarts, "blrt-starts", 0, fmt.Sprintf("--blrt: random starts of each of a replicate's two fits (k−1 and k classes), each run to convergence (0: %d)", learn.DefaultBLRTStarts))
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) {
@@ -365,7 +367,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 		}
 	}
 	if m == learn.LCM {
-		opt.LCM.MaxClasses, opt.LCM.BLRT, opt.LCM.BLRTStarts = o.maxClasses, o.blrt, o.blrtStarts
+		opt.LCM.MaxClasses, opt.LCM.BLRT, opt.LCM.BLRTStarts, opt.LCM.BLRTFirst = o.maxClasses, o.blrt, o.blrtStarts, o.blrtFirst
 	}
 	opt.Src = seed.New(o.em.seed, seed.Learn)
 	opt.MaxPairBytes = int64(o.maxPair)
@@ -397,6 +399,7 @@ var fieldFlags = map[string][]string{
 	"LCM.MaxClasses":           {"max-classes"},
 	"LCM.BLRT":                 {"blrt"},
 	"LCM.BLRTStarts":           {"blrt-starts"},
+	"LCM.BLRTFirst":            {"blrt-first"},
 	"Fit.EM.Restarts":          {"restarts"},
 	"Fit.Init":                 {"random-init", "init"},
 	"Fit.Params":               {"params"},
@@ -850,8 +853,12 @@ func printLCM(w io.Writer, l *learn.LCMReport) {
 	}
 	for _, f := range l.Fits {
 		if b := f.BLRT; b != nil {
-			fmt.Fprintf(w, "BLRT %d vs %d classes: LR %.2f, %d of %d replicates at least as large, p = %.4f (%d starts per replicate fit)\n",
-				f.Classes-1, f.Classes, b.LR, b.Exceed, b.Replicates, b.P, b.Starts)
+			reps := fmt.Sprintf("%d replicates", b.Replicates)
+			if b.First > 0 {
+				reps = fmt.Sprintf("replicates %d to %d", b.First, b.First+b.Replicates-1)
+			}
+			fmt.Fprintf(w, "BLRT %d vs %d classes: LR %.2f, %d of %s at least as large, p = %.4f (%d starts per replicate fit)\n",
+				f.Classes-1, f.Classes, b.LR, b.Exceed, reps, b.P, b.Starts)
 		}
 	}
 	for _, msg := range lcmWarnings(l) {
