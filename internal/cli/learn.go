@@ -212,6 +212,7 @@ output), as JSON with --json.`,
 	hs.Usage = `discrete data: states of every hidden variable, or "auto" (chosen per hidden variable by BIC: the best of 2 to 5 for all, then split or merged per variable). ` +
 		`Default: auto when some variable has more than 2 states and variables² × rows is at most 10⁷ (80 variables × 1,500 rows), else 2; the summary says which was used. ` +
 		`Mixed data: states of every discrete hidden variable (default 2), or "auto" (the best number for all by BIC, 2 to 5)`
+	f.Lookup("restarts").Usage += fmt.Sprintf(". With --method lcm: the random starts of every fit (default %d), each run to convergence, in parallel; the fit table reports how many reached the best log-likelihood", learn.DefaultLCMRestarts)
 	f.Lookup("seed").Usage = "random seed of EM (its random starts, --em-sample warm-up samples, --hidden-states auto trials), of --order random of the quartet method, and of the sampling steps of regclnj and regclrg"
 	flagGroup(f, "Output", func(f *pflag.FlagSet) {
 		f.StringVarP(&o.out, "out", "o", "", "write the fitted model (JSON) to this file")
