@@ -203,7 +203,8 @@ type LCMFitOptions struct {
 // to convergence, and returns the fit of the highest log-likelihood (the
 // first of ties), its EM run (Starts: every start's final
 // log-likelihood) and every start's final log-likelihood, in the order of
-// the starts.
+// the starts. The model's classes are in canonical order
+// (discrete.Model.Canonicalize: by decreasing share).
 func FitLCM(d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.EMResult, []float64, error) {
 	t, err := LCMTree(d.Names())
 	if err != nil {
@@ -267,6 +268,7 @@ func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*dis
 		}
 	}
 	res := results[best]
+	models[best].Canonicalize()
 	if k > 1 {
 		res.Starts = append([]float64(nil), lls...)
 	}

@@ -1,6 +1,7 @@
 package learn_test
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -137,6 +138,9 @@ func TestLCMStartsDeterministic(t *testing.T) {
 		}
 		if len(lls) != 5 || !slices.Equal(lls, em.Starts) || em.LogLik != slices.Max(lls) {
 			t.Fatalf("workers %d: starts %v, EM starts %v, LL %v", w, lls, em.Starts, em.LogLik)
+		}
+		if !slices.IsSortedFunc(m.Prior, func(a, b float64) int { return -cmp.Compare(a, b) }) {
+			t.Errorf("workers %d: classes not in canonical order (decreasing share): %v", w, m.Prior)
 		}
 		if ref == nil {
 			ref, refModel = lls, m

@@ -68,7 +68,9 @@ func fitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *mode
 // FitAuto is model.Fit with opt.AutoStates on discrete data (see
 // model.FitOptions.AutoStates) that also returns the fits of every uniform
 // number of states it compared and the index of the best (UniformFits;
-// nil for a tree without hidden nodes).
+// nil for a tree without hidden nodes). The returned model's hidden
+// states are in canonical order (Canonicalize), the table's models as
+// fitted.
 func FitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *model.EMResult, []UniformFit, int, error) {
 	if t.NumHidden() == 0 {
 		m, res, err := fitUniform(t, d, opt, 2)
@@ -89,8 +91,10 @@ func FitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *mode
 	if bicOf(chosen, final.LogLik, d.NumRows()) > bestBIC {
 		// (EM from the kept moves only raises the likelihood; this guards
 		// the promise against round-off.)
+		best.Canonicalize()
 		return best, bestRes, fits, i, nil
 	}
+	chosen.Canonicalize()
 	return chosen, final, fits, i, nil
 }
 
