@@ -50,6 +50,14 @@
 // every uniform count from 2 to 5, on simulated trees whose observed
 // variables have 3 to 6 states (command: experiment hidden-states).
 //
+// Mixed measures mixed-type (conditional-Gaussian) latent trees (issue
+// 24) on random mixed trees: structure recovery from mixed
+// canonical-correlation distances against the number of rows, and the
+// held-out log-likelihood of learn's default on the mixed table against
+// the alternatives without a mixed model (drop one kind of column,
+// discretise the continuous columns, code the discrete ones as numbers)
+// (command: experiment mixed; PlotMixed).
+//
 // Scale is latentree's own benchmark: time and peak heap of the statistics
 // of streamed CSV and Parquet files, CLNJ from the statistics and learning
 // with EM, against the numbers of rows and of variables of binary data
