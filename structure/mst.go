@@ -41,7 +41,7 @@ func spanning(n int, w []float64, maximize bool) []int {
 	for step := 1; step < n; step++ {
 		u, bu := -1, math.Inf(1)
 		for j := 0; j < n; j++ {
-			if !in[j] && (u < 0 || best[j] < bu) {
+			if !in[j] && (u < 0 || less(best[j], bu)) {
 				u, bu = j, best[j]
 			}
 		}
@@ -51,12 +51,23 @@ func spanning(n int, w []float64, maximize bool) []int {
 			if in[j] {
 				continue
 			}
-			if k := key(row[j]); k < best[j] {
+			if k := key(row[j]); less(k, best[j]) || (!less(best[j], k) && u < parent[j]) {
 				best[j], parent[j] = k, u
 			}
 		}
 	}
 	return parent
+}
+
+// less reports a < b by more than rounding (a relative 1e-12): weights
+// that differ by less are ties, which spanning breaks towards the lower
+// index, so that the tree does not depend on the last bits of the
+// weights.
+func less(a, b float64) bool {
+	if math.IsInf(b, 1) {
+		return !math.IsInf(a, 1)
+	}
+	return a < b-1e-12*math.Max(1, math.Abs(b))
 }
 
 // treeFromParents builds a tree of observed nodes named names with the
