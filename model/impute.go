@@ -120,18 +120,9 @@ func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals f
 		labels := stateLabels(v)
 		dv := d.Var(j)
 		vars[j] = data.Variable{Name: dv.Name, Kind: data.Discrete, States: labels}
-		code := make([]uint16, len(dv.States))
-		for c, l := range dv.States {
-			code[c] = data.Missing
-			for s, ml := range labels {
-				if ml == l {
-					code[c] = uint16(s)
-					break
-				}
-			}
-			if code[c] == data.Missing {
-				return nil, fmt.Errorf("model: column %q has state %q, which the model's variable does not have (states %v)", dv.Name, l, labels)
-			}
+		code, err := StateRemap(dv, labels)
+		if err != nil {
+			return nil, err
 		}
 		col := make([]uint16, d.NumRows())
 		for r, c := range d.Discrete(j) {
@@ -144,18 +135,8 @@ func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals f
 	}
 	imp := &Imputation{}
 	for x, j := range cols {
-		c := &post[x]
-		for r, code := range d.Discrete(j) {
-			if code != data.Missing {
-				continue
-			}
-			s, p := c.Mode(r)
-			if math.IsNaN(p) {
-				return nil, fmt.Errorf("model: row %d has probability 0 under the model; its cell %q cannot be imputed", r+1, c.Name)
-			}
-			out[j][r] = uint16(s)
-			imp.Cells = append(imp.Cells, ImputedCell{Row: r, Column: j, Name: c.Name, Value: c.Labels[s], Prob: p,
-				States: c.Labels, Probs: append([]float64(nil), c.Row(r)...)})
+		if err := imp.FillDiscrete(out[j], d.Discrete(j), j, &post[x]); err != nil {
+			return nil, err
 		}
 	}
 	imp.Data, err = data.FromDiscrete(vars, out)
@@ -163,4 +144,25 @@ func ImputeDiscrete(t *tree.Tree, stateLabels func(int) []string, conditionals f
 		return nil, err
 	}
 	return imp, nil
+}
+
+// FillDiscrete imputes the missing cells of discrete column j: src holds
+// the column's codes (data.Missing where missing), dst the codes written
+// (the model's), and c the column's Conditional. Every missing cell gets
+// its most likely state, and a cell of imp.Cells records its
+// distribution; a row of probability 0 under the model is an error.
+func (imp *Imputation) FillDiscrete(dst, src []uint16, j int, c *Conditional) error {
+	for r, code := range src {
+		if code != data.Missing {
+			continue
+		}
+		s, p := c.Mode(r)
+		if math.IsNaN(p) {
+			return fmt.Errorf("model: row %d has probability 0 under the model; its cell %q cannot be imputed", r+1, c.Name)
+		}
+		dst[r] = uint16(s)
+		imp.Cells = append(imp.Cells, ImputedCell{Row: r, Column: j, Name: c.Name, Value: c.Labels[s], Prob: p,
+			States: c.Labels, Probs: append([]float64(nil), c.Row(r)...)})
+	}
+	return nil
 }

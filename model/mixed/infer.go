@@ -777,18 +777,8 @@ func (m *Model) Impute(d *data.Dataset, opt model.ImputeOptions) (*model.Imputat
 	for x, j := range cols {
 		c := &post[x]
 		if c.Prob != nil {
-			dst := out.Discrete(j)
-			for r, code := range d.Discrete(j) {
-				if code != data.Missing {
-					continue
-				}
-				s, p := c.Mode(r)
-				if math.IsNaN(p) {
-					return nil, fmt.Errorf("model: row %d has probability 0 under the model; its cell %q cannot be imputed", r+1, c.Name)
-				}
-				dst[r] = uint16(s)
-				imp.Cells = append(imp.Cells, model.ImputedCell{Row: r, Column: j, Name: c.Name, Value: c.Labels[s], Prob: p,
-					States: c.Labels, Probs: append([]float64(nil), c.Row(r)...)})
+			if err := imp.FillDiscrete(out.Discrete(j), d.Discrete(j), j, c); err != nil {
+				return nil, err
 			}
 			continue
 		}
