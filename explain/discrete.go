@@ -117,16 +117,23 @@ func profile(m *discrete.Model, obs []int, labels [][]string, cond [][]float64, 
 	out := make([]Answer, len(obs))
 	for j, x := range obs {
 		kx := m.States[x]
-		p := append([]float64(nil), cond[x][s*kx:(s+1)*kx]...)
-		mode := 0
-		for b := range p {
-			if p[b] > p[mode] {
-				mode = b
-			}
-		}
-		out[j] = Answer{Name: m.Tree.Name(x), Mode: labels[x][mode], Prob: p[mode], States: labels[x], Probs: p}
+		out[j] = discreteAnswer(m.Tree.Name(x), labels[x], cond[x][s*kx:(s+1)*kx])
 	}
 	return out
+}
+
+// discreteAnswer is the Answer of a discrete variable with the given state
+// labels and distribution p (copied): its most probable state (the first
+// of ties) and p.
+func discreteAnswer(name string, labels []string, p []float64) Answer {
+	p = append([]float64(nil), p...)
+	mode := 0
+	for b := range p {
+		if p[b] > p[mode] {
+			mode = b
+		}
+	}
+	return Answer{Name: name, Mode: labels[mode], Prob: p[mode], States: labels, Probs: p}
 }
 
 // nonNil returns an empty slice for nil, so that JSON has [] not null.

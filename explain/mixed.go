@@ -445,15 +445,7 @@ func (c *cg) profile(h, s int, obs []int, cond, means [][]float64) []Answer {
 			continue
 		}
 		kx := m.States[x]
-		p := append([]float64(nil), cond[x][s*kx:(s+1)*kx]...)
-		mode := 0
-		for b := range p {
-			if p[b] > p[mode] {
-				mode = b
-			}
-		}
-		labels := stateLabels(m, x)
-		out[j] = Answer{Name: t.Name(x), Mode: labels[mode], Prob: p[mode], States: labels, Probs: p}
+		out[j] = discreteAnswer(t.Name(x), stateLabels(m, x), cond[x][s*kx:(s+1)*kx])
 	}
 	return out
 }
