@@ -47,6 +47,9 @@ func (m *Model) Bootstrap(d *data.Dataset, opt BootstrapOptions) (*StdErrors, er
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if m.Regression != nil {
+		return nil, errors.New("model: bootstrap standard errors of a model with covariates are not implemented (use the Hessian's, StandardErrors)")
+	}
 	if d == nil || d.NumRows() == 0 {
 		return nil, errors.New("model: no rows to bootstrap")
 	}

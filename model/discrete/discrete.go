@@ -37,6 +37,14 @@ type Model struct {
 	// them back. Nothing updates them when the parameters change: set SE
 	// to nil after refitting.
 	SE *StdErrors
+	// Regression, when not nil, models the root's state given covariates
+	// (columns of the data that are not variables of the model): each row
+	// then has its own prior of the root, and Prior holds the mean of the
+	// fitted rows' priors (the root's model-estimated state shares). The
+	// model's data must then have the covariates' columns besides its
+	// variables (inference on new rows uses them). FitEM fits it;
+	// FitCovariates adds it to a model.
+	Regression *RootRegression
 
 	rooted *tree.Rooted
 	// local is the local fit the model was built from
@@ -152,6 +160,16 @@ func (m *Model) Validate() error {
 		if v == m.Root {
 			if err := checkDist(m.Prior, 1, k); err != nil {
 				return fmt.Errorf("model: prior of root %s: %w", t.Name(v), err)
+			}
+			if m.Regression != nil {
+				if err := m.Regression.validate(k); err != nil {
+					return err
+				}
+				for _, c := range m.Regression.Covariates {
+					if _, ok := t.Lookup(c.Name); ok {
+						return fmt.Errorf("model: covariate %q is also a node of the tree", c.Name)
+					}
+				}
 			}
 			continue
 		}

@@ -16,11 +16,15 @@ import (
 
 // compress returns a binding over the distinct rows of b, each weighted by
 // its number of copies: EM and scoring then cost as many rows as there are
-// distinct rows. It returns b itself when that does not pay: when the
+// distinct rows. It returns b itself when that does not pay (or rows
+// have priors of their own, binding.rootPrior): when the
 // first compressProbe rows are nearly all distinct (more than 90%), or
 // when the distinct rows pass half of all rows, so that data of many
 // variables (every row different) cost no map of all their rows.
 func (b *binding) compress() *binding {
+	if b.rootPrior != nil {
+		return b // rows differ by their covariates
+	}
 	var nodes []int
 	for v, c := range b.codes {
 		if c != nil {
@@ -118,7 +122,7 @@ func (c *counts) add(o *counts) {
 // estep adds the expected counts of rows [r0, r0+nb) to c.
 func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 	e.upward(b, w, r0, nb, false)
-	e.downward(b, w, nb, false)
+	e.downward(b, w, r0, nb, false)
 	m := e.m
 	norm := w.tmp[:nb]
 	for i := 0; i < nb; i++ {
@@ -148,6 +152,17 @@ func (e *engine) estep(b *binding, w *work, r0, nb int, c *counts) {
 					}
 				}
 				c.prior[s] += acc
+			}
+			if post := b.rootPost; post != nil {
+				for i := 0; i < nb; i++ {
+					for s := 0; s < k; s++ {
+						if norm[i] > 0 {
+							post[(r0+i)*k+s] = pi[s*blockRows+i] * lam[s*blockRows+i] / norm[i]
+						} else {
+							post[(r0+i)*k+s] = 0
+						}
+					}
+				}
 			}
 			continue
 		}
@@ -258,7 +273,7 @@ func (e *engine) leafCounts(w *work, dst, cpt, down []float64, codes, remap []ui
 // depend on the number of workers or on scheduling: EM's decisions (the
 // SQUAREM safeguard, the stopping rule) compare nearby likelihoods.
 func (e *engine) expected(b *binding, nw int) *counts {
-	if e.binaryModel() {
+	if e.binaryModel() && b.rootPrior == nil {
 		return e.expectedBinary(b, nw)
 	}
 	return e.expectedGeneric(b, nw)
@@ -285,7 +300,7 @@ func (e *engine) expectedGeneric(b *binding, nw int) *counts {
 // loglik returns the weighted log-likelihood of all rows of b, summed in
 // block order (independent of the number of workers).
 func (e *engine) loglik(b *binding, nw int) float64 {
-	if e.binaryModel() {
+	if e.binaryModel() && b.rootPrior == nil {
 		// The binary E-step is about 3 times faster than the generic
 		// upward pass, counts included.
 		c := e.expectedBinary(b, nw)
@@ -401,19 +416,26 @@ func (m *Model) Clone() *Model {
 	for i, t := range m.CPT {
 		c.CPT[i] = append([]float64(nil), t...)
 	}
+	c.Regression = m.Regression.Clone()
 	return c
 }
 
 // FitEM fits the model's parameters to d by expectation–maximisation,
 // keeping its structure and numbers of states; missing cells are
 // marginalised. The model is updated in place. See EMOptions for the
-// restarts, the acceleration and the stopping rule.
+// restarts, the acceleration and the stopping rule. A model with a root
+// regression (Regression) runs plain EM from its current parameters, the
+// regression's coefficients fitted in each M-step by Newton's method
+// (see FitCovariates, which starts it).
 func (m *Model) FitEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	if err := opt.Validate(); err != nil {
 		return nil, err
+	}
+	if m.Regression != nil {
+		return m.fitRegressionEM(d, opt)
 	}
 	b0, err := m.bind(d)
 	if err != nil {

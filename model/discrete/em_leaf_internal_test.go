@@ -33,7 +33,7 @@ func TestLeafCountsMatchGeneral(t *testing.T) {
 		leaves := 0
 		e.forBlocks(b.rows, 1, func(_ int, w *work, r0, nb int) {
 			e.upward(b, w, r0, nb, true)
-			e.downward(b, w, nb, true)
+			e.downward(b, w, r0, nb, true)
 			for _, v := range e.order {
 				p := e.parent[v]
 				if p < 0 || b.codes[v] == nil || len(e.children[v]) > 0 {
@@ -75,7 +75,7 @@ func TestLeafCountsMatchGeneral(t *testing.T) {
 				}
 				// estep overwrote w; recompute the general messages.
 				e.upward(b, w, r0, nb, true)
-				e.downward(b, w, nb, true)
+				e.downward(b, w, r0, nb, true)
 			}
 		})
 		if leaves == 0 {

@@ -196,6 +196,9 @@ func (m *Model) FitEMSource(src data.Source, opt model.EMOptions) (*model.EMResu
 	if src == nil {
 		return nil, errors.New("model: no data source")
 	}
+	if m.Regression != nil {
+		return nil, errors.New("model: a model with covariates (a root regression) is fitted in memory (FitEM), not from a streamed source")
+	}
 	rng := emRand(opt)
 	// Few distinct rows (few variables, or strong dependence): EM on them,
 	// weighted, in memory.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/parallel"
@@ -26,13 +27,21 @@ type binding struct {
 	bin    [][]uint8 // codes as binary states (binCodes; nil until asked)
 	// binMiss[v]: the column of node v has a missing cell (with bin).
 	binMiss []bool
+	// rootPrior, when not nil, is each row's prior of the root (row r's
+	// at [r*k, (r+1)*k), k the root's states) in place of the model's
+	// Prior: the root regression's (Model.Regression). rootPost, when not
+	// nil, receives each row's posterior of the root in the E-step, laid
+	// out alike. design is the regression's design (rows × 1+terms).
+	rootPrior, rootPost, design []float64
 }
 
 // bind matches the model's observed variables with the dataset's columns
 // by name, and state labels by label. Every observed variable of the model
 // must be a discrete column of d, every column must be a variable of the
 // model (a *MismatchError names those that are not), and every state label
-// in the data must be a state of the model.
+// in the data must be a state of the model. With a root regression, d
+// must also have the covariates' columns (Design), which give each row its
+// prior of the root.
 func (m *Model) bind(d *data.Dataset) (*binding, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
@@ -42,8 +51,20 @@ func (m *Model) bind(d *data.Dataset) (*binding, error) {
 	for i := range b.col {
 		b.col[i] = -1
 	}
-	if err := model.CheckColumns(t, d.Names()); err != nil {
+	names := d.Names()
+	if m.Regression != nil {
+		cov := m.Regression.Names()
+		names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(cov, n) })
+	}
+	if err := model.CheckColumns(t, names); err != nil {
 		return nil, err
+	}
+	if m.Regression != nil {
+		x, err := m.Regression.Design(d)
+		if err != nil {
+			return nil, err
+		}
+		b.design, b.rootPrior = x, m.Regression.priors(x, m.States[m.Root])
 	}
 	for _, v := range t.Observed() {
 		name := t.Name(v)
@@ -125,7 +146,7 @@ func (e *engine) upward(b *binding, w *work, r0, nb int, leafLam bool) {
 		}
 		e.lambda(b, w, v, r0, nb)
 		if p < 0 {
-			e.addRootLogZ(w, lam, k, nb)
+			e.addRootLogZ(b, w, lam, k, r0, nb)
 			continue
 		}
 		// Message to the parent: up(xp) = Σ_xv P(xv|xp) λ(xv).
@@ -189,14 +210,21 @@ func (e *engine) lambda(b *binding, w *work, v, r0, nb int) {
 	}
 }
 
-// addRootLogZ multiplies the root's λ by the prior, sums over its k
-// states and adds the log of the sum to each row's w.logZ.
-func (e *engine) addRootLogZ(w *work, lam []float64, k, nb int) {
+// addRootLogZ multiplies the root's λ by the prior (b's per-row prior,
+// if any), sums over its k states and adds the log of the sum to each
+// row's w.logZ.
+func (e *engine) addRootLogZ(b *binding, w *work, lam []float64, k, r0, nb int) {
 	z := w.tmp[:nb]
 	clear(z)
 	for s := 0; s < k; s++ {
 		ps := e.m.Prior[s]
 		a := lam[s*blockRows : s*blockRows+nb]
+		if rp := b.rootPrior; rp != nil {
+			for i := range z {
+				z[i] += rp[(r0+i)*k+s] * a[i]
+			}
+			continue
+		}
 		for i := range z {
 			z[i] += ps * a[i]
 		}
@@ -277,12 +305,12 @@ func blockMatVec(dst, src, mat []float64, nOut, nIn, outStride, inStride, nb int
 	}
 }
 
-// downward computes, after upward, the messages from the parent side μ_{p→v}
+// downward computes, after upward on rows [r0, r0+nb), the messages from the parent side μ_{p→v}
 // and π_v for every node (scaled per row; only ratios matter). Without
 // leafPi, π is not computed for observed leaves (b's columns): the E-step
 // counts them from their parents' messages directly, and their π costs
 // O(states × parent states) per row, most of an E-step on many-state data.
-func (e *engine) downward(b *binding, w *work, nb int, leafPi bool) {
+func (e *engine) downward(b *binding, w *work, r0, nb int, leafPi bool) {
 	m := e.m
 	for _, v := range e.order {
 		k := e.k[v]
@@ -293,6 +321,9 @@ func (e *engine) downward(b *binding, w *work, nb int, leafPi bool) {
 				row := pi[s*blockRows : s*blockRows+nb]
 				for i := range row {
 					row[i] = m.Prior[s]
+					if b.rootPrior != nil {
+						row[i] = b.rootPrior[(r0+i)*k+s]
+					}
 				}
 			}
 		} else if leafPi || b.codes[v] == nil || len(e.children[v]) > 0 {
@@ -438,7 +469,7 @@ func (m *Model) Posterior(d *data.Dataset, nodes []int, opt model.InferOptions) 
 	}
 	e.forBlocks(b.rows, model.Workers(opt.Workers), func(_ int, w *work, r0, nb int) {
 		e.upward(b, w, r0, nb, true)
-		e.downward(b, w, nb, true)
+		e.downward(b, w, r0, nb, true)
 		for x, v := range nodes {
 			k := e.k[v]
 			pi, lam := w.pi[v], w.lam[v]

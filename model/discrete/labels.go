@@ -23,7 +23,9 @@ import (
 //
 // Observed variables keep their labels. Exact ties keep the current order
 // of the tied states. Standard errors held in SE move with their
-// parameters. model.Fit (for discrete data), FitSource and the learn
+// parameters. A root regression's coefficients (Regression) are
+// re-referenced to the new state 0, and its standard errors dropped when
+// that state changes. model.Fit (for discrete data), FitSource and the learn
 // entry points apply Canonicalize to every model they fit.
 func (m *Model) Canonicalize() {
 	r := m.Rooted()
@@ -147,6 +149,9 @@ func (m *Model) permuteStates(v int, perm []int) {
 		return
 	}
 	permuteParams(m, m.Prior, m.CPT, v, perm)
+	if v == m.Root && m.Regression != nil {
+		m.Regression.permute(perm)
+	}
 	if m.SE != nil {
 		permuteParams(m, m.SE.Prior, m.SE.CPT, v, perm)
 	}

@@ -12,10 +12,15 @@ import (
 )
 
 // NumParams returns κ, the number of free parameters: k_root − 1 for the
-// root and k_parent·(k_v − 1) for every other node.
+// root and k_parent·(k_v − 1) for every other node; with a root
+// regression, (k_root − 1)·(1 + terms) coefficients in place of the
+// root's k_root − 1.
 func (m *Model) NumParams() int {
 	r := m.Rooted()
 	kappa := 0
+	if m.Regression != nil {
+		kappa += (m.States[m.Root] - 1) * m.Regression.NumTerms()
+	}
 	for _, v := range r.Order {
 		if v == m.Root {
 			kappa += m.States[v] - 1

@@ -1,0 +1,147 @@
+package discrete
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/latentree/latentree/data"
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/internal/squarem"
+)
+
+// FitCovariates gives m a root regression on the named columns of d
+// (NewRootRegression; it replaces any) and fits the model with it by EM.
+// It first fits m without covariates to d's other columns (FitEM with opt:
+// its starts, restarts and acceleration), then starts the regression
+// there, the intercepts at the log-odds of the fitted prior and the other
+// coefficients at 0, and runs EM on the whole model (FitEM). The returned
+// run is the second's; its Starts and Replicated are those of the first.
+func (m *Model) FitCovariates(d *data.Dataset, names []string, opt model.EMOptions) (*model.EMResult, error) {
+	if d == nil {
+		return nil, errors.New("model: no data")
+	}
+	reg, err := NewRootRegression(d, names, m.States[m.Root])
+	if err != nil {
+		return nil, err
+	}
+	if _, err := reg.Design(d); err != nil {
+		return nil, err
+	}
+	var keep []int
+	for j, n := range d.Names() {
+		if !slices.Contains(names, n) {
+			keep = append(keep, j)
+		}
+	}
+	rest, err := d.Select(keep)
+	if err != nil {
+		return nil, err
+	}
+	m.Regression, m.SE = nil, nil
+	first, err := m.FitEM(rest, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := 1 + reg.NumTerms()
+	for s := 1; s < len(m.Prior); s++ {
+		reg.Beta[s*p] = math.Log(max(m.Prior[s], 1e-10) / max(m.Prior[0], 1e-10))
+	}
+	m.Regression = reg
+	res, err := m.FitEM(d, opt)
+	if err != nil {
+		m.Regression = nil
+		return nil, err
+	}
+	res.Starts, res.Replicated = first.Starts, first.Replicated
+	res.Iterations += first.Iterations
+	return res, nil
+}
+
+// fitRegressionEM is FitEM for a model with a root regression: EM from
+// the current parameters, whose E-step gives each row its own prior of the
+// root and its posterior, and whose M-step sets the CPTs from the
+// expected counts (with opt.Pseudo) and the coefficients by Newton's
+// method on the posteriors (mstepRegression). Of opt only MaxIter, Tol,
+// Stop, Pseudo, Workers and Progress apply: there are no restarts, no
+// acceleration and no warm-up on samples (FitCovariates starts it from a
+// fit without covariates).
+func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, error) {
+	t0 := time.Now()
+	b, err := m.bind(d)
+	if err != nil {
+		return nil, err
+	}
+	if b.rows == 0 {
+		return nil, errors.New("model: no rows to fit")
+	}
+	maxIter := opt.MaxIter
+	if maxIter <= 0 {
+		maxIter = model.DefaultMaxIter
+	}
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = model.DefaultTol
+	}
+	k := m.States[m.Root]
+	reg := m.Regression
+	reg.SE, m.SE = nil, nil
+	e := newEngine(m)
+	b.rootPost = make([]float64, b.rows*k)
+	stop := squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}
+	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
+	prev := math.Inf(-1)
+	for res.Iterations < maxIter {
+		c := e.expected(b, opt.Workers)
+		res.Iterations++
+		if c.impossible > 0 {
+			return nil, errors.New("model: some rows have probability 0 under the model's parameters: EM cannot start there")
+		}
+		res.Trace = append(res.Trace, c.ll)
+		if opt.Progress != nil {
+			opt.Progress(res.Iterations, c.ll)
+		}
+		m.mstep(c, opt.Pseudo)
+		if err := reg.mstepRegression(b.design, b.rootPost, b, k); err != nil {
+			return nil, err
+		}
+		b.rootPrior = reg.priors(b.design, k)
+		m.Prior = meanPrior(b.rootPrior, b, k)
+		gain := c.ll - prev
+		prev = c.ll
+		if stop.Done(c.ll, gain) {
+			res.Converged = true
+			break
+		}
+	}
+	res.LogLik = e.loglik(b, opt.Workers)
+	if math.IsNaN(res.LogLik) {
+		return nil, fmt.Errorf("model: root regression: the log-likelihood is %g", res.LogLik)
+	}
+	res.Phases.Full.ESteps = res.Iterations
+	res.Phases.Full.Seconds = time.Since(t0).Seconds()
+	return res, nil
+}
+
+// RowPriors returns each row's prior of the root, rows × States[Root]
+// row-major: the root regression's for d's covariates, or the model's
+// Prior on every row without one.
+func (m *Model) RowPriors(d *data.Dataset) ([]float64, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := m.bind(d)
+	if err != nil {
+		return nil, err
+	}
+	if b.rootPrior != nil {
+		return b.rootPrior, nil
+	}
+	out := make([]float64, 0, b.rows*len(m.Prior))
+	for range b.rows {
+		out = append(out, m.Prior...)
+	}
+	return out, nil
+}
