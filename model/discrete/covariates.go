@@ -36,11 +36,9 @@ type Covariate struct {
 type RootRegression struct {
 	Covariates []Covariate
 	// Beta holds the coefficients, one row of 1+NumTerms per state of the
-	// root (row-major; row 0, the reference state, is all 0).
+	// root (row-major; row 0, the reference state, is all 0). Their
+	// standard errors are the model's (StdErrors.Beta).
 	Beta []float64
-	// SE, when not nil, holds their standard errors laid out alike
-	// (StandardErrors; 0 for the reference row).
-	SE []float64
 }
 
 // NewRootRegression returns the regression of a root with k states on
@@ -123,7 +121,7 @@ func (r *RootRegression) Clone() *RootRegression {
 	if r == nil {
 		return nil
 	}
-	c := &RootRegression{Beta: slices.Clone(r.Beta), SE: slices.Clone(r.SE)}
+	c := &RootRegression{Beta: slices.Clone(r.Beta)}
 	for _, x := range r.Covariates {
 		c.Covariates = append(c.Covariates, Covariate{Name: x.Name, States: slices.Clone(x.States)})
 	}
@@ -151,9 +149,6 @@ func (r *RootRegression) validate(k int) error {
 		if i < p && b != 0 {
 			return errors.New("model: the root regression's first state (the reference) must have coefficients 0")
 		}
-	}
-	if r.SE != nil && len(r.SE) != len(r.Beta) {
-		return fmt.Errorf("model: the root regression has %d standard errors for %d coefficients", len(r.SE), len(r.Beta))
 	}
 	return nil
 }
@@ -419,9 +414,10 @@ func (r *RootRegression) checkSeparation(x []float64, k int) error {
 // permute renames the root's states as Canonicalize does (perm[i] is the
 // state that becomes state i) and re-references the coefficients to the
 // new state 0: β_i ← β_perm[i] − β_perm[0]. The probabilities are
-// unchanged. Standard errors are dropped when the reference changes
-// (those of differences to the old reference do not give them).
-func (r *RootRegression) permute(perm []int) {
+// unchanged. It returns the standard errors se (laid out as Beta)
+// renamed alike, or nil when the reference changes (those of
+// differences to the old reference do not give them).
+func (r *RootRegression) permute(perm []int, se []float64) []float64 {
 	p := 1 + r.NumTerms()
 	old := slices.Clone(r.Beta)
 	ref := old[perm[0]*p : (perm[0]+1)*p]
@@ -430,14 +426,12 @@ func (r *RootRegression) permute(perm []int) {
 			r.Beta[i*p+j] = old[q*p+j] - ref[j]
 		}
 	}
-	if perm[0] != 0 {
-		r.SE = nil
-		return
+	if perm[0] != 0 || se == nil {
+		return nil
 	}
-	if r.SE != nil {
-		oldSE := slices.Clone(r.SE)
-		for i, q := range perm {
-			copy(r.SE[i*p:(i+1)*p], oldSE[q*p:(q+1)*p])
-		}
+	out := make([]float64, len(se))
+	for i, q := range perm {
+		copy(out[i*p:(i+1)*p], se[q*p:(q+1)*p])
 	}
+	return out
 }

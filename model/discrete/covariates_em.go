@@ -87,7 +87,7 @@ func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EM
 	}
 	k := m.States[m.Root]
 	reg := m.Regression
-	reg.SE, m.SE = nil, nil
+	m.SE = nil
 	e := newEngine(m)
 	b.rootPost = make([]float64, b.rows*k)
 	stop := squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}

@@ -24,8 +24,8 @@ import (
 // Observed variables keep their labels. Exact ties keep the current order
 // of the tied states. Standard errors held in SE move with their
 // parameters. A root regression's coefficients (Regression) are
-// re-referenced to the new state 0, and its standard errors dropped when
-// that state changes. model.Fit (for discrete data), FitSource and the learn
+// re-referenced to the new state 0, and their standard errors
+// (StdErrors.Beta) dropped when that state changes. model.Fit (for discrete data), FitSource and the learn
 // entry points apply Canonicalize to every model they fit.
 func (m *Model) Canonicalize() {
 	r := m.Rooted()
@@ -150,7 +150,14 @@ func (m *Model) permuteStates(v int, perm []int) {
 	}
 	permuteParams(m, m.Prior, m.CPT, v, perm)
 	if v == m.Root && m.Regression != nil {
-		m.Regression.permute(perm)
+		var se []float64
+		if m.SE != nil {
+			se = m.SE.Beta
+		}
+		se = m.Regression.permute(perm, se)
+		if m.SE != nil {
+			m.SE.Beta = se
+		}
 	}
 	if m.SE != nil {
 		permuteParams(m, m.SE.Prior, m.SE.CPT, v, perm)

@@ -42,6 +42,11 @@ type StdErrors struct {
 	Replicates int
 	Prior      []float64
 	CPT        [][]float64
+	// Beta, with a root regression (Model.Regression), holds the
+	// standard errors of its coefficients laid out as its Beta (0 for the
+	// reference state); nil without one, or after Canonicalize changed
+	// the reference state.
+	Beta []float64
 }
 
 // SEOptions configure StandardErrors.
@@ -83,6 +88,9 @@ func (m *Model) StandardErrors(d *data.Dataset, opt SEOptions) (*StdErrors, erro
 	if b0.rows == 0 {
 		return nil, errors.New("model: no rows for standard errors")
 	}
+	if m.Regression != nil {
+		return m.regressionSE(b0, opt)
+	}
 	b := b0.compress()
 	ps := newParamSet(m)
 	info, err := ps.information(b, model.Workers(opt.Workers))
@@ -117,6 +125,12 @@ type paramSet struct {
 	// tin, tout: a depth-first numbering, so that w is in v's subtree
 	// exactly when tin[v] ≤ tin[w] < tout[v].
 	tin, tout []int
+	// reg: the model has a root regression, whose coefficients replace
+	// the root's logits; full is then the number of free parameters
+	// (the coefficients, then the CPTs' logits), and design its
+	// design's columns (regressionSE).
+	reg        bool
+	full, ncol int
 }
 
 func newParamSet(m *Model) *paramSet {
@@ -136,15 +150,18 @@ func newParamSet(m *Model) *paramSet {
 				theta = m.CPT[v][a*k : (a+1)*k]
 			}
 			ref := 0
+			reg := v == m.Root && m.Regression != nil
 			for s, p := range theta {
-				if p > theta[ref] {
+				if p > theta[ref] && !reg {
 					ref = s
 				}
 			}
 			free := make([]int, k)
 			for s, p := range theta {
 				free[s] = -1
-				if s != ref && !IsBoundary(p) {
+				// (With a root regression the root's logits against
+				// state 0 are the rows' linear predictors: all free.)
+				if s != ref && (reg || !IsBoundary(p)) {
 					free[s] = ps.n
 					ps.n++
 				}
@@ -187,10 +204,25 @@ type rowState struct {
 	// missing in the row.
 	evBuf  [][]float64
 	random []bool
+	// rootTheta, when not nil, is the row's prior of the root (a root
+	// regression's) in place of the model's Prior; row is then the row's
+	// own information (regressionSE).
+	rootTheta []float64
+	row       []float64
+}
+
+// theta returns the probabilities of distribution pr in the current row.
+func (s *rowState) theta(pr *paramRow, root int) []float64 {
+	if pr.v == root && s.rootTheta != nil {
+		return s.rootTheta
+	}
+	return pr.theta
 }
 
 // information returns the observed information (minus the Hessian of the
-// log-likelihood in the free logits), P×P row-major.
+// log-likelihood in the free logits), P×P row-major; with a root
+// regression, in the coefficients and the CPTs' logits (ps.full
+// parameters).
 func (ps *paramSet) information(b *binding, workers int) ([]float64, error) {
 	P := ps.n
 	// Fixed chunks of rows, summed in order: the result does not depend
@@ -202,9 +234,12 @@ func (ps *paramSet) information(b *binding, workers int) ([]float64, error) {
 	errs := make([]error, nc)
 	parallel.ForState(workers, nc, func() *rowState { return ps.newRowState() }, func(s *rowState, c int) {
 		s.info = make([]float64, P*P)
+		if ps.reg {
+			s.row, s.info = s.info, make([]float64, ps.full*ps.full)
+		}
 		lo, hi := c*b.rows/nc, (c+1)*b.rows/nc
 		for r := lo; r < hi; r++ {
-			if err := ps.addRow(s, b, r); err != nil {
+			if err := ps.addRowAny(s, b, r); err != nil {
 				errs[c] = err
 				return
 			}
@@ -252,14 +287,16 @@ func (ps *paramSet) newRowState() *rowState {
 // expectedScore writes E[S | evidence] into dst from node and edge
 // posteriors: for the logit of state c in row a of v's distribution,
 // P(parent = a, v = c) − p_c P(parent = a).
-func (ps *paramSet) expectedScore(dst []float64, post, q [][]float64) {
+func (ps *paramSet) expectedScore(s *rowState, dst []float64, post, q [][]float64) {
 	m := ps.m
-	for _, pr := range ps.rows {
+	for i := range ps.rows {
+		pr := &ps.rows[i]
 		k := m.States[pr.v]
 		if pr.v == m.Root {
+			theta := s.theta(pr, m.Root)
 			for c, j := range pr.free {
 				if j >= 0 {
-					dst[j] = post[pr.v][c] - pr.theta[c]
+					dst[j] = post[pr.v][c] - theta[c]
 				}
 			}
 			continue
@@ -302,7 +339,7 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 	if !s.bp.run(s.ev, s.post, s.q) {
 		return fmt.Errorf("model: row %d has probability 0 under the model: no standard errors", r+1)
 	}
-	ps.expectedScore(s.es, s.post, s.q)
+	ps.expectedScore(s, s.es, s.post, s.q)
 	// E[S | row, v = x] for every node and state of positive posterior.
 	for _, v := range ps.r.Order {
 		for x := range s.cond[v] {
@@ -325,7 +362,7 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 				if !ok {
 					return fmt.Errorf("model: row %d: propagation failed", r+1)
 				}
-				ps.expectedScore(cv, s.cpost, s.cq)
+				ps.expectedScore(s, cv, s.cpost, s.cq)
 			}
 		}
 	}
@@ -346,6 +383,7 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 		root := v == m.Root
 		for _, ri := range ps.byRow[v] {
 			pr := ps.rows[ri]
+			theta := s.theta(&pr, m.Root)
 			a := pr.a
 			// Joint posterior of (parent = a, v = x) for x = 0..k−1.
 			var qa []float64
@@ -369,7 +407,7 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 					if j < 0 {
 						continue
 					}
-					tc, td := pr.theta[c], pr.theta[d]
+					tc, td := theta[c], theta[d]
 					ess := pa*tc*td - tc*qa[d] - td*qa[c]
 					comp := -pa * tc * td
 					if c == d {
@@ -394,7 +432,7 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 					if i < 0 {
 						continue
 					}
-					g := -pr.theta[c]
+					g := -theta[c]
 					if c == x {
 						g++
 					}
@@ -530,6 +568,9 @@ type rowBP struct {
 	r           *tree.Rooted
 	lam, up, pi [][]float64
 	out         []float64
+	// prior, when not nil, replaces the model's Prior (a row's prior
+	// under a root regression).
+	prior []float64
 }
 
 func newRowBP(m *Model) *rowBP {
@@ -588,15 +629,19 @@ func (bp *rowBP) run(ev, post, q [][]float64) bool {
 	// v's side is post[v]/up[c] (computed without dividing by 0 as the
 	// product of v's prior-side message, evidence and the other children).
 	root := m.Root
+	prior := m.Prior
+	if bp.prior != nil {
+		prior = bp.prior
+	}
 	for s := range post[root] {
-		post[root][s] = m.Prior[s] * bp.lam[root][s]
+		post[root][s] = prior[s] * bp.lam[root][s]
 	}
 	if !normalize(post[root]) {
 		return false
 	}
 	// pi[v]: the message into v from its parent side (prior at the root).
 	pi := bp.pi
-	copy(pi[root], m.Prior)
+	copy(pi[root], prior)
 	for _, v := range r.Order {
 		kv := m.States[v]
 		for _, c := range r.Children[v] {
