@@ -47,9 +47,12 @@ var optionGroups = []OptionGroup{
 	{"regularized CLGrouping options", []string{"Reg.MaxHidden", "Reg.SampleHidden"},
 		Method.Regularized, "regclnj and regclrg",
 		func(o *Options) bool { return o.Reg != (RegOptions{}) }},
-	{"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts, LCM.BLRTFirst)", []string{"LCM.MaxClasses", "LCM.Restarts", "LCM.BLRT", "LCM.BLRTStarts", "LCM.BLRTFirst"},
+	{"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts, LCM.BLRTFirst, LCM.Covariates)", []string{"LCM.MaxClasses", "LCM.Restarts", "LCM.BLRT", "LCM.BLRTStarts", "LCM.BLRTFirst", "LCM.Covariates"},
 		func(m Method) bool { return m == LCM }, "lcm",
-		func(o *Options) bool { return o.LCM != (LCMOptions{}) }},
+		func(o *Options) bool {
+			l := o.LCM
+			return len(l.Covariates) > 0 || l.MaxClasses != 0 || l.Restarts != 0 || l.BLRT != 0 || l.BLRTStarts != 0 || l.BLRTFirst != 0
+		}},
 	{"random starts, restarts, spectral parameters and starts, and EM's warm-up samples",
 		[]string{"Fit.EM.Restarts", "Fit.Init", "Fit.Params", "Fit.Linker", "Fit.SpectralTol", "Fit.EM.Sample", "Fit.EM.RestartIter", "Fit.EM.KeepInit"},
 		func(m Method) bool { return !m.Regularized() },

@@ -43,6 +43,12 @@ type LCMOptions struct {
 	// BLRTFirst is the index of the first replicate (BLRTOptions.First):
 	// a job array's task runs its own range, and MergeBLRT joins them.
 	BLRTFirst int
+	// Covariates names columns of the data that predict the class (a
+	// multinomial logit of the class on them, discrete.RootRegression);
+	// the other columns are the model's variables. Every fit of the table
+	// then has them (its parameters count the coefficients). They do not
+	// combine with BLRT.
+	Covariates []string
 }
 
 // Defaults of LCMOptions.
@@ -196,6 +202,11 @@ type LCMFitOptions struct {
 	// Workers bounds the goroutines (0: EM.Workers, then GOMAXPROCS): the
 	// starts run in parallel, each E-step on the goroutines left over.
 	Workers int
+	// Covariates names columns of d that predict the class: each start
+	// is then fitted without them and from there with the root
+	// regression on them (discrete.Model.FitCovariates); the model's
+	// variables are d's other columns.
+	Covariates []string
 }
 
 // FitLCM fits the latent class model with k classes (LCMTree over d's
@@ -206,7 +217,10 @@ type LCMFitOptions struct {
 // the starts. The model's classes are in canonical order
 // (discrete.Model.Canonicalize: by decreasing share).
 func FitLCM(d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.EMResult, []float64, error) {
-	t, err := LCMTree(d.Names())
+	if d == nil {
+		return nil, nil, nil, errors.New("learn: no data")
+	}
+	t, err := LCMTree(withoutCovariates(d.Names(), opt.Covariates))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -219,7 +233,7 @@ func FitLCM(d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.
 
 // fitLCMStarts is FitLCM on the latent class tree t.
 func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*discrete.Model, *model.EMResult, []float64, error) {
-	if d == nil || !d.AllDiscrete() {
+	if d == nil || !itemsDiscrete(d, opt.Covariates) {
 		return nil, nil, nil, errors.New("discrete data needed")
 	}
 	if k < 1 {
@@ -253,7 +267,12 @@ func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*dis
 			return
 		}
 		m.Randomize(rand.NewPCG(opt.Seed, uint64(s)))
-		res, err := m.FitEM(d, em)
+		var res *model.EMResult
+		if len(opt.Covariates) > 0 {
+			res, err = m.FitCovariates(d, opt.Covariates, em)
+		} else {
+			res, err = m.FitEM(d, em)
+		}
 		models[s], results[s], errs[s] = m, res, err
 	})
 	lls := make([]float64, starts)
@@ -273,6 +292,22 @@ func fitLCMStarts(t *tree.Tree, d *data.Dataset, k int, opt LCMFitOptions) (*dis
 		res.Starts = append([]float64(nil), lls...)
 	}
 	return models[best], res, lls, nil
+}
+
+// withoutCovariates returns names without the covariates.
+func withoutCovariates(names, cov []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(cov, n) })
+}
+
+// itemsDiscrete reports whether d's columns other than the covariates
+// are all discrete.
+func itemsDiscrete(d *data.Dataset, cov []string) bool {
+	for j := 0; j < d.NumVars(); j++ {
+		if v := d.Var(j); v.Kind != data.Discrete && !slices.Contains(cov, v.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // lcmRow is the fit table's row of the fit m (em) with k classes to d;
@@ -347,7 +382,8 @@ func searchLCM(d *data.Dataset, lo, hi, patience int, aic bool, fit func(k int) 
 
 // learnLCM is Learn for the lcm method.
 func learnLCM(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
-	t, err := LCMTree(d.Names())
+	cov := opt.LCM.Covariates
+	t, err := LCMTree(withoutCovariates(d.Names(), cov))
 	if err != nil {
 		return nil, err
 	}
@@ -358,8 +394,11 @@ func learnLCM(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 		res.Timings.Total = res.Timings.Structure
 		return res, nil
 	}
-	if !d.AllDiscrete() {
+	if !itemsDiscrete(d, cov) {
 		return nil, errors.New("learn: lcm needs discrete data (a latent profile model for continuous data is not implemented; use clnj)")
+	}
+	if len(cov) > 0 && opt.LCM.BLRT > 0 {
+		return nil, errors.New("learn: the bootstrap likelihood-ratio test (BLRT) with covariates is not implemented")
 	}
 	t1 := time.Now()
 	lo, hi, patience := 1, opt.LCM.MaxClasses, 0
@@ -386,7 +425,7 @@ func learnLCM(d *data.Dataset, opt Options, start time.Time) (*Result, error) {
 	s, err := searchLCM(d, lo, hi, patience, false, func(k int) (model.Model, *model.EMResult, []float64, error) {
 		sk, sb := rng.Uint64(), rng.Uint64()
 		blrtSeeds[k] = sb
-		m, em, lls, err := fitLCMStarts(t, d, k, LCMFitOptions{Starts: starts, Seed: sk, EM: opt.Fit.EM, Workers: workers})
+		m, em, lls, err := fitLCMStarts(t, d, k, LCMFitOptions{Starts: starts, Seed: sk, EM: opt.Fit.EM, Workers: workers, Covariates: cov})
 		if err != nil {
 			return nil, nil, nil, err
 		}

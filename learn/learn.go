@@ -440,6 +440,14 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	}
 	m := opt.method()
 	kind := dataKind(d)
+	if cov := opt.LCM.Covariates; len(cov) > 0 {
+		// The kinds of the model's variables: covariates may be continuous.
+		items, err := d.SelectNames(withoutCovariates(d.Names(), cov))
+		if err != nil {
+			return nil, err
+		}
+		kind = dataKind(items)
+	}
 	if !opt.StructureOnly {
 		// Report, before any work, data that parameters cannot be fitted
 		// to and fit options that do not apply to them.

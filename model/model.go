@@ -158,3 +158,53 @@ func (e *MismatchError) Error() string {
 	}
 	return "model: the data do not match the model: " + strings.Join(parts, "; ")
 }
+
+// Covariates returns the covariate columns of m: columns its data have
+// besides its observed variables, which a part of the model is
+// conditioned on (a discrete model's root regression,
+// discrete.Model.Regression); nil for a model without them. A covariate's
+// Kind is Continuous or Discrete (categorical, with its States).
+func Covariates(m Model) []data.Variable {
+	if c, ok := m.(interface{ Covariates() []data.Variable }); ok {
+		return c.Covariates()
+	}
+	return nil
+}
+
+// CheckModelColumns is CheckColumns for m's data, whose columns are m's
+// observed variables and its covariates (Covariates): a missing covariate
+// is named among the variables missing in the data.
+func CheckModelColumns(m Model, names []string) error {
+	cov := Covariates(m)
+	if len(cov) == 0 {
+		return CheckColumns(m.Structure(), names)
+	}
+	have := make(map[string]bool, len(names))
+	rest := make([]string, 0, len(names))
+	isCov := make(map[string]bool, len(cov))
+	for _, c := range cov {
+		isCov[c.Name] = true
+	}
+	for _, n := range names {
+		have[n] = true
+		if !isCov[n] {
+			rest = append(rest, n)
+		}
+	}
+	var lack []string
+	for _, c := range cov {
+		if !have[c.Name] {
+			lack = append(lack, c.Name)
+		}
+	}
+	err := CheckColumns(m.Structure(), rest)
+	if len(lack) == 0 {
+		return err
+	}
+	mm := &MismatchError{}
+	if err != nil {
+		mm = err.(*MismatchError)
+	}
+	mm.MissingInData = append(mm.MissingInData, lack...)
+	return mm
+}

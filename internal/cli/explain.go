@@ -123,6 +123,7 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 			var ex *explain.Explanation
 			var res []explain.Residual
 			var ses *explain.StdErrors
+			var covs *explain.Covariates
 			net, err := e.noisyorModel(cmd, args[0])
 			if err != nil {
 				return err
@@ -152,7 +153,7 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 					opt.Data = d
 				}
 				ex, err = explain.Model(m, opt)
-				ses = explain.StandardErrors(m)
+				ses, covs = explain.StandardErrors(m), explain.CovariateEffects(m)
 				if err == nil && residuals {
 					res, err = explain.BivariateResiduals(m, opt.Data)
 				}
@@ -172,6 +173,14 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 						return err
 					}
 				}
+				if covs != nil {
+					if _, err := fmt.Fprintln(w); err != nil {
+						return err
+					}
+					if err := explain.WriteCovariates(w, covs); err != nil {
+						return err
+					}
+				}
 				return writeStdErrors(w, ses)
 			}
 			if asJSON {
@@ -179,9 +188,10 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 					Model string `json:"model"`
 					Data  string `json:"data,omitempty"`
 					*explain.Explanation
-					Residuals      []explain.Residual `json:"residuals,omitempty"`
-					StandardErrors *explain.StdErrors `json:"standard_errors,omitempty"`
-				}{args[0], dataPath, ex, res, ses}
+					Residuals      []explain.Residual  `json:"residuals,omitempty"`
+					Covariates     *explain.Covariates `json:"covariates,omitempty"`
+					StandardErrors *explain.StdErrors  `json:"standard_errors,omitempty"`
+				}{args[0], dataPath, ex, res, covs, ses}
 				write = func(w io.Writer) error { return writeJSON(w, doc) }
 			}
 			return e.writeTo(out, write)

@@ -20,6 +20,7 @@ import (
 	"github.com/latentree/latentree/internal/names"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/model/spectral"
@@ -255,6 +256,7 @@ func newFitCmd(e *env) *cobra.Command {
 	sef := &seFlags{}
 	var out string
 	var asJSON, repair bool
+	var covariates []string
 	c := &cobra.Command{
 		Use:   "fit TREE DATA.csv | fit --estep MODEL SHARD.csv | fit --mstep MODEL COUNTS...",
 		Short: "Fit the parameters of a latent tree model to data, by EM or spectrally",
@@ -296,6 +298,7 @@ work with spectral models; they have no hidden-variable posteriors.
   latentree fit --hidden-states 3 --missing keep tree.nwk survey.csv --out model.json
   latentree fit old-model.json new-data.csv --out refitted.json
   latentree fit --se tree.nwk survey.csv --out model.json
+  latentree fit --covariates age,sex --se tree.nwk survey.csv --out model.json
   latentree fit --params spectral --hidden-states 2 tree.nwk train.csv --out spectral.json
   latentree fit --init spectral --linker parikh tree.nwk train.csv` + distExamples,
 		Args: dist.args,
@@ -333,9 +336,13 @@ work with spectral models; they have no hidden-variable posteriors.
 			if err != nil {
 				return err
 			}
-			continuous := d.AllContinuous()
+			continuous := d.AllContinuous() && len(covariates) == 0
 			var repaired []string
-			if !continuous && !d.AllDiscrete() {
+			if len(covariates) > 0 {
+				if repair {
+					return usagef("--repair applies to mixed data, not to --covariates")
+				}
+			} else if !continuous && !d.AllDiscrete() {
 				if err := mixedFlags(cmd); err != nil {
 					return err
 				}
@@ -360,7 +367,15 @@ work with spectral models; they have no hidden-variable posteriors.
 				opt.EM.Progress = func(it int, _ float64) { bar.Add(it - last); last = it }
 			}
 			start := time.Now()
-			m, em, err := model.Fit(t, d, opt)
+			var (
+				m  model.Model
+				em *model.EMResult
+			)
+			if len(covariates) > 0 {
+				m, em, err = discrete.FitWithCovariates(t, d, covariates, opt)
+			} else {
+				m, em, err = model.Fit(t, d, opt)
+			}
 			bar.Finish()
 			if err != nil {
 				return modelSizeError(err)
@@ -409,6 +424,7 @@ work with spectral models; they have no hidden-variable posteriors.
 	f := c.Flags()
 	flagGroup(f, "Input", func(f *pflag.FlagSet) {
 		df.register(f)
+		f.StringSliceVar(&covariates, "covariates", nil, "discrete models: columns that predict the root's state (comma-separated), by a multinomial logit P(root = k | x) = softmax(β_k·[1, x]), β = 0 for state 0; the other columns are the tree's variables. A discrete column is categorical (dummy coded against its first state), a continuous one enters on its own scale; a missing covariate cell is an error naming its row. EM fits the model without them first, then with them (Newton steps for β); explain shows β, with --se their standard errors and odds ratios; infer and score need the covariates' columns")
 		f.BoolVar(&repair, "repair", false, "mixed data: hang every continuous variable that the tree puts between discrete ones under a new discrete hidden variable (as learn does) instead of refusing the tree")
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })

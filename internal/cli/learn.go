@@ -44,6 +44,7 @@ type learnOpts struct {
 	blrt       int
 	blrtStarts int
 	blrtFirst  int
+	covariates []string
 	em         emFlags
 	spec       spectralFlags
 	structOnly bool
@@ -197,6 +198,7 @@ output), as JSON with --json.`,
 		f.IntVar(&o.maxClasses, "max-classes", 0, fmt.Sprintf("fit 1 to this many classes and print their fit table (LL, parameters, AIC, BIC, adjusted BIC, CAIC, entropy R², smallest class share, whether the best LL replicated); the smallest BIC is kept (0: up to %d, stopping once two in a row do not improve the BIC). --hidden-states fixes the number; --restarts sets the random starts (default %d), each run to convergence, in parallel", learn.DefaultMaxClasses, learn.DefaultLCMRestarts))
 		f.IntVar(&o.blrt, "blrt", 0, "bootstrap likelihood-ratio test of k−1 against k classes for every k ≥ 2 of the table, with this many replicates drawn from the fitted k−1-class model (0: none); p = (1 + #{LR_b ≥ LR}) / (B + 1). Replicates run in parallel; the p-values depend on --seed, not on the cores")
 		f.IntVar(&o.blrtFirst, "blrt-first", 0, "--blrt: index of the first replicate, so that a job array's tasks each run their own range (replicate b draws from --seed and b only; the README shows how to merge the parts)")
+		f.StringSliceVar(&o.covariates, "covariates", nil, "columns that predict the class (comma-separated): the class is modelled by a multinomial logit on them, P(class = k | x) = softmax(β_k·[1, x]) with β = 0 for class 1 (poLCA's formula); the other columns are the items. A discrete column is categorical (dummy coded against its first state), a continuous one enters on its own scale; a missing covariate cell is an error naming its row. Every fit of the table has them; explain shows the coefficients, with --se their standard errors and odds ratios; infer needs the covariates' columns")
 		f.IntVar(&o.blrtStarts, "blrt-starts", 0, fmt.Sprintf("--blrt: random starts of each of a replicate's two fits (k−1 and k classes), each run to convergence (0: %d)", learn.DefaultBLRTStarts))
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) {
@@ -367,6 +369,7 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 			opt.Fit.HiddenStates = 0 // chosen by BIC
 		}
 	}
+	opt.LCM.Covariates = o.covariates
 	if m == learn.LCM {
 		opt.LCM.MaxClasses, opt.LCM.BLRT, opt.LCM.BLRTStarts, opt.LCM.BLRTFirst = o.maxClasses, o.blrt, o.blrtStarts, o.blrtFirst
 	}
@@ -401,6 +404,7 @@ var fieldFlags = map[string][]string{
 	"LCM.BLRT":                 {"blrt"},
 	"LCM.BLRTStarts":           {"blrt-starts"},
 	"LCM.BLRTFirst":            {"blrt-first"},
+	"LCM.Covariates":           {"covariates"},
 	"Fit.EM.Restarts":          {"restarts"},
 	"Fit.Init":                 {"random-init", "init"},
 	"Fit.Params":               {"params"},

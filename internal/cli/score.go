@@ -81,7 +81,6 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 	// reading fails; the reader's row limits bound it on an endless input.
 	var kept bytes.Buffer
 	r := io.TeeReader(in, &kept)
-	t := m.Structure()
 	f := forceModelKinds(m, df)
 	f.keepConstant = true
 	opt, err := f.options(name, e.logger())
@@ -98,14 +97,14 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 		if perr == nil {
 			plain.KeepConstant, plain.Missing, plain.DropConstant = true, data.MissingKeep, false
 			if d2, _, err2 := data.ReadCSV(again, plain); err2 == nil {
-				if mm := model.CheckColumns(t, d2.Names()); mm != nil {
+				if mm := model.CheckModelColumns(m, d2.Names()); mm != nil {
 					return nil, mismatchError(name, mm)
 				}
 			}
 		}
 		return nil, err
 	}
-	if mm := model.CheckColumns(t, d.Names()); mm != nil {
+	if mm := model.CheckModelColumns(m, d.Names()); mm != nil {
 		return nil, mismatchError(name, mm)
 	}
 	return d, nil
@@ -114,7 +113,6 @@ func (e *env) readModelDataset(m model.Model, path string, df *dataFlags) (*data
 // readModelBlocks is readModelData for a Parquet or gzip file or a
 // directory of shards, read in row blocks into memory.
 func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.Dataset, error) {
-	t := m.Structure()
 	// The columns first (as --columns and --ignore select them), to name
 	// the variables that differ.
 	plain, err := df.options("", nil)
@@ -128,7 +126,7 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 	}
 	names := r.Names()
 	r.Close()
-	if mm := model.CheckColumns(t, names); mm != nil {
+	if mm := model.CheckModelColumns(m, names); mm != nil {
 		return nil, mismatchError(path, mm)
 	}
 	f := forceModelKinds(m, df)
@@ -157,6 +155,13 @@ func forceModelKinds(m model.Model, df *dataFlags) dataFlags {
 			f.continuous = append(f.continuous, t.Name(v))
 		} else {
 			f.discrete = append(f.discrete, t.Name(v))
+		}
+	}
+	for _, c := range model.Covariates(m) {
+		if c.Kind == data.Continuous {
+			f.continuous = append(f.continuous, c.Name)
+		} else {
+			f.discrete = append(f.discrete, c.Name)
 		}
 	}
 	return f

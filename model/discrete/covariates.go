@@ -435,3 +435,19 @@ func (r *RootRegression) permute(perm []int, se []float64) []float64 {
 	}
 	return out
 }
+
+// Covariates returns the covariate columns of the model's root
+// regression (model.Covariates), nil without one.
+func (m *Model) Covariates() []data.Variable {
+	if m.Regression == nil {
+		return nil
+	}
+	out := make([]data.Variable, len(m.Regression.Covariates))
+	for i, c := range m.Regression.Covariates {
+		out[i] = data.Variable{Name: c.Name, Kind: data.Continuous}
+		if c.States != nil {
+			out[i] = data.Variable{Name: c.Name, Kind: data.Discrete, States: slices.Clone(c.States)}
+		}
+	}
+	return out
+}

@@ -10,20 +10,73 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/internal/squarem"
+	"github.com/latentree/latentree/tree"
 )
 
 // FitCovariates gives m a root regression on the named columns of d
 // (NewRootRegression; it replaces any) and fits the model with it by EM.
 // It first fits m without covariates to d's other columns (FitEM with opt:
 // its starts, restarts and acceleration), then starts the regression
-// there, the intercepts at the log-odds of the fitted prior and the other
-// coefficients at 0, and runs EM on the whole model (FitEM). The returned
-// run is the second's; its Starts and Replicated are those of the first.
+// there (startRegression) and runs EM on the whole model (FitEM). The
+// returned run is the second's; its Starts and Replicated are those of
+// the first.
 func (m *Model) FitCovariates(d *data.Dataset, names []string, opt model.EMOptions) (*model.EMResult, error) {
+	rest, err := splitCovariates(d, names)
+	if err != nil {
+		return nil, err
+	}
+	m.Regression, m.SE = nil, nil
+	first, err := m.FitEM(rest, opt)
+	if err != nil {
+		return nil, err
+	}
+	return m.startRegression(d, names, first, opt)
+}
+
+// FitWithCovariates is model.Fit for a discrete model whose root's state
+// depends on covariates, the named columns of d (continuous or
+// categorical; see RootRegression): it fits the model without them to d's
+// other columns, which must all be discrete, as model.Fit does (opt's
+// start, restarts, AutoStates), then from there the model with the root
+// regression by EM (FitEM), and puts the hidden states in canonical order.
+func FitWithCovariates(t *tree.Tree, d *data.Dataset, names []string, opt model.FitOptions) (*Model, *model.EMResult, error) {
+	rest, err := splitCovariates(d, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !rest.AllDiscrete() {
+		return nil, nil, errors.New("model: covariates are implemented for discrete models: the variables other than the covariates must all be discrete")
+	}
+	if opt.Params != model.ParamsEM {
+		return nil, nil, errors.New("model: covariates need parameters by EM, not spectral ones")
+	}
+	mm, first, err := model.Fit(t, rest, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, ok := mm.(*Model)
+	if !ok {
+		return nil, nil, fmt.Errorf("model: covariates need a discrete model, not %T", mm)
+	}
+	em := opt.EM
+	if em.Tol == 0 {
+		em.Tol = model.DefaultTol
+	}
+	res, err := m.startRegression(d, names, first, em)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Canonicalize()
+	return m, res, nil
+}
+
+// splitCovariates checks the covariates (names of d's columns, with no
+// missing cells) and returns d without them.
+func splitCovariates(d *data.Dataset, names []string) (*data.Dataset, error) {
 	if d == nil {
 		return nil, errors.New("model: no data")
 	}
-	reg, err := NewRootRegression(d, names, m.States[m.Root])
+	reg, err := NewRootRegression(d, names, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -36,12 +89,15 @@ func (m *Model) FitCovariates(d *data.Dataset, names []string, opt model.EMOptio
 			keep = append(keep, j)
 		}
 	}
-	rest, err := d.Select(keep)
-	if err != nil {
-		return nil, err
-	}
-	m.Regression, m.SE = nil, nil
-	first, err := m.FitEM(rest, opt)
+	return d.Select(keep)
+}
+
+// startRegression gives m, fitted without covariates (first), a root
+// regression on the named columns of d, whose intercepts start at the
+// log-odds of the fitted prior and other coefficients at 0 (so that it
+// starts at the fit without covariates), and runs EM (FitEM).
+func (m *Model) startRegression(d *data.Dataset, names []string, first *model.EMResult, opt model.EMOptions) (*model.EMResult, error) {
+	reg, err := NewRootRegression(d, names, m.States[m.Root])
 	if err != nil {
 		return nil, err
 	}
@@ -49,14 +105,16 @@ func (m *Model) FitCovariates(d *data.Dataset, names []string, opt model.EMOptio
 	for s := 1; s < len(m.Prior); s++ {
 		reg.Beta[s*p] = math.Log(max(m.Prior[s], 1e-10) / max(m.Prior[0], 1e-10))
 	}
-	m.Regression = reg
+	m.Regression, m.SE = reg, nil
 	res, err := m.FitEM(d, opt)
 	if err != nil {
 		m.Regression = nil
 		return nil, err
 	}
-	res.Starts, res.Replicated = first.Starts, first.Replicated
-	res.Iterations += first.Iterations
+	if first != nil {
+		res.Starts, res.Replicated = first.Starts, first.Replicated
+		res.Iterations += first.Iterations
+	}
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package discrete_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -398,4 +399,122 @@ func TestCovariatesSEHessian(t *testing.T) {
 	check("class share", se.Prior[1], math.Sqrt(v))
 	check("class share (class 0)", se.Prior[0], math.Sqrt(v))
 	t.Logf("largest relative difference from the numerical Hessian: %.2g", worst)
+}
+
+// TestCovariatesJSON writes a fitted model with covariates and standard
+// errors and reads it back: the same coefficients, standard errors and
+// row log-likelihoods; a file without covariates reads without them.
+func TestCovariatesJSON(t *testing.T) {
+	d := testCov.sample(t, 300, 4, 0)
+	tr, _ := lcmTree(t, 6)
+	m, err := discrete.ForVariables(tr, d.Vars()[:6], 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.FitCovariates(d, []string{"g", "z"}, model.EMOptions{Src: rand.NewPCG(2, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if m.SE, err = m.StandardErrors(d, discrete.SEOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := m.WriteJSON(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(buf.String()), ""); !strings.Contains(got, `"terms":["(intercept)","g=b","g=c","z"]`) {
+		t.Errorf("terms not written as expected:\n%s", buf.String())
+	}
+	back, _, err := discrete.ReadJSON(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Regression == nil || !slices.Equal(back.Regression.Beta, m.Regression.Beta) || !slices.Equal(back.SE.Beta, m.SE.Beta) {
+		t.Fatalf("coefficients or their standard errors changed: %v %v", back.Regression, back.SE)
+	}
+	rows, _, err := m.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowsBack, _, err := back.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rows, rowsBack) {
+		t.Error("row log-likelihoods changed in the round trip")
+	}
+	// New rows without a covariate column: an error naming it.
+	noZ, err := d.SelectNames([]string{"x1", "x2", "x3", "x4", "x5", "x6", "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := back.Posterior(noZ, []int{back.Root}, model.InferOptions{}); err == nil || !strings.Contains(err.Error(), `"z"`) {
+		t.Errorf("posterior without covariate z: %v", err)
+	}
+	// Without covariates the file has no "covariates" and reads as before.
+	m.Regression, m.SE = nil, nil
+	buf.Reset()
+	if err := m.WriteJSON(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "covariates") {
+		t.Error("a model without covariates wrote them")
+	}
+	if back, _, err = discrete.ReadJSON(strings.NewReader(buf.String())); err != nil || back.Regression != nil {
+		t.Errorf("model without covariates read back with %v, %v", back.Regression, err)
+	}
+}
+
+// TestCovariatesZeroSlopes checks that a regression whose slopes are 0
+// and whose intercepts are the prior's log-odds gives exactly the model
+// without covariates: the same row log-likelihoods and posteriors (to
+// 1e-12), through the per-row prior of the E-step. (Without a regression
+// the engine's paths are unchanged.)
+func TestCovariatesZeroSlopes(t *testing.T) {
+	d := testCov.sample(t, 500, 9, 0.1)
+	tr, h := lcmTree(t, 6)
+	m, err := discrete.ForVariables(tr, d.Vars()[:6], 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Randomize(rand.NewPCG(8, 8))
+	items, err := d.SelectNames([]string{"x1", "x2", "x3", "x4", "x5", "x6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := m.LogLikelihood(items, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := m.Posterior(items, []int{h}, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Clone()
+	if c.Regression, err = discrete.NewRootRegression(d, []string{"z", "g"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s < 3; s++ {
+		c.Regression.Beta[s*4] = math.Log(m.Prior[s] / m.Prior[0])
+	}
+	rowsC, _, err := c.LogLikelihood(d, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	postC, err := c.Posterior(d, []int{h}, model.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if math.Abs(rows[i]-rowsC[i]) > 1e-12*math.Abs(rows[i]) {
+			t.Fatalf("row %d: log-likelihood %.15g with zero slopes, %.15g without covariates", i+1, rowsC[i], rows[i])
+		}
+	}
+	for i := range post[0] {
+		if math.Abs(post[0][i]-postC[0][i]) > 1e-12 {
+			t.Fatalf("posterior entry %d: %.15g with zero slopes, %.15g without", i, postC[0][i], post[0][i])
+		}
+	}
+	if got, want := c.NumParams(), m.NumParams()+2*3; got != want {
+		t.Errorf("NumParams %d with 3 terms and 3 classes, want %d", got, want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
@@ -36,8 +37,112 @@ type jsonSE struct {
 type jsonModel struct {
 	model.Header
 	Nodes      []jsonNodeParams  `json:"nodes"`
+	Covariates *jsonRegression   `json:"covariates,omitempty"`
 	SE         *jsonSE           `json:"se,omitempty"`
 	Provenance *model.Provenance `json:"provenance,omitempty"`
+}
+
+// jsonRegression is a root regression (Model.Regression): the covariate
+// columns, the design's terms (written for readers, checked on reading)
+// and the coefficients, one row per state of the root.
+type jsonRegression struct {
+	Columns []jsonCovariate `json:"columns"`
+	Terms   []string        `json:"terms"`
+	Beta    [][]float64     `json:"beta"`
+	BetaSE  [][]float64     `json:"beta_se,omitempty"`
+}
+
+type jsonCovariate struct {
+	Name string `json:"name"`
+	// Kind is "continuous" or "categorical" (with States, the first the
+	// reference).
+	Kind   string   `json:"kind"`
+	States []string `json:"states,omitempty"`
+}
+
+func (m *Model) jsonRegression() *jsonRegression {
+	reg := m.Regression
+	if reg == nil {
+		return nil
+	}
+	out := &jsonRegression{Terms: reg.Terms()}
+	for _, c := range reg.Covariates {
+		kind := "continuous"
+		if c.States != nil {
+			kind = "categorical"
+		}
+		out.Columns = append(out.Columns, jsonCovariate{Name: c.Name, Kind: kind, States: c.States})
+	}
+	p := 1 + reg.NumTerms()
+	for s := 0; s < m.States[m.Root]; s++ {
+		out.Beta = append(out.Beta, reg.Beta[s*p:(s+1)*p])
+		if m.SE != nil && m.SE.Beta != nil {
+			out.BetaSE = append(out.BetaSE, m.SE.Beta[s*p:(s+1)*p])
+		}
+	}
+	return out
+}
+
+// readRegression sets m.Regression from the file's, when it has one.
+func (m *Model) readRegression(j *jsonRegression) error {
+	if j == nil {
+		return nil
+	}
+	reg := &RootRegression{}
+	for _, c := range j.Columns {
+		switch c.Kind {
+		case "continuous":
+			if c.States != nil {
+				return fmt.Errorf("model: continuous covariate %q has states", c.Name)
+			}
+		case "categorical":
+			if len(c.States) == 0 {
+				return fmt.Errorf("model: categorical covariate %q has no states", c.Name)
+			}
+		default:
+			return fmt.Errorf("model: covariate %q of unknown kind %q (want continuous or categorical)", c.Name, c.Kind)
+		}
+		reg.Covariates = append(reg.Covariates, Covariate{Name: c.Name, States: c.States})
+	}
+	if got, want := j.Terms, reg.Terms(); !slices.Equal(got, want) {
+		return fmt.Errorf("model: the covariates' terms are %q, want %q", got, want)
+	}
+	k, p := m.States[m.Root], 1+reg.NumTerms()
+	flat := func(rows [][]float64, what string) ([]float64, error) {
+		if len(rows) != k {
+			return nil, fmt.Errorf("model: the covariates' %s has %d rows, want %d (states of the root)", what, len(rows), k)
+		}
+		var out []float64
+		for s, row := range rows {
+			if len(row) != p {
+				return nil, fmt.Errorf("model: the covariates' %s, row %d has %d entries, want %d", what, s, len(row), p)
+			}
+			out = append(out, row...)
+		}
+		return out, nil
+	}
+	var err error
+	if reg.Beta, err = flat(j.Beta, "beta"); err != nil {
+		return err
+	}
+	m.Regression = reg
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if j.BetaSE != nil {
+		if m.SE == nil {
+			return errors.New("model: standard errors of the covariates (beta_se) without the \"se\" description")
+		}
+		if m.SE.Beta, err = flat(j.BetaSE, "beta_se"); err != nil {
+			return err
+		}
+		for _, x := range m.SE.Beta {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("model: the covariates have standard error %g", x)
+			}
+		}
+	}
+	return nil
 }
 
 // WriteJSON writes the model as a JSON document:
@@ -52,6 +157,15 @@ type jsonModel struct {
 // With standard errors (Model.SE) every node has "prior_se" or "cpt_se",
 // laid out as "prior" and "cpt", and the document
 // "se":{"method":"hessian"} or {"method":"bootstrap","replicates":B}.
+// A root regression (Regression) is written as
+//
+//	"covariates":{"columns":[{"name":"age","kind":"continuous"},
+//	               {"name":"sex","kind":"categorical","states":["f","m"]}],
+//	              "terms":["(intercept)","age","sex=m"],
+//	              "beta":[[0,0,0],[-0.5,0.02,0.8]], "beta_se":[[0,0,0],[...]]}
+//
+// (beta: one row per state of the root; beta_se with standard errors);
+// files without it read as models without covariates.
 // Nodes are referred to by name; unnamed hidden nodes are named h1, h2, ...
 // (in the model's tree) first. Probabilities are written exactly.
 func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
@@ -64,7 +178,7 @@ func (m *Model) WriteJSON(w io.Writer, prov *model.Provenance) error {
 		return err
 	}
 	r := m.Rooted()
-	doc := jsonModel{Header: h, Provenance: prov}
+	doc := jsonModel{Header: h, Provenance: prov, Covariates: m.jsonRegression()}
 	for _, v := range r.Order {
 		k := m.States[v]
 		n := jsonNodeParams{Name: t.Name(v), Hidden: t.IsHidden(v), States: k}
@@ -129,6 +243,9 @@ func ReadJSON(in io.Reader) (*Model, *model.Provenance, error) {
 		return nil, nil, err
 	}
 	if err := m.readSE(entry, doc.SE); err != nil {
+		return nil, nil, err
+	}
+	if err := m.readRegression(doc.Covariates); err != nil {
 		return nil, nil, err
 	}
 	return m, doc.Provenance, nil
