@@ -83,8 +83,8 @@ func TestValidateOptionGroups(t *testing.T) {
 		"recursive grouping options":                             {RG: structure.RGOptions{Tau: 3}},
 		"quartet options":                                        {Quartet: learn.QuartetOptions{Reps: 2}},
 		"regularized CLGrouping options":                         {Reg: learn.RegOptions{MaxHidden: 3}},
-		"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts, LCM.BLRTFirst)": {LCM: learn.LCMOptions{MaxClasses: 3}},
-		"random starts, restarts, spectral parameters and starts, and EM's warm-up samples":            {Fit: model.FitOptions{EM: model.EMOptions{Sample: 100}}},
+		"latent class options (LCM.MaxClasses, LCM.Restarts, LCM.BLRT, LCM.BLRTStarts, LCM.BLRTFirst, LCM.Covariates)": {LCM: learn.LCMOptions{Covariates: []string{"z"}}},
+		"random starts, restarts, spectral parameters and starts, and EM's warm-up samples":                            {Fit: model.FitOptions{EM: model.EMOptions{Sample: 100}}},
 	}
 	groups := learn.OptionGroups()
 	if len(groups) != len(set) {

@@ -226,25 +226,11 @@ func (r *RootRegression) priors(x []float64, k int) []float64 {
 	return out
 }
 
-// softmaxRow sets dst[s] ∝ exp(β_s·xi).
+// softmaxRow sets dst[s] = exp(β_s·xi) / Σ_j exp(β_j·xi).
 func softmaxRow(dst, beta, xi []float64) {
-	p := len(xi)
-	mx := math.Inf(-1)
-	for s := range dst {
-		eta := 0.0
-		for j, xj := range xi {
-			eta += beta[s*p+j] * xj
-		}
-		dst[s] = eta
-		mx = math.Max(mx, eta)
-	}
-	sum := 0.0
+	lse := logSoftmaxRow(dst, beta, xi)
 	for s, eta := range dst {
-		dst[s] = math.Exp(eta - mx)
-		sum += dst[s]
-	}
-	for s := range dst {
-		dst[s] /= sum
+		dst[s] = math.Exp(eta - lse)
 	}
 }
 
@@ -281,93 +267,127 @@ const (
 
 // mstepRegression maximises Σ_i w_i Σ_s post_is log P(root = s | x_i) over
 // β by Newton's method (iteratively reweighted least squares) from the
-// current β, halving a step that does not increase the objective. post
-// and x are rows × k and rows × p.
+// current β, halving a step that does not increase the objective, until
+// the Newton decrement (the predicted gain) is below newtonTol relatively.
+// post and x are rows × k and rows × p.
 func (r *RootRegression) mstepRegression(x, post []float64, b *binding, k int) error {
 	p := 1 + r.NumTerms()
 	nf := (k - 1) * p
 	if nf == 0 {
 		return nil
 	}
-	obj := func(beta []float64) float64 {
-		pi := make([]float64, k)
-		s := 0.0
-		for i := 0; i < b.rows; i++ {
-			softmaxRow(pi, beta, x[i*p:(i+1)*p])
-			for c := 0; c < k; c++ {
-				if q := post[i*k+c]; q > 0 {
-					s += b.w(i) * q * math.Log(pi[c])
-				}
-			}
-		}
-		return s
-	}
-	cur := obj(r.Beta)
-	grad := make([]float64, nf)
-	hess := mat.NewSymDense(nf, nil)
-	pi := make([]float64, k)
+	nr := newtonPass{grad: make([]float64, nf), hess: mat.NewSymDense(nf, nil), pi: make([]float64, k)}
+	trial := newtonPass{grad: make([]float64, nf), hess: mat.NewSymDense(nf, nil), pi: make([]float64, k)}
+	nr.run(r.Beta, x, post, b, k)
+	beta := slices.Clone(r.Beta)
 	for it := 0; it < newtonMaxIter; it++ {
-		clear(grad)
-		hess.Zero()
-		h := hess.RawSymmetric().Data
-		for i := 0; i < b.rows; i++ {
-			w := b.w(i)
-			if w == 0 {
-				continue
-			}
-			xi := x[i*p : (i+1)*p]
-			softmaxRow(pi, r.Beta, xi)
-			for c := 1; c < k; c++ {
-				g := w * (post[i*k+c] - pi[c])
-				for j, xj := range xi {
-					grad[(c-1)*p+j] += g * xj
-				}
-				for d := c; d < k; d++ {
-					v := pi[c] * (kron(c, d) - pi[d]) * w
-					for j, xj := range xi {
-						row := ((c-1)*p + j) * nf
-						for l, xl := range xi {
-							col := (d-1)*p + l
-							if col >= (c-1)*p+j {
-								h[row+col] += v * xj * xl
-							}
-						}
-					}
-				}
-			}
-		}
 		var ch mat.Cholesky
-		if !ch.Factorize(hess) {
+		if !ch.Factorize(nr.hess) {
 			return errors.New("model: the covariates' design is singular (a constant covariate, collinear covariates, or a category of a categorical covariate never seen): the root regression is not identified")
 		}
 		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, mat.NewVecDense(nf, grad)); err != nil {
+		if err := ch.SolveVecTo(&step, mat.NewVecDense(nf, nr.grad)); err != nil {
 			return fmt.Errorf("model: root regression: %w", err)
 		}
-		trial := slices.Clone(r.Beta)
-		t := 1.0
-		var next float64
-		for halvings := 0; ; halvings++ {
+		dec := mat.Dot(&step, mat.NewVecDense(nf, nr.grad))
+		if !(dec > newtonTol*(1+math.Abs(nr.obj))) {
+			break
+		}
+		t, ok := 1.0, false
+		for halvings := 0; halvings <= 30; halvings++ {
 			for i := 0; i < nf; i++ {
-				trial[p+i] = r.Beta[p+i] + t*step.AtVec(i)
+				beta[p+i] = r.Beta[p+i] + t*step.AtVec(i)
 			}
-			next = obj(trial)
-			if next >= cur || halvings == 30 {
+			trial.run(beta, x, post, b, k)
+			if trial.obj >= nr.obj {
+				ok = true
 				break
 			}
 			t /= 2
 		}
-		if !(next >= cur) {
+		if !ok {
 			break // no ascent left: at the maximum up to rounding
 		}
-		copy(r.Beta, trial)
-		gain := next - cur
-		cur = next
-		if gain <= newtonTol*(1+math.Abs(cur)) {
-			break
-		}
+		copy(r.Beta, beta)
+		nr, trial = trial, nr
 	}
 	return r.checkSeparation(x, k)
+}
+
+// newtonPass holds the objective of mstepRegression at some β, its
+// gradient in the free coefficients (states 1.., all terms) and minus its
+// Hessian (upper triangle).
+type newtonPass struct {
+	obj  float64
+	grad []float64
+	hess *mat.SymDense
+	pi   []float64
+}
+
+func (n *newtonPass) run(beta, x, post []float64, b *binding, k int) {
+	nf := len(n.grad)
+	p := nf / (k - 1)
+	clear(n.grad)
+	n.hess.Zero()
+	n.obj = 0
+	h := n.hess.RawSymmetric().Data
+	pi := n.pi
+	for i := 0; i < b.rows; i++ {
+		w := b.w(i)
+		if w == 0 {
+			continue
+		}
+		xi := x[i*p : (i+1)*p]
+		lse := logSoftmaxRow(pi, beta, xi)
+		for c := 0; c < k; c++ {
+			if q := post[i*k+c]; q > 0 {
+				n.obj += w * q * (pi[c] - lse)
+			}
+		}
+		for c := range pi {
+			pi[c] = math.Exp(pi[c] - lse)
+		}
+		for c := 1; c < k; c++ {
+			g := w * (post[i*k+c] - pi[c])
+			for j, xj := range xi {
+				n.grad[(c-1)*p+j] += g * xj
+			}
+			for d := c; d < k; d++ {
+				v := pi[c] * (kron(c, d) - pi[d]) * w
+				for j, xj := range xi {
+					a := (c-1)*p + j
+					row := h[a*nf : (a+1)*nf]
+					l0 := 0
+					if d == c {
+						l0 = j
+					}
+					for l := l0; l < p; l++ {
+						row[(d-1)*p+l] += v * xj * xi[l]
+					}
+				}
+			}
+		}
+	}
+}
+
+// logSoftmaxRow sets dst[s] to the linear predictor β_s·xi and returns
+// log Σ_s exp(dst[s]), computed stably.
+func logSoftmaxRow(dst, beta, xi []float64) float64 {
+	p := len(xi)
+	mx := math.Inf(-1)
+	for s := range dst {
+		eta := 0.0
+		for j, xj := range xi {
+			eta += beta[s*p+j] * xj
+		}
+		dst[s] = eta
+		mx = math.Max(mx, eta)
+	}
+	sum := 0.0
+	for _, eta := range dst {
+		sum += math.Exp(eta - mx)
+	}
+	return mx + math.Log(sum)
 }
 
 // checkSeparation reports coefficients that separate the root's states:
