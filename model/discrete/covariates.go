@@ -282,12 +282,10 @@ func (r *RootRegression) mstepRegression(x, post []float64, b *binding, k int) e
 	beta := slices.Clone(r.Beta)
 	for it := 0; it < newtonMaxIter; it++ {
 		var ch mat.Cholesky
-		if !ch.Factorize(nr.hess) {
-			return errors.New("model: the covariates' design is singular (a constant covariate, collinear covariates, or a category of a categorical covariate never seen): the root regression is not identified")
-		}
 		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, mat.NewVecDense(nf, nr.grad)); err != nil {
-			return fmt.Errorf("model: root regression: %w", err)
+		if !ch.Factorize(nr.hess) || ch.SolveVecTo(&step, mat.NewVecDense(nf, nr.grad)) != nil {
+			// (SolveVecTo fails on a condition number beyond 1e16.)
+			return errSingularDesign
 		}
 		dec := mat.Dot(&step, mat.NewVecDense(nf, nr.grad))
 		if !(dec > newtonTol*(1+math.Abs(nr.obj))) {
@@ -313,6 +311,8 @@ func (r *RootRegression) mstepRegression(x, post []float64, b *binding, k int) e
 	}
 	return r.checkSeparation(x, k)
 }
+
+var errSingularDesign = errors.New("model: the covariates' design is singular (a constant covariate, collinear covariates, or a category of a categorical covariate never seen): the root regression is not identified")
 
 // newtonPass holds the objective of mstepRegression at some β, its
 // gradient in the free coefficients (states 1.., all terms) and minus its

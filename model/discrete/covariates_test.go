@@ -257,7 +257,8 @@ func matchClasses(m *discrete.Model, tr *tree.Tree, truth covLCM) []int {
 	return perm
 }
 
-// TestCovariatesErrors checks the messages of bad covariates.
+// TestCovariatesErrors checks the messages of bad covariates: unknown,
+// missing in a row, constant, and separating the classes.
 func TestCovariatesErrors(t *testing.T) {
 	d := testCov.sample(t, 50, 2, 0)
 	tr, _ := lcmTree(t, 6)
@@ -272,6 +273,20 @@ func TestCovariatesErrors(t *testing.T) {
 	d.Continuous(zc)[6] = math.NaN()
 	if _, err := m.FitCovariates(d, []string{"z"}, model.EMOptions{}); err == nil || !strings.Contains(err.Error(), `"z" is missing in row 7`) {
 		t.Errorf("missing covariate: %v", err)
+	}
+	// A constant covariate: the intercept's copy.
+	for i := range d.Continuous(zc) {
+		d.Continuous(zc)[i] = 1
+	}
+	if _, err := m.FitCovariates(d, []string{"z", "g"}, model.EMOptions{}); err == nil || !strings.Contains(err.Error(), "design is singular") {
+		t.Errorf("constant covariate: %v", err)
+	}
+	// z separates the classes (β = 60 per unit, items nearly certain).
+	sep := covLCM{k: 2, p: [][]float64{{0.95, 0.05}, {0.95, 0.05}, {0.95, 0.05}, {0.95, 0.05}, {0.95, 0.05}, {0.95, 0.05}},
+		beta: []float64{0, 0, 0, 0, 0, 60, 0, 0}}
+	d = sep.sample(t, 500, 3, 0)
+	if _, err := m.FitCovariates(d, []string{"z", "g"}, model.EMOptions{Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), `separate the root's states`) || !strings.Contains(err.Error(), `"z"`) {
+		t.Errorf("separation: %v", err)
 	}
 }
 
@@ -517,4 +532,159 @@ func TestCovariatesZeroSlopes(t *testing.T) {
 	if got, want := c.NumParams(), m.NumParams()+2*3; got != want {
 		t.Errorf("NumParams %d with 3 terms and 3 classes, want %d", got, want)
 	}
+}
+
+// TestCovariatesTreeSE fits a tree with two hidden variables (h1 over
+// x1–x3 and h2 over x4–x6, rooted at h1) with covariates at the root: the
+// log-likelihood is at least that of the fit without them (EM starts
+// there), and the standard errors agree with the inverse of a numerical
+// Hessian of the model's exact log-likelihood (LogLikelihood; central
+// differences, step 1e-4) in the coefficients and every CPT row's logit,
+// to 1e-4 relatively.
+func TestCovariatesTreeSE(t *testing.T) {
+	// The data: h1 by a logit on z and g (β = (−0.2, 0.9, 0.7, −0.6)),
+	// h2 = h1 switched with probability 0.2, each item 1 with
+	// probability 0.85 or 0.15 by its parent's state.
+	d := testCov.sample(t, 400, 31, 0.05) // for z and g
+	rng := rand.New(rand.NewPCG(31, 32))
+	zc, _ := d.Index("z")
+	gc, _ := d.Index("g")
+	for i := 0; i < d.NumRows(); i++ {
+		g := d.Discrete(gc)[i]
+		eta := -0.2 + 0.9*d.Continuous(zc)[i] + 0.7*b2f(g == 1) - 0.6*b2f(g == 2)
+		c1 := 0
+		if rng.Float64() < 1/(1+math.Exp(-eta)) {
+			c1 = 1
+		}
+		c2 := c1
+		if rng.Float64() < 0.2 {
+			c2 = 1 - c1
+		}
+		for v := 0; v < 6; v++ {
+			c := []int{c1, c2}[v/3]
+			code := uint16(0)
+			if rng.Float64() < []float64{0.15, 0.85}[c] {
+				code = 1
+			}
+			if rng.Float64() < 0.05 {
+				code = data.Missing
+			}
+			d.Discrete(v)[i] = code
+		}
+	}
+	tr := tree.New()
+	h1, h2 := tr.AddHidden(), tr.AddHidden()
+	if err := tr.AddEdge(h1, h2, 1); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 6; v++ {
+		x, err := tr.AddObserved("x" + string(rune('1'+v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.AddEdge([]int{h1, h2}[v/3], x, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.AutoNameHidden("h")
+	m, err := discrete.ForVariables(tr, d.Vars()[:6], 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Root = h1
+	m.Refresh()
+	opt := model.EMOptions{Src: rand.NewPCG(4, 4), Stop: model.StopRelative, Tol: 1e-12, MaxIter: 5000}
+	items, err := d.SelectNames([]string{"x1", "x2", "x3", "x4", "x5", "x6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := m.Clone()
+	base, err := plain.FitEM(items, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.FitCovariates(d, []string{"z", "g"}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LogLik < base.LogLik-1e-9 {
+		t.Errorf("log-likelihood %.6f with covariates, %.6f without", res.LogLik, base.LogLik)
+	}
+	se, err := m.StandardErrors(d, discrete.SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// θ: β_1 (4 terms), then logit P(v = 1 | parent = a) for every
+	// non-root node v and parent state a.
+	const p = 4
+	var nodes []int
+	for _, v := range m.Rooted().Order {
+		if v != m.Root {
+			nodes = append(nodes, v)
+		}
+	}
+	theta := append([]float64(nil), m.Regression.Beta[p:]...)
+	for _, v := range nodes {
+		for a := 0; a < 2; a++ {
+			q := m.CPT[v][a*2+1]
+			theta = append(theta, math.Log(q/(1-q)))
+		}
+	}
+	n := len(theta)
+	c := m.Clone()
+	ll := func(th []float64) float64 {
+		copy(c.Regression.Beta[p:], th[:p])
+		for i, v := range nodes {
+			for a := 0; a < 2; a++ {
+				q := 1 / (1 + math.Exp(-th[p+2*i+a]))
+				c.CPT[v][a*2], c.CPT[v][a*2+1] = 1-q, q
+			}
+		}
+		_, l, err := c.LogLikelihood(d, model.InferOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	const h = 1e-4
+	info := mat.NewSymDense(n, nil)
+	th := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			f := func(di, dj float64) float64 {
+				copy(th, theta)
+				th[i] += di
+				th[j] += dj
+				return ll(th)
+			}
+			info.SetSym(i, j, -(f(h, h)-f(h, -h)-f(-h, h)+f(-h, -h))/(4*h*h))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(info) {
+		t.Fatalf("numerical information not positive definite; CPTs %v, se %v", m.CPT, se.CPT)
+	}
+	var cov mat.SymDense
+	if err := ch.InverseTo(&cov); err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	check := func(what string, got, want float64) {
+		t.Helper()
+		rel := math.Abs(got-want) / want
+		worst = max(worst, rel)
+		if rel > 1e-4 {
+			t.Errorf("%s: standard error %.6g, numerical Hessian %.6g", what, got, want)
+		}
+	}
+	for i := 0; i < p; i++ {
+		check("β "+m.Regression.Terms()[i], se.Beta[p+i], math.Sqrt(cov.At(i, i)))
+	}
+	for i, v := range nodes {
+		for a := 0; a < 2; a++ {
+			q := m.CPT[v][a*2+1]
+			check(tr.Name(v), se.CPT[v][a*2+1], q*(1-q)*math.Sqrt(cov.At(p+2*i+a, p+2*i+a)))
+		}
+	}
+	t.Logf("largest relative difference from the numerical Hessian: %.2g", worst)
 }
