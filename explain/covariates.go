@@ -76,10 +76,11 @@ func CovariateEffects(m model.Model) *Covariates {
 
 // WriteCovariates writes c as text, one coefficient per line, such as
 //
-//	covariates of h1 (multinomial logit, each state against state 0):
-//	  state  term          beta      SE       z   odds ratio (95% CI)
-//	  1      (intercept)  -1.9620  0.3012  -6.51   0.141 (0.078, 0.254)
-//	  1      age           0.0473  0.0071   6.66   1.048 (1.034, 1.063)
+//	covariates of h1 (multinomial logit, each state against state 0; continuous covariates on their own scale, categorical ones against their first state):
+//	  state  term              beta        SE        z  odds ratio (95% CI)
+//	  1      (intercept)     2.1158    0.3470     6.10  8.3 (4.2, 16.4)
+//	  1      age            -0.0547    0.0082    -6.64  0.947 (0.932, 0.962)
+//	  1      sex=m          -0.6440    0.1465    -4.40  0.525 (0.394, 0.7)
 func WriteCovariates(w io.Writer, c *Covariates) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "covariates of %s (multinomial logit, each state against state %s; continuous covariates on their own scale, categorical ones against their first state):\n", c.Node, c.Reference)

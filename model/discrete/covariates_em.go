@@ -135,14 +135,7 @@ func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EM
 	if b.rows == 0 {
 		return nil, errors.New("model: no rows to fit")
 	}
-	maxIter := opt.MaxIter
-	if maxIter <= 0 {
-		maxIter = model.DefaultMaxIter
-	}
-	tol := opt.Tol
-	if tol <= 0 {
-		tol = model.DefaultTol
-	}
+	maxIter, tol := emBounds(opt)
 	k := m.States[m.Root]
 	reg := m.Regression
 	m.SE = nil

@@ -218,17 +218,17 @@ func TestCovariatesRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	const p = 4
-	worst := 0.0
+	worst, loSE, hiSE := 0.0, math.Inf(1), 0.0
 	for c := 1; c < 3; c++ {
 		for j := 0; j < p; j++ {
 			est, truth, sd := m.Regression.Beta[c*p+j], testCov.beta[c*p+j], se.Beta[c*p+j]
-			worst = max(worst, math.Abs(est-truth))
+			worst, loSE, hiSE = max(worst, math.Abs(est-truth)), min(loSE, sd), max(hiSE, sd)
 			if math.Abs(est-truth) > 0.35 || math.Abs(est-truth) > 4*sd {
 				t.Errorf("β[%d][%s] = %.3f ± %.3f, true %.3f", c, m.Regression.Terms()[j], est, sd, truth)
 			}
 		}
 	}
-	t.Logf("largest |β̂ − β| %.3f; log-likelihood %.3f after %d iterations", worst, res.LogLik, res.Iterations)
+	t.Logf("largest |β̂ − β| %.3f (standard errors %.3f to %.3f); log-likelihood %.3f after %d iterations", worst, loSE, hiSE, res.LogLik, res.Iterations)
 }
 
 // matchClasses returns, for each true class, the fitted class whose
@@ -340,38 +340,9 @@ func TestCovariatesSEHessian(t *testing.T) {
 		}
 		return bruteLogLik(c, d, items)
 	}
-	const h = 1e-4
-	info := mat.NewSymDense(n, nil)
-	th := make([]float64, n)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			f := func(di, dj float64) float64 {
-				copy(th, theta)
-				th[i] += di
-				th[j] += dj
-				return ll(th)
-			}
-			v := (f(h, h) - f(h, -h) - f(-h, h) + f(-h, -h)) / (4 * h * h)
-			info.SetSym(i, j, -v)
-		}
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(info) {
-		t.Fatal("numerical information not positive definite")
-	}
-	var cov mat.SymDense
-	if err := ch.InverseTo(&cov); err != nil {
-		t.Fatal(err)
-	}
-	worst := 0.0
-	check := func(what string, got, want float64) {
-		t.Helper()
-		rel := math.Abs(got-want) / want
-		worst = max(worst, rel)
-		if rel > 1e-4 {
-			t.Errorf("%s: standard error %.6g, numerical Hessian %.6g", what, got, want)
-		}
-	}
+	cov := numericalCov(t, theta, ll)
+	sc := &seCheck{t: t}
+	check := sc.check
 	for i := 0; i < p; i++ {
 		check("β "+m.Regression.Terms()[i], se.Beta[p+i], math.Sqrt(cov.At(i, i)))
 	}
@@ -400,10 +371,10 @@ func TestCovariatesSEHessian(t *testing.T) {
 	g := make([]float64, p)
 	for i := range g {
 		b := append([]float64(nil), theta[:p]...)
-		b[i] += h
+		b[i] += hessStep
 		up := share(b)
-		b[i] -= 2 * h
-		g[i] = (up - share(b)) / (2 * h)
+		b[i] -= 2 * hessStep
+		g[i] = (up - share(b)) / (2 * hessStep)
 	}
 	v := 0.0
 	for i := range g {
@@ -413,7 +384,7 @@ func TestCovariatesSEHessian(t *testing.T) {
 	}
 	check("class share", se.Prior[1], math.Sqrt(v))
 	check("class share (class 0)", se.Prior[0], math.Sqrt(v))
-	t.Logf("largest relative difference from the numerical Hessian: %.2g", worst)
+	t.Logf("largest relative difference from the numerical Hessian: %.2g", sc.worst)
 }
 
 // TestCovariatesJSON writes a fitted model with covariates and standard
@@ -630,7 +601,6 @@ func TestCovariatesTreeSE(t *testing.T) {
 			theta = append(theta, math.Log(q/(1-q)))
 		}
 	}
-	n := len(theta)
 	c := m.Clone()
 	ll := func(th []float64) float64 {
 		copy(c.Regression.Beta[p:], th[:p])
@@ -646,7 +616,30 @@ func TestCovariatesTreeSE(t *testing.T) {
 		}
 		return l
 	}
-	const h = 1e-4
+	cov := numericalCov(t, theta, ll)
+	sc := &seCheck{t: t}
+	check := sc.check
+	for i := 0; i < p; i++ {
+		check("β "+m.Regression.Terms()[i], se.Beta[p+i], math.Sqrt(cov.At(i, i)))
+	}
+	for i, v := range nodes {
+		for a := 0; a < 2; a++ {
+			q := m.CPT[v][a*2+1]
+			check(tr.Name(v), se.CPT[v][a*2+1], q*(1-q)*math.Sqrt(cov.At(p+2*i+a, p+2*i+a)))
+		}
+	}
+	t.Logf("largest relative difference from the numerical Hessian: %.2g", sc.worst)
+}
+
+// hessStep is the step of the numerical derivatives of the tests.
+const hessStep = 1e-4
+
+// numericalCov returns the inverse of minus the Hessian of ll at theta,
+// by central differences of step hessStep.
+func numericalCov(t *testing.T, theta []float64, ll func([]float64) float64) *mat.SymDense {
+	t.Helper()
+	const h = hessStep
+	n := len(theta)
 	info := mat.NewSymDense(n, nil)
 	th := make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -662,29 +655,27 @@ func TestCovariatesTreeSE(t *testing.T) {
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(info) {
-		t.Fatalf("numerical information not positive definite; CPTs %v, se %v", m.CPT, se.CPT)
+		t.Fatal("numerical information not positive definite")
 	}
 	var cov mat.SymDense
 	if err := ch.InverseTo(&cov); err != nil {
 		t.Fatal(err)
 	}
-	worst := 0.0
-	check := func(what string, got, want float64) {
-		t.Helper()
-		rel := math.Abs(got-want) / want
-		worst = max(worst, rel)
-		if rel > 1e-4 {
-			t.Errorf("%s: standard error %.6g, numerical Hessian %.6g", what, got, want)
-		}
+	return &cov
+}
+
+// seCheck compares standard errors with reference values to 1e-4
+// relatively, keeping the largest relative difference.
+type seCheck struct {
+	t     *testing.T
+	worst float64
+}
+
+func (c *seCheck) check(what string, got, want float64) {
+	c.t.Helper()
+	rel := math.Abs(got-want) / want
+	c.worst = max(c.worst, rel)
+	if rel > 1e-4 {
+		c.t.Errorf("%s: standard error %.6g, numerical Hessian %.6g", what, got, want)
 	}
-	for i := 0; i < p; i++ {
-		check("β "+m.Regression.Terms()[i], se.Beta[p+i], math.Sqrt(cov.At(i, i)))
-	}
-	for i, v := range nodes {
-		for a := 0; a < 2; a++ {
-			q := m.CPT[v][a*2+1]
-			check(tr.Name(v), se.CPT[v][a*2+1], q*(1-q)*math.Sqrt(cov.At(p+2*i+a, p+2*i+a)))
-		}
-	}
-	t.Logf("largest relative difference from the numerical Hessian: %.2g", worst)
 }

@@ -43,7 +43,9 @@ type Model struct {
 	// fitted rows' priors (the root's model-estimated state shares). The
 	// model's data must then have the covariates' columns besides its
 	// variables (inference on new rows uses them). FitEM fits it;
-	// FitCovariates adds it to a model.
+	// FitCovariates and FitWithCovariates add it to a model. Sample draws
+	// the root from Prior: rows of the fitted population, not given
+	// covariates.
 	Regression *RootRegression
 
 	rooted *tree.Rooted

@@ -468,14 +468,7 @@ func emRand(opt model.EMOptions) *rand.Rand {
 // (adding to its Phases).
 func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *rand.Rand) error {
 	t0 := time.Now()
-	maxIter := opt.MaxIter
-	if maxIter <= 0 {
-		maxIter = model.DefaultMaxIter
-	}
-	tol := opt.Tol
-	if tol <= 0 {
-		tol = model.DefaultTol
-	}
+	maxIter, tol := emBounds(opt)
 	restarts, rIter := opt.Restarts, opt.RestartIter
 	if restarts == 0 {
 		restarts = 5
@@ -553,6 +546,19 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 	res.Phases.Full.ESteps += l.it
 	res.Phases.Full.Seconds += time.Since(t0).Seconds()
 	return nil
+}
+
+// emBounds returns opt's MaxIter and Tol, or their defaults when not
+// positive.
+func emBounds(opt model.EMOptions) (maxIter int, tol float64) {
+	maxIter, tol = opt.MaxIter, opt.Tol
+	if maxIter <= 0 {
+		maxIter = model.DefaultMaxIter
+	}
+	if tol <= 0 {
+		tol = model.DefaultTol
+	}
+	return maxIter, tol
 }
 
 // ReplicateTol is the distance in log-likelihood (nats) within which a
