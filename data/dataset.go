@@ -67,6 +67,10 @@ type Dataset struct {
 	disc  [][]uint16
 	cont  [][]float64
 	rows  int
+	// weights are the row weights as given (nil: every row counts 1), of
+	// kind wkind (see SetWeights).
+	weights []float64
+	wkind   WeightKind
 }
 
 // New returns a dataset with the given variables and number of rows. Every
@@ -227,9 +231,9 @@ func (d *Dataset) Validate() error {
 }
 
 // Select returns a dataset with the given columns, in that order. Column
-// data are shared with d.
+// data and row weights are shared with d.
 func (d *Dataset) Select(cols []int) (*Dataset, error) {
-	out := &Dataset{rows: d.rows, index: make(map[string]int, len(cols))}
+	out := &Dataset{rows: d.rows, index: make(map[string]int, len(cols)), weights: d.weights, wkind: d.wkind}
 	for _, j := range cols {
 		if j < 0 || j >= len(d.vars) {
 			return nil, fmt.Errorf("data: column %d out of range", j)
@@ -259,11 +263,21 @@ func (d *Dataset) SelectNames(names []string) (*Dataset, error) {
 	return d.Select(cols)
 }
 
-// Rows returns a new dataset holding copies of the given rows, in order.
+// Rows returns a new dataset holding copies of the given rows, in order,
+// with their weights.
 func (d *Dataset) Rows(rows []int) (*Dataset, error) {
 	out, err := New(d.vars, len(rows))
 	if err != nil {
 		return nil, err
+	}
+	if d.weights != nil {
+		out.weights, out.wkind = make([]float64, len(rows)), d.wkind
+		for k, i := range rows {
+			if i < 0 || i >= d.rows {
+				return nil, fmt.Errorf("data: row %d out of range", i)
+			}
+			out.weights[k] = d.weights[i]
+		}
 	}
 	for j := range d.vars {
 		for k, i := range rows {

@@ -86,6 +86,14 @@ type ReadOptions struct {
 	// other column is discrete. Zero means DefaultMaxDiscreteStates;
 	// negative values are an error.
 	MaxDiscreteStates int
+	// Weights names a column of row weights (see Dataset.SetWeights) of
+	// kind WeightKind: it is read (also when Columns does not list it),
+	// never dropped as constant, and becomes the dataset's weights instead
+	// of a variable. A missing, negative or non-finite weight, or a
+	// frequency weight that is not a whole number, is an error naming its
+	// row.
+	Weights    string
+	WeightKind WeightKind
 	// Missing says what to do with missing cells.
 	Missing MissingPolicy
 	// MissingTokens are the cell values that mean "missing", compared

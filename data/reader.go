@@ -56,6 +56,18 @@ func ReadCSVFile(path string, opt ReadOptions) (*Dataset, *ReadReport, error) {
 //
 // Bad input yields a *ParseError naming the input, line and column.
 func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
+	if w := opt.Weights; w != "" {
+		if slices.Contains(opt.Ignore, w) {
+			name := opt.Name
+			if name == "" {
+				name = "<input>"
+			}
+			return nil, nil, &ParseError{File: name, ColumnName: w, Err: errors.New("the weight column is also ignored")}
+		}
+		if len(opt.Columns) > 0 && !slices.Contains(opt.Columns, w) {
+			opt.Columns = append(slices.Clip(opt.Columns), w)
+		}
+	}
 	rd, err := newReader(opt)
 	if err != nil {
 		return nil, nil, err
@@ -706,7 +718,7 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 		if kinds[j] == Discrete {
 			cr.States = len(c.labels)
 		}
-		if isConst, val := c.constant(kinds[j]); allMissing[j] || isConst && !rd.opt.KeepConstant {
+		if isConst, val := c.constant(kinds[j]); allMissing[j] || isConst && !rd.opt.KeepConstant && c.name != rd.opt.Weights {
 			if !rd.opt.DropConstant {
 				return nil, nil, rd.errorf(0, c, "constant column: every observed value is %s (remove the column or use --drop-constant)", QuoteCell(val))
 			}
@@ -751,6 +763,11 @@ func (rd *reader) finish(rep *ReadReport) (*Dataset, *ReadReport, error) {
 	d, err := withColumns(vars, kept, disc, cont)
 	if err != nil {
 		return nil, nil, &ParseError{File: rd.name, Err: err}
+	}
+	if w := rd.opt.Weights; w != "" {
+		if d, err = d.WeightBy(w, rd.opt.WeightKind); err != nil {
+			return nil, nil, &ParseError{File: rd.name, Err: err}
+		}
 	}
 	return d, rep, nil
 }

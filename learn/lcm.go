@@ -100,7 +100,7 @@ type FitCriteria struct {
 
 // Criteria returns the FitCriteria of m, whose log-likelihood on d is ll.
 func Criteria(m model.Model, d *data.Dataset, ll float64) (FitCriteria, error) {
-	n := float64(d.NumRows())
+	n := d.SampleSize()
 	kp := float64(m.NumParams())
 	f := FitCriteria{LogLik: ll, Params: m.NumParams(),
 		AIC: -2*ll + 2*kp, BIC: -2*ll + kp*math.Log(n), ABIC: -2*ll + kp*math.Log((n+2)/24), CAIC: -2*ll + kp*(math.Log(n)+1),
@@ -123,7 +123,7 @@ func Criteria(m model.Model, d *data.Dataset, ll float64) (FitCriteria, error) {
 		if len(c.Labels) < 2 {
 			continue
 		}
-		pe, err := model.EntropyOf(c)
+		pe, err := model.EntropyOfWeighted(c, d.RowWeights())
 		if err != nil {
 			return f, err
 		}
@@ -547,6 +547,6 @@ func keepLCM(res *Result, d *data.Dataset, fit model.FitOptions, aic bool) error
 	}
 	res.Tree, res.Model, res.EM = t, s.model, s.em
 	c.Kept, c.ChowLiu = "lcm", false
-	c.BIC = model.NewScore(s.em.LogLik, d.NumRows(), s.model.NumParams(), 1).BIC
+	c.BIC = model.ScoreOf(s.em.LogLik, d, s.model.NumParams(), 1).BIC
 	return nil
 }

@@ -127,7 +127,7 @@ func keepKinds(pr *PruneResult, st *stats.Stats, d *data.Dataset, opt Options, f
 	if err != nil {
 		return fmt.Errorf("learn: the trees of each kind, joined: %w", err)
 	}
-	if b := bicOf(m, res.LogLik, d.NumRows()); b < pr.BIC {
+	if b := bicOf(m, res.LogLik, d.SampleSize()); b < pr.BIC {
 		pr.Tree, pr.Model, pr.EM, pr.BIC, pr.Baseline = kb.t, m, res, b, 1
 	}
 	return nil

@@ -190,7 +190,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	if localIter == 0 {
 		localIter = DefaultLocalIter
 	}
-	logN := math.Log(float64(d.NumRows()))
+	logN := math.Log(d.SampleSize())
 	penalty := logN
 	if opt.AIC {
 		penalty = 2

@@ -156,7 +156,7 @@ func contractStates(t *tree.Tree, d *data.Dataset, fit model.FitOptions, popt Pr
 		if err != nil {
 			return nil, nil, err
 		}
-		if b := bicOf(chosen, res.LogLik, d.NumRows()); b < pr.BIC {
+		if b := bicOf(chosen, res.LogLik, d.SampleSize()); b < pr.BIC {
 			pr.Model, pr.EM, pr.BIC = chosen, res, b
 			if err := setFittedLengths(pr.Tree, chosen); err != nil {
 				return nil, nil, err
@@ -169,7 +169,7 @@ func contractStates(t *tree.Tree, d *data.Dataset, fit model.FitOptions, popt Pr
 		if err != nil {
 			return nil, nil, fmt.Errorf("learn: baseline tree 0: %w", err)
 		}
-		if b := bicOf(m, res.LogLik, d.NumRows()); b < pr.BIC {
+		if b := bicOf(m, res.LogLik, d.SampleSize()); b < pr.BIC {
 			if err := setFittedLengths(bt, m); err != nil {
 				return nil, nil, err
 			}
@@ -180,8 +180,8 @@ func contractStates(t *tree.Tree, d *data.Dataset, fit model.FitOptions, popt Pr
 }
 
 // bicOf is −2 log L + κ log n.
-func bicOf(m model.Model, ll float64, n int) float64 {
-	return -2*ll + float64(m.NumParams())*math.Log(float64(n))
+func bicOf(m model.Model, ll float64, n float64) float64 {
+	return -2*ll + float64(m.NumParams())*math.Log(n)
 }
 
 // fitAutoTable fits res.Tree to discrete d with fit.AutoStates as

@@ -30,6 +30,13 @@ type PosteriorEntropy struct {
 // without states, probabilities that are not a whole number of rows, or
 // no row with a defined posterior are errors.
 func EntropyOf(c Conditional) (*PosteriorEntropy, error) {
+	return EntropyOfWeighted(c, nil)
+}
+
+// EntropyOfWeighted is EntropyOf with row weights w (one per row of c,
+// as data.Dataset.RowWeights; nil: 1 each): the sums over rows are
+// weighted and n is the weight of the rows with a defined posterior.
+func EntropyOfWeighted(c Conditional, w []float64) (*PosteriorEntropy, error) {
 	k := len(c.Labels)
 	name := fmt.Sprintf("node %d", c.Node)
 	if c.Name != "" {
@@ -41,8 +48,11 @@ func EntropyOf(c Conditional) (*PosteriorEntropy, error) {
 	if len(c.Prob)%k != 0 {
 		return nil, fmt.Errorf("model: %s: %d probabilities for %d states", name, len(c.Prob), k)
 	}
+	if w != nil && len(w) != len(c.Prob)/k {
+		return nil, fmt.Errorf("model: %s: %d weights for %d rows", name, len(w), len(c.Prob)/k)
+	}
 	q := &PosteriorEntropy{Shares: make([]float64, k)}
-	ent := 0.0
+	ent, n := 0.0, 0.0
 rows:
 	for r := 0; r < len(c.Prob)/k; r++ {
 		p := c.Row(r)
@@ -52,17 +62,21 @@ rows:
 			}
 		}
 		q.Rows++
+		wr := 1.0
+		if w != nil {
+			wr = w[r]
+		}
+		n += wr
 		for s, x := range p {
-			q.Shares[s] += x
+			q.Shares[s] += wr * x
 			if x > 0 {
-				ent -= x * math.Log(x)
+				ent -= wr * x * math.Log(x)
 			}
 		}
 	}
-	if q.Rows == 0 {
+	if q.Rows == 0 || !(n > 0) {
 		return nil, fmt.Errorf("model: %s: every row of the data has probability 0 under the model", name)
 	}
-	n := float64(q.Rows)
 	for s := range q.Shares {
 		q.Shares[s] /= n
 	}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"math"
+
+	"github.com/latentree/latentree/data"
 )
 
 // Score summarises how well a model fits a dataset. Conventions:
@@ -20,6 +22,12 @@ type Score struct {
 	// NonPositive counts the rows whose estimated probability is ≤ 0 (a
 	// spectral model's P̂ can be); LogLik sums over the other rows.
 	NonPositive int `json:"nonpositive_rows,omitempty"`
+	// N is the sample size of BIC and PerRow when the rows are weighted
+	// (data.Dataset.SampleSize: the sum of frequency weights, the number
+	// of rows for sampling weights), and WeightKind the weights' kind;
+	// 0 and "" without weights (n is then Rows).
+	N          float64 `json:"n,omitempty"`
+	WeightKind string  `json:"weight_kind,omitempty"`
 }
 
 // NewScore derives the scores from a log-likelihood of n rows and κ
@@ -30,6 +38,24 @@ func NewScore(ll float64, n, k, hidden int) *Score {
 		s.PerRow = ll / float64(n)
 		s.BIC = -2*ll + float64(k)*math.Log(float64(n))
 		s.BICPaper = ll - 0.5*float64(k)*math.Log(float64(n))
+	}
+	s.AIC = -2*ll + 2*float64(k)
+	return s
+}
+
+// ScoreOf derives the scores from a log-likelihood ll of the (weighted)
+// rows of d and κ parameters: n is d.SampleSize(), so that a table of
+// distinct rows with frequency weights scores as the expanded table.
+func ScoreOf(ll float64, d *data.Dataset, k, hidden int) *Score {
+	if !d.Weighted() {
+		return NewScore(ll, d.NumRows(), k, hidden)
+	}
+	n := d.SampleSize()
+	s := &Score{Rows: d.NumRows(), LogLik: ll, Params: k, Hidden: hidden, N: n, WeightKind: d.WeightKind().String()}
+	if n > 0 {
+		s.PerRow = ll / n
+		s.BIC = -2*ll + float64(k)*math.Log(n)
+		s.BICPaper = ll - 0.5*float64(k)*math.Log(n)
 	}
 	s.AIC = -2*ll + 2*float64(k)
 	return s

@@ -39,7 +39,9 @@ type computer struct {
 	obs  [][]uint64
 }
 
-// Compute computes the statistics of d. It returns an error if d is nil, if
+// Compute computes the statistics of d: with frequency weights, those of
+// its rows each repeated by its weight (sampling weights are an error:
+// the statistics are whole counts). It returns an error if d is nil, if
 // opt.Workers is negative, if a column has the wrong length, a discrete
 // code out of range or an infinite continuous value, or if the pair
 // statistics would take more than opt.MaxPairBytes (checked before they
@@ -56,6 +58,9 @@ func compute(d *data.Dataset, opt Options, budget int) (*Stats, error) {
 	}
 	if opt.Workers < 0 {
 		return nil, fmt.Errorf("stats: negative number of workers %d", opt.Workers)
+	}
+	if d.Weighted() {
+		return computeWeighted(d, opt, budget)
 	}
 	workers := opt.Workers
 	if workers == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/parallel"
@@ -60,6 +61,21 @@ func (m *Model) Bootstrap(d *data.Dataset, opt BootstrapOptions) (*StdErrors, er
 	em := model.EMOptions{Tol: opt.EM.Tol, MaxIter: opt.EM.MaxIter, Accel: opt.EM.Accel, Stop: opt.EM.Stop,
 		Restarts: -1, KeepInit: true, Sample: -1, Workers: 1}
 	n := d.NumRows()
+	// With frequency weights, the replicates resample the expanded rows:
+	// n = Σ w draws, row r with probability w_r/n.
+	var cum []float64
+	if d.Weighted() {
+		if d.WeightKind() != data.Frequency {
+			return nil, errors.New("model: the bootstrap of rows with sampling weights is not supported (use frequency weights or unweighted rows)")
+		}
+		cum = make([]float64, n)
+		acc := 0.0
+		for r, w := range d.Weights() {
+			acc += w
+			cum[r] = acc
+		}
+		n = int(acc)
+	}
 	B := opt.Replicates
 	reps := make([][]float64, B)
 	errs := make([]error, B)
@@ -67,9 +83,17 @@ func (m *Model) Bootstrap(d *data.Dataset, opt BootstrapOptions) (*StdErrors, er
 		rng := rand.New(rand.NewPCG(base, uint64(i)))
 		idx := make([]int, n)
 		for j := range idx {
-			idx[j] = rng.IntN(n)
+			if cum == nil {
+				idx[j] = rng.IntN(n)
+				continue
+			}
+			u := float64(rng.IntN(n)) + 0.5
+			idx[j], _ = slices.BinarySearch(cum, u)
 		}
 		dr, err := d.Rows(idx)
+		if err == nil && cum != nil {
+			err = dr.SetWeights(nil, data.Frequency)
+		}
 		if err != nil {
 			errs[i] = err
 			return

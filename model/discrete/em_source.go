@@ -283,11 +283,11 @@ func (m *Model) compressSource(src data.Source) (*binding, int, error) {
 			}
 			rows++
 			if u, ok := index[string(key)]; ok {
-				weight[u]++
+				weight[u] += b.w(r)
 				continue
 			}
 			index[string(key)] = len(weight)
-			weight = append(weight, 1)
+			weight = append(weight, b.w(r))
 			for x, v := range nodes {
 				c := b.codes[v][r]
 				if c != data.Missing {
@@ -371,7 +371,7 @@ func (m *Model) fitStage(src data.Source, opt model.EMOptions) (*model.EMResult,
 	if !ok {
 		return m.FitEMSource(src, opt)
 	}
-	if d.NumRows() <= compressProbe || !d.AllDiscrete() {
+	if d.NumRows() <= compressProbe || !d.AllDiscrete() || d.Weighted() {
 		return m.FitEM(d, opt)
 	}
 	p, err := data.Pack(d)

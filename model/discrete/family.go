@@ -81,14 +81,14 @@ func FitAuto(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model, *mode
 		return nil, nil, nil, 0, err
 	}
 	best, bestRes := fits[i].Model, fits[i].EM
-	bestBIC := bicOf(best, bestRes.LogLik, d.NumRows())
+	bestBIC := bicOf(best, bestRes.LogLik, d.SampleSize())
 	em := opt.EM
 	em.Src = seed.Or(em.Src, seed.Model)
 	chosen, _, final, err := chooseHiddenStates(best, d, StatesOptions{EM: em, Src: em.Src})
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	if bicOf(chosen, final.LogLik, d.NumRows()) > bestBIC {
+	if bicOf(chosen, final.LogLik, d.SampleSize()) > bestBIC {
 		// (EM from the kept moves only raises the likelihood; this guards
 		// the promise against round-off.)
 		best.Canonicalize()
@@ -153,7 +153,7 @@ func UniformFits(t *tree.Tree, d *data.Dataset, opt model.FitOptions) ([]Uniform
 	}
 	screen := opt
 	screen.EM.MaxIter = min(maxIter, screenIter)
-	n := d.NumRows()
+	n := d.SampleSize()
 	var (
 		fits    []UniformFit
 		best    = -1

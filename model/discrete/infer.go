@@ -81,6 +81,7 @@ func (m *Model) bind(d *data.Dataset) (*binding, error) {
 		b.remap[v] = remap
 		b.codes[v] = d.Discrete(j)
 	}
+	b.weight = d.RowWeights()
 	return b, nil
 }
 
@@ -436,11 +437,7 @@ func (m *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 		e.upward(b, w, r0, nb, false)
 		copy(out[r0:r0+nb], w.logZ[:nb])
 	})
-	total := 0.0
-	for _, x := range out {
-		total += x
-	}
-	return out, total, nil
+	return out, d.WeightedSum(out), nil
 }
 
 // Posterior returns, for each of the given nodes, the posterior

@@ -49,7 +49,7 @@ func (m *Model) InitSurrogate(d *data.Dataset, mix float64) error {
 			cnt := make([]float64, k)
 			for i := 0; i < b.rows; i++ {
 				if x := state(v, i); x >= 0 {
-					cnt[x]++
+					cnt[x] += b.w(i)
 				}
 			}
 			mixInto(m.Prior, cnt, 1, k, mix)
@@ -61,7 +61,7 @@ func (m *Model) InitSurrogate(d *data.Dataset, mix float64) error {
 		for i := 0; i < b.rows; i++ {
 			a, x := state(p, i), state(v, i)
 			if a >= 0 && x >= 0 {
-				cnt[a*k+x]++
+				cnt[a*k+x] += b.w(i)
 			}
 		}
 		mixInto(m.CPT[v], cnt, kp, k, mix)

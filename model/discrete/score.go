@@ -37,7 +37,7 @@ func (m *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, er
 	if err != nil {
 		return nil, err
 	}
-	return model.NewScore(ll, d.NumRows(), m.NumParams(), m.Tree.NumHidden()), nil
+	return model.ScoreOf(ll, d, m.NumParams(), m.Tree.NumHidden()), nil
 }
 
 // KLOptions configures KL.

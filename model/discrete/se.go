@@ -62,7 +62,9 @@ type SEOptions struct {
 // Louis's identity (the expected complete-data information given each row
 // minus the covariance of the complete-data score given the row, both
 // computed exactly by belief propagation on the tree, with every hidden
-// or missing node clamped to each of its states in turn).
+// or missing node clamped to each of its states in turn). Rows with
+// frequency weights count as their copies (the expanded rows' standard
+// errors); sampling weights are an error.
 //
 // The free parameters are, for each distribution (the root's prior, and
 // every row of every CPT), the logits log(p_b/p_ref) of its states
@@ -80,6 +82,9 @@ type SEOptions struct {
 func (m *Model) StandardErrors(d *data.Dataset, opt SEOptions) (*StdErrors, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	if d != nil && d.Weighted() && d.WeightKind() == data.Sampling {
+		return nil, errors.New("model: standard errors from the observed information do not hold for sampling weights (they need a sandwich estimator, not implemented); use frequency weights or unweighted rows")
 	}
 	b0, err := m.bind(d)
 	if err != nil {

@@ -208,8 +208,8 @@ func ChooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, *
 }
 
 // bicOf is −2 log L + κ log n.
-func bicOf(m *Model, ll float64, n int) float64 {
-	return -2*ll + float64(m.NumParams())*math.Log(float64(n))
+func bicOf(m *Model, ll float64, n float64) float64 {
+	return -2*ll + float64(m.NumParams())*math.Log(n)
 }
 
 // chooseHiddenStates is ChooseHiddenStates that also returns the final EM
@@ -227,7 +227,7 @@ func chooseHiddenStates(m *Model, d *data.Dataset, opt StatesOptions) (*Model, i
 		trial = 30
 	}
 	rng := seed.Rand(opt.Src, seed.States)
-	n := d.NumRows()
+	n := d.SampleSize()
 	cur := m.Clone()
 	cur.rooted = m.rooted
 	_, ll, err := cur.LogLikelihood(d, model.InferOptions{Workers: opt.EM.Workers})

@@ -62,25 +62,27 @@ func (m *patternMoments) get(b *gbinding, pt pattern) ([]float64, []float64) {
 	return m.mean, m.scatter
 }
 
-// sampleMoments returns the sample mean of the pattern's observed columns
-// over its rows and their scatter matrix (sums of products of deviations).
+// sampleMoments returns the (weighted) sample mean of the pattern's
+// observed columns over its rows and their scatter matrix (weighted sums
+// of products of deviations).
 func sampleMoments(b *gbinding, pt pattern) (mean, scatter []float64) {
 	k := len(pt.idx)
 	mean = make([]float64, k)
 	scatter = make([]float64, k*k)
+	cnt := b.weightOf(pt.rows)
 	for a, i := range pt.idx {
 		s := 0.0
 		for _, r := range pt.rows {
-			s += b.cols[i][r]
+			s += b.wt(r) * b.cols[i][r]
 		}
-		mean[a] = s / float64(len(pt.rows))
+		mean[a] = s / cnt
 	}
 	for a, i := range pt.idx {
 		for c := a; c < k; c++ {
 			j := pt.idx[c]
 			s := 0.0
 			for _, r := range pt.rows {
-				s += (b.cols[i][r] - mean[a]) * (b.cols[j][r] - mean[c])
+				s += b.wt(r) * (b.cols[i][r] - mean[a]) * (b.cols[j][r] - mean[c])
 			}
 			scatter[a*k+c], scatter[c*k+a] = s, s
 		}

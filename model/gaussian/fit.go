@@ -29,6 +29,28 @@ type gbinding struct {
 	obs  []int // model observed nodes in column order of cols
 	cols [][]float64
 	rows int
+	w    []float64 // row weights (data.Dataset.RowWeights; nil: 1 each)
+	n    float64   // Σ w: the sample size of the sums over rows
+}
+
+// wt returns the weight of row r.
+func (b *gbinding) wt(r int) float64 {
+	if b.w == nil {
+		return 1
+	}
+	return b.w[r]
+}
+
+// weightOf returns the total weight of the rows.
+func (b *gbinding) weightOf(rows []int) float64 {
+	if b.w == nil {
+		return float64(len(rows))
+	}
+	s := 0.0
+	for _, r := range rows {
+		s += b.w[r]
+	}
+	return s
 }
 
 func (g *Model) bind(d *data.Dataset) (*gbinding, error) {
@@ -47,6 +69,13 @@ func (g *Model) bind(d *data.Dataset) (*gbinding, error) {
 		}
 		b.obs = append(b.obs, v)
 		b.cols = append(b.cols, d.Continuous(j))
+	}
+	b.w, b.n = d.RowWeights(), float64(b.rows)
+	if b.w != nil {
+		b.n = 0
+		for _, x := range b.w {
+			b.n += x
+		}
 	}
 	return b, nil
 }
@@ -207,11 +236,7 @@ func (g *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 			out[r] = c0 - 0.5*mat.Dot(x, y)
 		}
 	}
-	total := 0.0
-	for _, v := range out {
-		total += v
-	}
-	return out, total, nil
+	return out, d.WeightedSum(out), nil
 }
 
 // Score is as discrete.Model.Score for a Gaussian model.
@@ -220,7 +245,7 @@ func (g *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, er
 	if err != nil {
 		return nil, err
 	}
-	return model.NewScore(ll, d.NumRows(), g.NumParams(), g.Tree.NumHidden()), nil
+	return model.ScoreOf(ll, d, g.NumParams(), g.Tree.NumHidden()), nil
 }
 
 // Conditional returns, for each of the given nodes and every row, the mean
@@ -812,27 +837,28 @@ func (g *Model) startGaussian(b *gbinding) error {
 	}
 	for j, v := range b.obs {
 		pos[v] = j
-		n, s := 0, 0.0
-		for _, x := range b.cols[j] {
-			if !math.IsNaN(x) {
+		n, wn, s := 0, 0.0, 0.0
+		for r, x := range b.cols[j] {
+			if w := b.wt(r); !math.IsNaN(x) && w > 0 {
 				n++
-				s += x
+				wn += w
+				s += w * x
 			}
 		}
 		if n < 2 {
-			return fmt.Errorf("model: variable %q has %d observed values; at least 2 are needed", t.Name(v), n)
+			return fmt.Errorf("model: variable %q has %d observed values (of non-zero weight); at least 2 are needed", t.Name(v), n)
 		}
-		mean := s / float64(n)
+		mean := s / wn
 		ss := 0.0
-		for _, x := range b.cols[j] {
-			if !math.IsNaN(x) {
-				ss += (x - mean) * (x - mean)
+		for r, x := range b.cols[j] {
+			if w := b.wt(r); !math.IsNaN(x) && w > 0 {
+				ss += w * (x - mean) * (x - mean)
 			}
 		}
 		if !(ss > 0) || math.IsInf(ss, 0) {
 			return fmt.Errorf("model: variable %q has zero or infinite variance", t.Name(v))
 		}
-		g.Mean[v], g.Var[v] = mean, ss/float64(n)
+		g.Mean[v], g.Var[v] = mean, ss/wn
 	}
 	// sign of the pairwise-complete covariance of columns i and j.
 	sign := func(i, j int) float64 {
@@ -844,7 +870,7 @@ func (g *Model) startGaussian(b *gbinding) error {
 		s := 0.0
 		for r := range ci {
 			if !math.IsNaN(ci[r]) && !math.IsNaN(cj[r]) {
-				s += (ci[r] - mi) * (cj[r] - mj)
+				s += b.wt(r) * (ci[r] - mi) * (cj[r] - mj)
 			}
 		}
 		if s < 0 {
@@ -886,6 +912,7 @@ type gaussEM struct {
 // mean) over the observed columns idx.
 type gaussPattern struct {
 	pattern
+	cnt     float64 // the weight of the rows
 	dense   bool
 	mean    []float64
 	scatter []float64 // len(idx)² row-major
@@ -899,9 +926,9 @@ func newGaussEM(g *Model, b *gbinding, pats []pattern, moments []*patternMoments
 	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes()}
 	nn := float64(len(em.nodes))
 	for i, pt := range pats {
-		gp := gaussPattern{pattern: pt}
+		gp := gaussPattern{pattern: pt, cnt: b.weightOf(pt.rows)}
 		q := float64(len(pt.idx))
-		if q > 0 && float64(len(pt.rows))*rowCost*nn > q*q*q/3+2*nn*q*q {
+		if q > 0 && gp.cnt > 0 && float64(len(pt.rows))*rowCost*nn > q*q*q/3+2*nn*q*q {
 			gp.dense = true
 			if moments != nil {
 				gp.mean, gp.scatter = moments[i].get(b, pt)
@@ -940,14 +967,18 @@ func (em *gaussEM) estep() (*gaussStats, error) {
 	for _, pt := range em.pats {
 		if !pt.dense {
 			for _, row := range pt.rows {
-				st.ll += bp.row(b.cols, row)
+				w := b.wt(row)
+				if w == 0 {
+					continue
+				}
+				st.ll += w * bp.row(b.cols, row)
 				for _, v := range em.nodes {
 					ex := bp.mu[v] + bp.sd[v]*bp.m[v]
-					st.s1[v] += ex
-					st.s2[v] += ex*ex + bp.sd[v]*bp.sd[v]*bp.v[v]
+					st.s1[v] += w * ex
+					st.s2[v] += w * (ex*ex + bp.sd[v]*bp.sd[v]*bp.v[v])
 					if p := r.Parent[v]; p >= 0 {
 						ep := bp.mu[p] + bp.sd[p]*bp.m[p]
-						st.sp[v] += ex*ep + bp.sd[v]*bp.sd[p]*bp.cp[v]
+						st.sp[v] += w * (ex*ep + bp.sd[v]*bp.sd[p]*bp.cp[v])
 					}
 				}
 			}
@@ -974,7 +1005,7 @@ func (em *gaussEM) densePattern(pt gaussPattern, zo []float64, st *gaussStats) e
 	idx := pt.idx
 	q := len(idx)
 	nn := len(em.nodes)
-	cnt := float64(len(pt.rows))
+	cnt := pt.cnt
 	sub := mat.NewSymDense(q, nil)
 	for a, i := range idx {
 		v := b.obs[i]
@@ -1053,7 +1084,7 @@ func (em *gaussEM) nodeIndex(v int) int {
 // mstep sets the parameters to the complete-data estimates from st.
 func (em *gaussEM) mstep(st *gaussStats) {
 	g := em.g
-	n := float64(em.b.rows)
+	n := em.b.n
 	r := g.Rooted()
 	mean := make([]float64, g.Tree.MaxID())
 	vr := make([]float64, g.Tree.MaxID())

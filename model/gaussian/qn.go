@@ -97,7 +97,7 @@ func (c *qnCoords) gradient(st *gaussStats, grad []float64) {
 	em := c.em
 	g := em.g
 	r := g.Rooted()
-	n := float64(em.b.rows)
+	n := em.b.n
 	size := g.Tree.MaxID()
 	sd := make([]float64, size)
 	z1 := make([]float64, size)
@@ -208,7 +208,7 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	c.save(x)
 	c.gradient(l.st, g)
 	h := mat.NewSymDense(k, nil) // inverse Hessian estimate
-	n := float64(l.em.b.rows)
+	n := l.em.b.n
 	resetH := func(scale float64) {
 		h.Zero()
 		for i := range k {

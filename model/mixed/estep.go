@@ -113,8 +113,12 @@ func (e *engine) estep(b *binding, workers int) *Expected {
 	parts := make([]*Expected, (b.rows+blockRows-1)/blockRows)
 	e.forRows(b.rows, workers, func(w *work, ch, r0, r1 int) {
 		x := m.NewExpected()
-		x.Rows = float64(r1 - r0)
 		for r := r0; r < r1; r++ {
+			wt := b.wt(r)
+			if wt == 0 {
+				continue
+			}
+			x.Rows += wt
 			e.load(b, w, r)
 			ll := e.upward(w)
 			if math.IsInf(ll, -1) {
@@ -122,9 +126,9 @@ func (e *engine) estep(b *binding, workers int) *Expected {
 				x.LogLik = math.Inf(-1)
 				continue
 			}
-			x.LogLik += ll
+			x.LogLik += wt * ll
 			e.downward(w, false)
-			e.accumulate(w, x)
+			e.accumulate(w, x, wt)
 		}
 		parts[ch] = x
 	})
@@ -136,21 +140,23 @@ func (e *engine) estep(b *binding, workers int) *Expected {
 }
 
 // accumulate adds one row's expected statistics (after upward and
-// downward) to x.
-func (e *engine) accumulate(w *work, x *Expected) {
+// downward), times the row's weight wt, to x.
+func (e *engine) accumulate(w *work, x *Expected, wt float64) {
 	m := e.m
 	for _, v := range e.disc {
 		p := e.parent[v]
 		cnt := x.Counts[v]
 		if p < 0 {
-			addTo(cnt, w.bel[v])
+			for s, q := range w.bel[v] {
+				cnt[s] += wt * q
+			}
 			continue
 		}
 		lam, pi := w.lam[v], w.pi[v]
 		k := len(lam)
 		if o := w.ev[v]; o >= 0 && e.leaf[v] {
 			// An observed leaf (see downward): only column o.
-			z := pi[o]
+			z := pi[o] / wt
 			if !(z > 0) {
 				continue
 			}
@@ -166,6 +172,7 @@ func (e *engine) accumulate(w *work, x *Expected) {
 		for s := range lam {
 			z += pi[s] * lam[s]
 		}
+		z /= wt
 		if !(z > 0) {
 			continue
 		}
@@ -187,6 +194,7 @@ func (e *engine) accumulate(w *work, x *Expected) {
 			if wa == 0 {
 				continue
 			}
+			wa *= wt
 			e.blockPost(bl, w, a)
 			mt := w.mean[top]
 			x.W[top][a] += wa

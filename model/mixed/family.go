@@ -65,7 +65,7 @@ func FitBestStates(t *tree.Tree, d *data.Dataset, opt model.FitOptions) (*Model,
 	if k := opt.HiddenStates; k > 0 && (k < ks[0] || k > ks[len(ks)-1]) {
 		ks = append(append([]int(nil), ks...), k)
 	}
-	logN := math.Log(float64(d.NumRows()))
+	logN := math.Log(d.SampleSize())
 	var (
 		best    *Model
 		bestRes *model.EMResult

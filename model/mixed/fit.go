@@ -1,6 +1,7 @@
 package mixed
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -478,6 +479,10 @@ func (m *Model) start(b *binding) error {
 	}
 	x := m.NewExpected()
 	for i := 0; i < b.rows; i++ {
+		wt := b.wt(i)
+		if wt == 0 {
+			continue
+		}
 		for _, v := range r.Order {
 			p := r.Parent[v]
 			switch {
@@ -486,9 +491,9 @@ func (m *Model) start(b *binding) error {
 					continue
 				}
 				if p < 0 {
-					x.Counts[v][st[v][i]]++
+					x.Counts[v][st[v][i]] += wt
 				} else if st[p] != nil && st[p][i] >= 0 {
-					x.Counts[v][st[p][i]*m.States[v]+st[v][i]]++
+					x.Counts[v][st[p][i]*m.States[v]+st[v][i]] += wt
 				}
 			default:
 				if val[v] == nil || math.IsNaN(val[v][i]) {
@@ -506,13 +511,13 @@ func (m *Model) start(b *binding) error {
 					if z == nil || math.IsNaN(z[i]) {
 						continue
 					}
-					x.P1[v] += z[i]
-					x.P2[v] += z[i] * z[i]
-					x.Cross[v] += y * z[i]
+					x.P1[v] += wt * z[i]
+					x.P2[v] += wt * z[i] * z[i]
+					x.Cross[v] += wt * y * z[i]
 				}
-				x.W[v][a]++
-				x.S1[v][a] += y
-				x.S2[v][a] += y * y
+				x.W[v][a] += wt
+				x.S1[v][a] += wt * y
+				x.S2[v][a] += wt * y * y
 			}
 		}
 	}
@@ -555,17 +560,21 @@ func surrogateStates(b *binding, s, k int) []int {
 		return out
 	}
 	vals := b.vals[s]
-	var sorted []float64
-	for _, y := range vals {
-		if !math.IsNaN(y) {
-			sorted = append(sorted, y)
-		}
-	}
-	slices.Sort(sorted)
 	cut := make([]float64, k-1)
-	for q := range cut {
-		if len(sorted) > 0 {
-			cut[q] = sorted[(q+1)*len(sorted)/k]
+	if b.w != nil {
+		weightedCuts(vals, b.w, cut)
+	} else {
+		var sorted []float64
+		for _, y := range vals {
+			if !math.IsNaN(y) {
+				sorted = append(sorted, y)
+			}
+		}
+		slices.Sort(sorted)
+		for q := range cut {
+			if len(sorted) > 0 {
+				cut[q] = sorted[(q+1)*len(sorted)/k]
+			}
 		}
 	}
 	for i, y := range vals {
@@ -579,6 +588,39 @@ func surrogateStates(b *binding, s, k int) []int {
 		}
 	}
 	return out
+}
+
+// weightedCuts sets cut[q] to the value at position ⌊(q+1)·n/k⌋ (from 0)
+// of the observed values of vals sorted, each repeated by its row's
+// weight w (n their total weight, k = len(cut)+1): the cuts of
+// surrogateStates for whole-number weights as on the expanded rows.
+func weightedCuts(vals, w []float64, cut []float64) {
+	type vw struct{ y, w float64 }
+	var sorted []vw
+	n := 0.0
+	for r, y := range vals {
+		if !math.IsNaN(y) && w[r] > 0 {
+			sorted = append(sorted, vw{y, w[r]})
+			n += w[r]
+		}
+	}
+	if len(sorted) == 0 {
+		return
+	}
+	slices.SortFunc(sorted, func(a, b vw) int { return cmp.Compare(a.y, b.y) })
+	k := float64(len(cut) + 1)
+	for q := range cut {
+		pos := math.Floor(float64(q+1) * n / k)
+		acc := 0.0
+		cut[q] = sorted[len(sorted)-1].y
+		for _, x := range sorted {
+			acc += x.w
+			if acc > pos {
+				cut[q] = x.y
+				break
+			}
+		}
+	}
 }
 
 // surrogateValues returns, per row, the value of observed node s (its
@@ -608,9 +650,9 @@ func columnMoments(m *Model, b *binding) moments {
 			continue
 		}
 		var k, s1, s2 float64
-		for _, y := range vals {
-			if !math.IsNaN(y) {
-				k, s1, s2 = k+1, s1+y, s2+y*y
+		for r, y := range vals {
+			if w := b.wt(r); !math.IsNaN(y) {
+				k, s1, s2 = k+w, s1+w*y, s2+w*y*y
 			}
 		}
 		mom.mean[v], mom.variance[v] = 0, 1

@@ -39,6 +39,15 @@ type binding struct {
 	remap [][]uint16  // discrete observed node → code → model state
 	vals  [][]float64 // continuous observed node → column values (NaN: missing)
 	col   []int       // node → column or −1
+	w     []float64   // row weights (data.Dataset.RowWeights; nil: 1 each)
+}
+
+// wt returns the weight of row r.
+func (b *binding) wt(r int) float64 {
+	if b.w == nil {
+		return 1
+	}
+	return b.w[r]
 }
 
 // bind matches the model's observed variables with the columns of d by
@@ -81,6 +90,7 @@ func (m *Model) bind(d *data.Dataset) (*binding, error) {
 		}
 		b.codes[v], b.remap[v] = d.Discrete(j), remap
 	}
+	b.w = d.RowWeights()
 	return b, nil
 }
 
@@ -626,11 +636,7 @@ func (m *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 			out[r] = e.upward(w)
 		}
 	})
-	total := 0.0
-	for _, x := range out {
-		total += x
-	}
-	return out, total, nil
+	return out, d.WeightedSum(out), nil
 }
 
 // Score returns the log-likelihood of d and the scores derived from it.
@@ -639,7 +645,7 @@ func (m *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, er
 	if err != nil {
 		return nil, err
 	}
-	return model.NewScore(ll, d.NumRows(), m.NumParams(), m.Tree.NumHidden()), nil
+	return model.ScoreOf(ll, d, m.NumParams(), m.Tree.NumHidden()), nil
 }
 
 // Conditionals returns the distribution of each of the given nodes in
