@@ -101,4 +101,3 @@ func mulInts(x []int64, f int64) {
 		x[i] *= f
 	}
 }
-
