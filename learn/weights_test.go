@@ -15,6 +15,7 @@ import (
 	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/stats"
+	"github.com/latentree/latentree/tree"
 )
 
 // weightTol is the agreement asked of a weighted table and its expanded
@@ -358,5 +359,38 @@ func TestWeightsStats(t *testing.T) {
 	}
 	if _, err := stats.Compute(samp, stats.Options{}); err == nil || !strings.Contains(err.Error(), "sampling weights") {
 		t.Errorf("statistics of sampling weights: %v", err)
+	}
+}
+
+func TestWeightsLearn(t *testing.T) {
+	tr, err := simulate.DoubleStar(3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := simulate.Symmetric(rand.NewPCG(1, 9), tr, simulate.SymmetricOptions{States: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := truth.Sample(rand.NewPCG(5, 9), 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, expanded := weighted(t, d, 120, 6)
+	for _, m := range []Method{CLNJ, LCM} {
+		r1, err := Learn(table, Options{Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := Learn(expanded, Options{Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rf, err := tree.RobinsonFoulds(r1.Tree, r2.Tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(r1.Score.LogLik, r2.Score.LogLik) || !near(r1.Score.BIC, r2.Score.BIC) || rf.RF != 0 {
+			t.Errorf("%v: %.12g %.12g %s weighted, %.12g %.12g %s expanded", m, r1.Score.LogLik, r1.Score.BIC, r1.Tree.Newick(), r2.Score.LogLik, r2.Score.BIC, r2.Tree.Newick())
+		}
 	}
 }

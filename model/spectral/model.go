@@ -50,8 +50,12 @@ var _ model.Model = (*Model)(nil)
 // d (Song et al. 2013, Algorithm 1 with the linker of opt.Linker). Every
 // observed variable of t must be a discrete column of d and every column a
 // variable of t. Missing cells are allowed: each table is estimated from
-// the rows in which its variables are all observed.
+// the rows in which its variables are all observed. Row weights of d
+// (data.Dataset.RowWeights) weight the tables, as FitWeighted.
 func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
+	if d != nil && d.Weighted() {
+		return fit(t, d, d.RowWeights(), opt)
+	}
 	return fit(t, d, nil, opt)
 }
 
@@ -316,12 +320,16 @@ func (s *Model) LogLikelihood(d *data.Dataset, opt model.InferOptions) ([]float6
 	if err != nil {
 		return nil, 0, err
 	}
+	w := d.RowWeights()
 	total := 0.0
 	for r := range la {
-		if sign[r] > 0 {
-			total += la[r]
-		} else {
+		switch {
+		case !(sign[r] > 0):
 			la[r] = math.NaN()
+		case w == nil:
+			total += la[r]
+		case w[r] != 0:
+			total += w[r] * la[r]
 		}
 	}
 	return la, total, nil
@@ -337,14 +345,21 @@ func (s *Model) Score(d *data.Dataset, opt model.InferOptions) (*model.Score, er
 	if err != nil {
 		return nil, err
 	}
-	sc := model.NewScore(total, d.NumRows(), s.NumParams(), s.Tree.NumHidden())
-	for _, x := range ll {
-		if math.IsNaN(x) {
+	sc := model.ScoreOf(total, d, s.NumParams(), s.Tree.NumHidden())
+	w := d.RowWeights()
+	pos := 0.0
+	for r, x := range ll {
+		switch {
+		case math.IsNaN(x):
 			sc.NonPositive++
+		case w == nil:
+			pos++
+		default:
+			pos += w[r]
 		}
 	}
-	if pos := sc.Rows - sc.NonPositive; pos > 0 {
-		sc.PerRow = total / float64(pos)
+	if pos > 0 {
+		sc.PerRow = total / pos
 	}
 	return sc, nil
 }
