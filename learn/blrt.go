@@ -58,7 +58,8 @@ type BLRTResult struct {
 // classes, whose fit to d gave the statistic lr = 2 (L_k − L_{k−1}).
 //
 // Replicate b (opt.First to opt.First+B−1) draws from the source rand.NewPCG(opt.Seed, b):
-// first d.NumRows() rows of null (discrete.Model.Sample with that
+// first d.NumRows() rows of null (with frequency weights, the expanded
+// rows: see BootstrapRows) (discrete.Model.Sample with that
 // source), whose cells are then blanked wherever d's are missing; then two
 // seeds s₀ and s₁ (its Uint64, in that order). It fits k−1 classes with
 // seed s₀ and k classes with seed s₁ (FitLCM, opt.Starts random starts
@@ -169,8 +170,26 @@ func blrtReplicate(d *data.Dataset, null *discrete.Model, k, starts int, src *ra
 // columns (discrete.Model.Sample with src) and blanks their cells wherever
 // d's are missing: a parametric bootstrap replicate of d with its
 // missingness pattern. The columns keep d's variables (names and states).
+// With frequency weights, the replicate has the expanded rows of d (each
+// row repeated by its weight, in order; unweighted), so that a table of
+// distinct rows with counts gives the expanded data's replicates;
+// sampling weights are an error.
 func BootstrapRows(d *data.Dataset, m *discrete.Model, src rand.Source) (*data.Dataset, error) {
-	sim, err := m.Sample(src, d.NumRows())
+	var rowOf []int // replicate row → row of d, when weighted
+	n := d.NumRows()
+	if d.Weighted() {
+		if d.WeightKind() != data.Frequency {
+			return nil, errors.New("learn: the parametric bootstrap of rows with sampling weights is not supported (use frequency weights or unweighted rows)")
+		}
+		rowOf = make([]int, 0, int(d.SampleSize()))
+		for r, w := range d.Weights() {
+			for range int(w) {
+				rowOf = append(rowOf, r)
+			}
+		}
+		n = len(rowOf)
+	}
+	sim, err := m.Sample(src, n)
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +201,13 @@ func BootstrapRows(d *data.Dataset, m *discrete.Model, src rand.Source) (*data.D
 			return nil, fmt.Errorf("learn: the model has no discrete variable %q with %d states", v.Name, v.NumStates())
 		}
 		col := append([]uint16(nil), sim.Discrete(i)...)
-		for r, x := range d.Discrete(j) {
-			if x == data.Missing {
+		dc := d.Discrete(j)
+		for r := range col {
+			x := r
+			if rowOf != nil {
+				x = rowOf[r]
+			}
+			if dc[x] == data.Missing {
 				col[r] = data.Missing
 			}
 		}

@@ -206,6 +206,33 @@ func TestWeightsLCM(t *testing.T) {
 	if !near(c1.BIC, c2.BIC) || !near(c1.ABIC, c2.ABIC) || !near(c1.CAIC, c2.CAIC) || !near(c1.EntropyR2, c2.EntropyR2) || !near(c1.SmallestShare, c2.SmallestShare) {
 		t.Errorf("criteria %+v weighted, %+v expanded", c1, c2)
 	}
+	// The parametric bootstrap test of 1 against 2 classes.
+	n1, e1, _, err := FitLCM(table, 1, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, e2, _, err := FitLCM(expanded, 1, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo := BLRTOptions{Replicates: 3, Starts: 2, Seed: 5, EM: opt.EM}
+	b1, err := BLRT(table, n1, 2, 2*(r1.LogLik-e1.LogLik), bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := BLRT(expanded, n2, 2, 2*(r2.LogLik-e2.LogLik), bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b1.P != b2.P || len(b1.LRs) != len(b2.LRs) || !near(b1.LR, b2.LR) {
+		t.Errorf("BLRT %+v weighted, %+v expanded", b1, b2)
+	}
+	for i := range b1.LRs {
+		if !near(b1.LRs[i], b2.LRs[i]) {
+			t.Errorf("BLRT replicate %d: %.12g weighted, %.12g expanded", i, b1.LRs[i], b2.LRs[i])
+		}
+	}
+
 	// Standard errors: frequency weights give the expanded rows' ones.
 	se1, err := m1.StandardErrors(table, discrete.SEOptions{})
 	if err != nil {

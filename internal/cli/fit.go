@@ -306,6 +306,9 @@ work with spectral models; they have no hidden-variable posteriors.
 			if err := sef.check(); err != nil {
 				return err
 			}
+			if err := df.checkSE(sef.on()); err != nil {
+				return err
+			}
 			if sef.on() && (dist.estep || dist.mstep) {
 				return usagef("--se and --bootstrap apply to a fit, not to --estep or --mstep")
 			}
@@ -425,6 +428,7 @@ work with spectral models; they have no hidden-variable posteriors.
 	flagGroup(f, "Input", func(f *pflag.FlagSet) {
 		df.register(f)
 		f.StringSliceVar(&covariates, "covariates", nil, "discrete models: columns that predict the root's state (comma-separated), by a multinomial logit P(root = k | x) = softmax(β_k·[1, x]), β = 0 for state 0; the other columns are the tree's variables. A discrete column is categorical (dummy coded against its first state), a continuous one enters on its own scale; a missing covariate cell is an error naming its row. EM fits the model without them first, then with them (Newton steps for β); explain shows β, with --se their standard errors and odds ratios; infer and score need the covariates' columns")
+		df.registerWeights(f, "every fit counts a row its weight times (EM, starts, standard errors); BIC's n is the weights' sum (frequency) or the rows (sampling)")
 		f.BoolVar(&repair, "repair", false, "mixed data: hang every continuous variable that the tree puts between discrete ones under a new discrete hidden variable (as learn does) instead of refusing the tree")
 	})
 	flagGroup(f, emGroup, func(f *pflag.FlagSet) { ef.register(f); sf.registerInit(f) })
@@ -551,6 +555,9 @@ func printFitSummary(w io.Writer, m model.Model, em *model.EMResult, sc *model.S
 	}
 	fmt.Fprintf(w, "log-likelihood %.2f (%.4f per row), %d parameters, %d hidden, BIC %.2f (paper convention %.2f), AIC %.2f\n",
 		sc.LogLik, sc.PerRow, sc.Params, sc.Hidden, sc.BIC, sc.BICPaper, sc.AIC)
+	if sc.WeightKind != "" {
+		fmt.Fprintf(w, "rows weighted by %s weights: n = %.6g\n", sc.WeightKind, sc.N)
+	}
 }
 
 // plural returns "1 thing" or "n things".

@@ -26,6 +26,27 @@ type dataFlags struct {
 	maxStates            int
 	maxLine, maxField    byteSize
 	keepConstant         bool // not a flag: set by commands that score data
+	// weights and weightKind: --weights and --weight-kind, registered
+	// only by the commands that use row weights (registerWeights).
+	weights, weightKind string
+}
+
+// checkSE refuses standard errors (se: --se or --bootstrap) with
+// sampling weights, before any work.
+func (d *dataFlags) checkSE(se bool) error {
+	if se && d.weights != "" {
+		if k, err := data.ParseWeightKind(d.weightKind); err == nil && k == data.Sampling {
+			return usagef("--se and --bootstrap do not apply to sampling weights (model-based standard errors do not hold for them; a sandwich estimator is not implemented)")
+		}
+	}
+	return nil
+}
+
+// registerWeights adds --weights and --weight-kind; what the weights do
+// is the command's (use).
+func (d *dataFlags) registerWeights(f *pflag.FlagSet, use string) {
+	f.StringVar(&d.weights, "weights", "", "a column of row weights, not a variable: "+use)
+	f.StringVar(&d.weightKind, "weight-kind", "frequency", "what --weights are: frequency (whole numbers of copies: a table of distinct rows with counts gives the expanded rows' results; n = their sum) or sampling (survey weights, normalised to sum to the number of rows: n = rows; no --se)")
 }
 
 func (d *dataFlags) register(f *pflag.FlagSet) {
@@ -85,6 +106,10 @@ func (d *dataFlags) options(name string, logger *slog.Logger) (data.ReadOptions,
 	if opt.Delimiter, err = parseDelimiter(d.delimiter); err != nil {
 		return opt, err
 	}
+	if opt.WeightKind, err = data.ParseWeightKind(d.weightKind); err != nil {
+		return opt, usagef("unknown --weight-kind %q (want frequency or sampling)", d.weightKind)
+	}
+	opt.Weights = d.weights
 	return opt, nil
 }
 
@@ -109,9 +134,26 @@ func (e *env) readData(path string, df *dataFlags) (*data.Dataset, *data.ReadRep
 			return nil, nil, err
 		}
 		d, err := p.Dataset()
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err = weightBy(path, d, opt)
 		return d, nil, err
 	}
 	return e.readCSV(path, df, nil)
+}
+
+// weightBy makes the weight column of opt (if any) of a dataset read in
+// blocks its row weights (data.Dataset.WeightBy).
+func weightBy(path string, d *data.Dataset, opt data.ReadOptions) (*data.Dataset, error) {
+	if opt.Weights == "" {
+		return d, nil
+	}
+	w, err := d.WeightBy(opt.Weights, opt.WeightKind)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
 }
 
 // readCSV reads a CSV file or "-" with the options of the data flags,

@@ -143,6 +143,7 @@ output), as JSON with --json.`,
 	f := c.Flags()
 	flagGroup(f, "Input", func(f *pflag.FlagSet) {
 		o.df.register(f)
+		o.df.registerWeights(f, "statistics, structure and fit count a row its weight times (sampling weights: --method lcm or a tree given to fit, since the pair statistics are whole counts); BIC's n is the weights' sum (frequency) or the rows (sampling)")
 		f.StringVar(&o.matrix, "distance-matrix", "", "learn the structure from this distance matrix (CSV or PHYLIP) instead of data")
 		f.IntVar(&o.matrixRows, "matrix-rows", 0, "with --distance-matrix: the number of rows the distances were estimated from, which sets the default --tau and --eps of rg and clrg (0: the distances are exact)")
 		deprecatedAlias(f, "samples", "matrix-rows")
@@ -464,10 +465,22 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.df.weights != "" {
+		switch {
+		case fromMatrix || fromStats:
+			return usagef("--weights applies to data rows, not to --stats or --distance-matrix (weight the rows when computing the statistics: latentree stats --weights)")
+		case o.stream || len(args) > 1:
+			return usagef("--weights needs the rows of one data file in memory (not --stream or several shards)")
+		}
+		blocks = false
+	}
 	if o.stream && !blocks {
 		return usagef("--stream reads data files, not standard input")
 	}
 	if err := o.se.check(); err != nil {
+		return err
+	}
+	if err := o.df.checkSE(o.se.on()); err != nil {
 		return err
 	}
 	if o.se.on() && (fromMatrix || fromStats || blocks || o.structOnly) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,6 +127,9 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 	}
 	names := r.Names()
 	r.Close()
+	if w := df.weights; w != "" {
+		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == w })
+	}
 	if mm := model.CheckModelColumns(m, names); mm != nil {
 		return nil, mismatchError(path, mm)
 	}
@@ -139,7 +143,11 @@ func (e *env) readModelBlocks(m model.Model, path string, df *dataFlags) (*data.
 	if err != nil {
 		return nil, err
 	}
-	return p.Dataset()
+	d, err := p.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	return weightBy(path, d, opt)
 }
 
 // forceModelKinds returns the data flags with every observed variable of m
@@ -242,6 +250,9 @@ and leaks.`,
 				if err != nil {
 					return err
 				}
+				if df.weights != "" {
+					return usagef("--weights does not apply to a noisy-or model")
+				}
 				return e.scoreNoisyor(cmd, net, args, df, nf, rows, asJSON, dest, outs)
 			}
 			m, d, err := e.readModelAndData(args[0], args[1], df)
@@ -271,6 +282,7 @@ and leaks.`,
 		},
 	}
 	df.register(c.Flags())
+	df.registerWeights(c.Flags(), "each row's log-likelihood counts its weight times (--rows still writes one line per row); BIC's n is the weights' sum (frequency) or the rows (sampling)")
 	c.Flags().BoolVar(&rows, "rows", false, `write every row's probability and log-likelihood ("row,prob,loglik", rows from 1) instead of only the summary`)
 	c.Flags().StringVarP(&out, "out", "o", "", "write the summary (with --rows: the rows) to this file instead of standard output")
 	c.Flags().BoolVar(&asJSON, "json", false, `print JSON (with --rows: one object with the summary and a "rows" array)`)
@@ -287,7 +299,11 @@ func isSpectral(m model.Model) bool {
 // printScore prints score's summary. Rows with P̂ ≤ 0 are reported for a
 // spectral model (and for any model that has them).
 func printScore(w io.Writer, modelPath, dataPath string, sc *model.Score, spectral bool) error {
-	fmt.Fprintf(w, "%s under %s: %d rows\n", dataPath, modelPath, sc.Rows)
+	fmt.Fprintf(w, "%s under %s: %d rows", dataPath, modelPath, sc.Rows)
+	if sc.WeightKind != "" {
+		fmt.Fprintf(w, " with %s weights (n = %.6g)", sc.WeightKind, sc.N)
+	}
+	fmt.Fprintln(w)
 	if spectral || sc.NonPositive > 0 {
 		fmt.Fprintf(w, "rows with P̂ ≤ 0 %d (left out of the log-likelihood)\n", sc.NonPositive)
 	}
@@ -445,6 +461,9 @@ terms per group of coupled sources and estimated by importance sampling beyond
 				if err != nil {
 					return err
 				}
+				if df.weights != "" {
+					return usagef("--weights does not apply to a noisy-or model")
+				}
 				return e.inferNoisyor(cmd, net, args, df, f, nf)
 			}
 			if !f.impute {
@@ -486,6 +505,7 @@ terms per group of coupled sources and estimated by importance sampling beyond
 		},
 	}
 	df.register(c.Flags())
+	df.registerWeights(c.Flags(), "read and left out of the variables; a row's answers do not depend on weights, so they change nothing")
 	c.Flags().StringVarP(&f.out, "out", "o", "", "write here instead of standard output")
 	c.Flags().BoolVar(&f.mapState, "map", false, "write the most likely state (Gaussian: the mean) of each hidden variable instead of its distribution")
 	c.Flags().BoolVar(&f.impute, "impute", false, "write the data with missing cells filled by their most likely values (Gaussian: conditional means)")

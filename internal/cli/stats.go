@@ -62,6 +62,7 @@ one shard).`,
 		},
 	}
 	df.register(c.Flags())
+	df.registerWeights(c.Flags(), "frequency weights count a row its weight times in every count and moment (sampling weights are refused: the statistics are whole counts)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVarP(&out, "out", "o", "", "write the sufficient statistics to this file (.lts binary format; - for standard output)")
 	c.Flags().Var(&maxPair, "max-pair-memory", "largest memory for the pair statistics, in bytes (default 4GiB): wider data are refused before reading")
@@ -107,13 +108,20 @@ func runStatsCmd(e *env, args []string, df *dataFlags, out string, asJSON, force
 		if err != nil {
 			return err
 		}
-		return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, stats.Summarize(d))
+		if !d.Weighted() {
+			return printStatsSummary(summary, asJSON, args, source, int64(d.NumRows()), rep, stats.Summarize(d))
+		}
+		st, err := computeStats(args[0], d, stats.Options{NoPairs: true})
+		if err != nil {
+			return err
+		}
+		return printStatsSummary(summary, asJSON, args, source, st.Rows(), rep, st.Summary())
 	}
 	// Data files are read in row blocks as shards of one dataset (same
 	// columns, kinds inferred from every row), with memory bounded by the
 	// block; standard input and --drop-constant need the in-memory reader.
 	var dataPaths []string
-	streamed := !df.dropConstant
+	streamed := !df.dropConstant && df.weights == ""
 	for _, path := range args {
 		if !isStatsFile(path) {
 			dataPaths = append(dataPaths, path)
