@@ -224,7 +224,7 @@ func (d *Dataset) WeightBy(name string, kind WeightKind) (*Dataset, error) {
 		if row > 0 {
 			return nil, fmt.Errorf("data: row %d, weight column %q: %w", row, name, err)
 		}
-		return nil, fmt.Errorf("weight column %q: %w", name, err)
+		return nil, fmt.Errorf("data: weight column %q: %s", name, strings.TrimPrefix(err.Error(), "data: "))
 	}
 	out.weights, out.wkind = w, kind
 	return out, nil
