@@ -1,6 +1,7 @@
 package distance
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -42,7 +43,7 @@ func QuantileBins(d *data.Dataset, q int) (*data.Dataset, error) {
 		if v.Kind != data.Continuous {
 			continue
 		}
-		cuts[j] = quantileCuts(d.Continuous(j), q)
+		cuts[j] = quantileCuts(d.Continuous(j), d.RowWeights(), q)
 		v.Kind = data.Discrete
 		v.States = make([]string, len(cuts[j])+1)
 		for b := range v.States {
@@ -70,13 +71,23 @@ func QuantileBins(d *data.Dataset, q int) (*data.Dataset, error) {
 			dst[r] = uint16(sort.SearchFloat64s(c, x))
 		}
 	}
+	if d.Weighted() {
+		if err := out.SetWeights(d.Weights(), d.WeightKind()); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
 // quantileCuts returns the distinct cut points of q quantile bins of the
 // observed values of col, without a cut at the largest value (which would
-// leave the top bin empty): a value v is in bin #{cuts < v}.
-func quantileCuts(col []float64, q int) []float64 {
+// leave the top bin empty): a value v is in bin #{cuts < v}. With row
+// weights w (nil: 1 each) each value counts its weight: whole-number
+// weights give the cuts of the rows repeated by their weights.
+func quantileCuts(col, w []float64, q int) []float64 {
+	if w != nil {
+		return weightedCuts(col, w, q)
+	}
 	vals := make([]float64, 0, len(col))
 	for _, x := range col {
 		if !math.IsNaN(x) {
@@ -94,6 +105,40 @@ func quantileCuts(col []float64, q int) []float64 {
 		rank := (b*n + q - 1) / q // ⌈b·n/q⌉, 1-based
 		c := vals[max(rank, 1)-1]
 		if c < top && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
+			cuts = append(cuts, c)
+		}
+	}
+	return cuts
+}
+
+// weightedCuts is quantileCuts with row weights: the cut b is the first
+// value (in increasing order) at which the cumulated weight reaches
+// b·n/q, n the weight of the observed values; for whole-number weights
+// the value of rank ⌈b·n/q⌉ of the repeated rows.
+func weightedCuts(col, w []float64, q int) []float64 {
+	type vw struct{ x, w float64 }
+	vals := make([]vw, 0, len(col))
+	n := 0.0
+	for r, x := range col {
+		if !math.IsNaN(x) && w[r] > 0 {
+			vals = append(vals, vw{x, w[r]})
+			n += w[r]
+		}
+	}
+	if len(vals) == 0 {
+		return []float64{}
+	}
+	slices.SortFunc(vals, func(a, b vw) int { return cmp.Compare(a.x, b.x) })
+	top := vals[len(vals)-1].x
+	cuts := []float64{}
+	i, cum := 0, vals[0].w
+	for b := 1; b < q; b++ {
+		want := float64(b) * n / float64(q)
+		for cum < want && i+1 < len(vals) {
+			i++
+			cum += vals[i].w
+		}
+		if c := vals[i].x; c < top && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
 			cuts = append(cuts, c)
 		}
 	}
