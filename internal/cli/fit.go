@@ -312,6 +312,9 @@ work with spectral models; they have no hidden-variable posteriors.
 			if sef.on() && (dist.estep || dist.mstep) {
 				return usagef("--se and --bootstrap apply to a fit, not to --estep or --mstep")
 			}
+			if df.weights != "" && (dist.estep || dist.mstep) {
+				return usagef("--weights does not apply to map-reduce EM (--estep, --mstep): its counts files count rows, not weights")
+			}
 			if dist.estep {
 				return e.runEStep(cmd, args, df, out, asJSON)
 			}
