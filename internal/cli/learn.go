@@ -472,6 +472,9 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 		case o.stream || len(args) > 1:
 			return usagef("--weights needs the rows of one data file in memory (not --stream or several shards)")
 		}
+		if k, err := data.ParseWeightKind(o.df.weightKind); err == nil && k == data.Sampling && m != learn.LCM {
+			return usagef("--weight-kind sampling: --method %s learns from pair statistics, which hold whole counts; use --method lcm, or fit a given tree (latentree fit --weights)", m)
+		}
 		blocks = false
 	}
 	if o.stream && !blocks {

@@ -146,6 +146,8 @@ func TestWeightsCommands(t *testing.T) {
 		{[]string{"learn", "--weights", "n", "--weight-kind", "odd", table}, ExitUsage, `unknown --weight-kind "odd"`},
 		{[]string{"learn", "--weights", "count", table}, ExitFailure, `no weight column "count"`},
 		{[]string{"learn", "--weights", "n", "--stream", table}, ExitUsage, "--weights needs the rows of one data file in memory"},
+		{[]string{"learn", "--weights", "n", "--weight-kind", "sampling", table}, ExitUsage, "--method clnj learns from pair statistics"},
+		{[]string{"fit", "--weights", "n", "--estep", "--out", filepath.Join(dir, "c.json"), model, table}, ExitUsage, "--weights does not apply to map-reduce EM"},
 		{[]string{"score", "--weights", "x1", model, table}, ExitFailure, "variable(s) of the model are not columns of the data: \"x1\""},
 	} {
 		code, _, errs := run(t, "", c.args...)
