@@ -1,9 +1,11 @@
 package data
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -228,4 +230,32 @@ func (d *Dataset) WeightBy(name string, kind WeightKind) (*Dataset, error) {
 	}
 	out.weights, out.wkind = w, kind
 	return out, nil
+}
+
+// SortedValues returns the observed values of col (not NaN, and of
+// positive weight when w, the row weights, is not nil) in increasing
+// order, with the cumulative weight up to and including each (1, 2, 3, …
+// when w is nil): the weighted empirical distribution quantiles are read
+// from. With whole-number weights it is that of the rows repeated by
+// their weights.
+func SortedValues(col, w []float64) (vals, cum []float64) {
+	type vw struct{ x, w float64 }
+	pairs := make([]vw, 0, len(col))
+	for r, x := range col {
+		switch {
+		case math.IsNaN(x):
+		case w == nil:
+			pairs = append(pairs, vw{x, 1})
+		case w[r] > 0:
+			pairs = append(pairs, vw{x, w[r]})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b vw) int { return cmp.Compare(a.x, b.x) })
+	vals, cum = make([]float64, len(pairs)), make([]float64, len(pairs))
+	acc := 0.0
+	for i, p := range pairs {
+		acc += p.w
+		vals[i], cum[i] = p.x, acc
+	}
+	return vals, cum
 }

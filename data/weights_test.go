@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -84,5 +85,17 @@ func TestReadWeightsErrors(t *testing.T) {
 	}
 	if err := d.SetWeights([]float64{1, math.NaN()}, Sampling); err == nil || err.Error() != "data: row 2: missing weight" {
 		t.Errorf("NaN weight: %v", err)
+	}
+}
+
+func TestSortedValues(t *testing.T) {
+	col := []float64{3, math.NaN(), 1, 2, 1}
+	v, c := SortedValues(col, nil)
+	if fmt.Sprint(v, c) != "[1 1 2 3] [1 2 3 4]" {
+		t.Errorf("unweighted: %v %v", v, c)
+	}
+	v, c = SortedValues(col, []float64{2, 5, 0, 1, 3})
+	if fmt.Sprint(v, c) != "[1 2 3] [3 4 6]" {
+		t.Errorf("weighted: %v %v (a row of weight 0 and a missing value left out)", v, c)
 	}
 }

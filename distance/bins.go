@@ -1,11 +1,9 @@
 package distance
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/latentree/latentree/data"
@@ -85,60 +83,20 @@ func QuantileBins(d *data.Dataset, q int) (*data.Dataset, error) {
 // weights w (nil: 1 each) each value counts its weight: whole-number
 // weights give the cuts of the rows repeated by their weights.
 func quantileCuts(col, w []float64, q int) []float64 {
-	if w != nil {
-		return weightedCuts(col, w, q)
-	}
-	vals := make([]float64, 0, len(col))
-	for _, x := range col {
-		if !math.IsNaN(x) {
-			vals = append(vals, x)
-		}
-	}
+	vals, cum := data.SortedValues(col, w)
 	if len(vals) == 0 {
 		return []float64{}
 	}
-	slices.Sort(vals)
-	n := len(vals)
-	top := vals[n-1]
+	n := cum[len(cum)-1]
+	top := vals[len(vals)-1]
 	cuts := []float64{}
 	for b := 1; b < q; b++ {
-		rank := (b*n + q - 1) / q // ⌈b·n/q⌉, 1-based
-		c := vals[max(rank, 1)-1]
-		if c < top && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
-			cuts = append(cuts, c)
-		}
-	}
-	return cuts
-}
-
-// weightedCuts is quantileCuts with row weights: the cut b is the first
-// value (in increasing order) at which the cumulated weight reaches
-// b·n/q, n the weight of the observed values; for whole-number weights
-// the value of rank ⌈b·n/q⌉ of the repeated rows.
-func weightedCuts(col, w []float64, q int) []float64 {
-	type vw struct{ x, w float64 }
-	vals := make([]vw, 0, len(col))
-	n := 0.0
-	for r, x := range col {
-		if !math.IsNaN(x) && w[r] > 0 {
-			vals = append(vals, vw{x, w[r]})
-			n += w[r]
-		}
-	}
-	if len(vals) == 0 {
-		return []float64{}
-	}
-	slices.SortFunc(vals, func(a, b vw) int { return cmp.Compare(a.x, b.x) })
-	top := vals[len(vals)-1].x
-	cuts := []float64{}
-	i, cum := 0, vals[0].w
-	for b := 1; b < q; b++ {
+		// The value of rank ⌈b·n/q⌉ (1-based): the first whose
+		// cumulative weight reaches b·n/q.
 		want := float64(b) * n / float64(q)
-		for cum < want && i+1 < len(vals) {
-			i++
-			cum += vals[i].w
-		}
-		if c := vals[i].x; c < top && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
+		i := sort.Search(len(cum), func(i int) bool { return cum[i] >= want })
+		c := vals[min(i, len(vals)-1)]
+		if c < top && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
 			cuts = append(cuts, c)
 		}
 	}

@@ -1,13 +1,13 @@
 package mixed
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
@@ -560,21 +560,15 @@ func surrogateStates(b *binding, s, k int) []int {
 		return out
 	}
 	vals := b.vals[s]
+	// Cut q at the value of 0-based position ⌊(q+1)·n/k⌋ of the sorted
+	// observed values (each repeated by its row's weight).
+	sorted, cum := data.SortedValues(vals, b.w)
 	cut := make([]float64, k-1)
-	if b.w != nil {
-		weightedCuts(vals, b.w, cut)
-	} else {
-		var sorted []float64
-		for _, y := range vals {
-			if !math.IsNaN(y) {
-				sorted = append(sorted, y)
-			}
-		}
-		slices.Sort(sorted)
-		for q := range cut {
-			if len(sorted) > 0 {
-				cut[q] = sorted[(q+1)*len(sorted)/k]
-			}
+	for q := range cut {
+		if len(sorted) > 0 {
+			pos := math.Floor(float64(q+1) * cum[len(cum)-1] / float64(k))
+			i := sort.Search(len(cum), func(i int) bool { return cum[i] > pos })
+			cut[q] = sorted[min(i, len(sorted)-1)]
 		}
 	}
 	for i, y := range vals {
@@ -588,39 +582,6 @@ func surrogateStates(b *binding, s, k int) []int {
 		}
 	}
 	return out
-}
-
-// weightedCuts sets cut[q] to the value at position ⌊(q+1)·n/k⌋ (from 0)
-// of the observed values of vals sorted, each repeated by its row's
-// weight w (n their total weight, k = len(cut)+1): the cuts of
-// surrogateStates for whole-number weights as on the expanded rows.
-func weightedCuts(vals, w []float64, cut []float64) {
-	type vw struct{ y, w float64 }
-	var sorted []vw
-	n := 0.0
-	for r, y := range vals {
-		if !math.IsNaN(y) && w[r] > 0 {
-			sorted = append(sorted, vw{y, w[r]})
-			n += w[r]
-		}
-	}
-	if len(sorted) == 0 {
-		return
-	}
-	slices.SortFunc(sorted, func(a, b vw) int { return cmp.Compare(a.y, b.y) })
-	k := float64(len(cut) + 1)
-	for q := range cut {
-		pos := math.Floor(float64(q+1) * n / k)
-		acc := 0.0
-		cut[q] = sorted[len(sorted)-1].y
-		for _, x := range sorted {
-			acc += x.w
-			if acc > pos {
-				cut[q] = x.y
-				break
-			}
-		}
-	}
 }
 
 // surrogateValues returns, per row, the value of observed node s (its
