@@ -499,3 +499,57 @@ func TestWeightsLearnContinuous(t *testing.T) {
 		}
 	}
 }
+
+func TestWeightsCovariates(t *testing.T) {
+	tr, err := simulate.Star(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := simulate.Symmetric(rand.NewPCG(4, 2), tr, simulate.SymmetricOptions{States: 2, ThetaMin: 0.1, ThetaMax: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := truth.Sample(rand.NewPCG(8, 1), 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A continuous covariate, column z.
+	rng := rand.New(rand.NewPCG(2, 2))
+	z := make([]float64, d.NumRows())
+	for i := range z {
+		z[i] = rng.NormFloat64()
+	}
+	zd, err := data.FromContinuous([]string{"z"}, [][]float64{z})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := append(d.Vars(), zd.Var(0))
+	full, err := data.New(vars, d.NumRows())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range d.NumVars() {
+		copy(full.Discrete(j), d.Discrete(j))
+	}
+	copy(full.Continuous(d.NumVars()), z)
+	table, expanded := weighted(t, full, full.NumRows(), 8)
+	fit := model.FitOptions{HiddenStates: 2, EM: model.EMOptions{Tol: 1e-300, MaxIter: 40, Accel: model.AccelNone, Src: rand.NewPCG(1, 1)}}
+	m1, r1, err := discrete.FitWithCovariates(tr.Clone(), table, []string{"z"}, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit.EM.Src = rand.NewPCG(1, 1)
+	m2, r2, err := discrete.FitWithCovariates(tr.Clone(), expanded, []string{"z"}, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(r1.LogLik, r2.LogLik) {
+		t.Errorf("log-likelihood %.12g weighted, %.12g expanded", r1.LogLik, r2.LogLik)
+	}
+	for i := range m1.Regression.Beta {
+		if !near(m1.Regression.Beta[i], m2.Regression.Beta[i]) {
+			t.Errorf("β %v weighted, %v expanded", m1.Regression.Beta, m2.Regression.Beta)
+			break
+		}
+	}
+}
