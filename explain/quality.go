@@ -60,7 +60,17 @@ type Classification struct {
 // model) are left out; no row left is an error. The shares and entropies
 // are model.EntropyOf's, shared with learn's fit tables.
 func Classify(c model.Conditional) (*Classification, error) {
-	pe, err := model.EntropyOf(c)
+	return ClassifyWeighted(c, nil)
+}
+
+// ClassifyWeighted is Classify with row weights w (one per row of c, as
+// data.Dataset.RowWeights; nil: 1 each): every sum over rows, the counts
+// of rows assigned to a state included, is weighted, and n is the weight
+// of the rows with a defined posterior (Rows is n rounded), so that
+// a table of distinct rows with frequency weights classifies as its
+// expanded rows.
+func ClassifyWeighted(c model.Conditional, w []float64) (*Classification, error) {
+	pe, err := model.EntropyOfWeighted(c, w)
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
@@ -73,26 +83,34 @@ func Classify(c model.Conditional) (*Classification, error) {
 		q.AvePP[s] = make([]float64, k)
 		q.Table[s] = make([]float64, k)
 	}
-	assigned := make([]int, k)
+	assigned := make([]float64, k)
+	n := 0.0
 	for r := 0; r < len(c.Prob)/k; r++ {
 		p := c.Row(r)
 		if hasNaN(p) {
 			continue
 		}
+		wr := 1.0
+		if w != nil {
+			wr = w[r]
+		}
+		n += wr
 		l, _ := c.Mode(r)
-		assigned[l]++
+		assigned[l] += wr
 		for s, x := range p {
-			q.Table[s][l] += x
+			q.Table[s][l] += wr * x
 		}
 	}
-	n := float64(q.Rows)
+	if w != nil {
+		q.Rows = int(math.Round(n))
+	}
 	diag := 0.0
 	for s := range k {
-		q.ModalShares[s] = float64(assigned[s]) / n
+		q.ModalShares[s] = assigned[s] / n
 		diag += q.Table[s][s]
 		if assigned[s] > 0 {
 			for t := range k {
-				q.AvePP[s][t] = q.Table[t][s] / float64(assigned[s])
+				q.AvePP[s][t] = q.Table[t][s] / assigned[s]
 			}
 		}
 	}
@@ -134,7 +152,7 @@ func classifyNodes(m model.Model, d *data.Dataset, nodes []int, opt model.InferO
 	}
 	out := make([]Classification, len(nodes))
 	for i := range cond {
-		q, err := Classify(cond[i])
+		q, err := ClassifyWeighted(cond[i], d.RowWeights())
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -39,7 +40,9 @@ type Residual struct {
 	BVR  float64 `json:"bvr"`
 	Chi2 float64 `json:"chi2"`
 	DF   int     `json:"df"`
-	// Rows is N, the rows where both are observed.
+	// Rows is N, the rows where both are observed. With row weights
+	// (data.Dataset.RowWeights) the table O and N are weighted, and Rows
+	// is N rounded (a frequency-weighted table's expanded rows).
 	Rows int `json:"rows"`
 	// Impossible counts the rows in cells the model gives probability 0,
 	// left out of Chi2 (whose terms there would be infinite).
@@ -121,10 +124,11 @@ func BivariateResiduals(m model.Model, d *data.Dataset) ([]Residual, error) {
 		states[i] = labels(v)
 	}
 	joint := pairs()
+	w := d.RowWeights()
 	out := make([]Residual, 0, len(obs)*(len(obs)-1)/2)
 	for i := range obs {
 		for j := i + 1; j < len(obs); j++ {
-			out = append(out, residual(codes[i], codes[j], joint[i][j], len(states[i]), len(states[j])))
+			out = append(out, residual(codes[i], codes[j], w, joint[i][j], len(states[i]), len(states[j])))
 			res := &out[len(out)-1]
 			res.A, res.B = t.Name(obs[i]), t.Name(obs[j])
 			res.States = [2][]string{states[i], states[j]}
@@ -143,19 +147,25 @@ func BivariateResiduals(m model.Model, d *data.Dataset) ([]Residual, error) {
 }
 
 // residual counts the two-way table of codes a and b (model states,
-// data.Missing left out) and compares it with p, the model's joint
-// distribution of the pair (ka×kb row-major).
-func residual(a, b []uint16, p []float64, ka, kb int) Residual {
+// data.Missing left out; each row counting its weight w, nil: 1) and
+// compares it with p, the model's joint distribution of the pair (ka×kb
+// row-major).
+func residual(a, b []uint16, w []float64, p []float64, ka, kb int) Residual {
 	res := Residual{Observed: make([]float64, ka*kb), Expected: make([]float64, ka*kb), DF: max((ka-1)*(kb-1), 1)}
+	n := 0.0
 	for r, x := range a {
 		y := b[r]
 		if x == data.Missing || y == data.Missing {
 			continue
 		}
-		res.Observed[int(x)*kb+int(y)]++
-		res.Rows++
+		wr := 1.0
+		if w != nil {
+			wr = w[r]
+		}
+		res.Observed[int(x)*kb+int(y)] += wr
+		n += wr
 	}
-	n := float64(res.Rows)
+	res.Rows = int(math.Round(n))
 	for c, q := range p {
 		e := n * max(q, 0)
 		res.Expected[c] = e

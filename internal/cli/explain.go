@@ -128,6 +128,9 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 			if err != nil {
 				return err
 			}
+			if net != nil && df.weights != "" {
+				return usagef("--weights does not apply to a noisy-or model")
+			}
 			if net != nil && residuals {
 				return usagef("--residuals needs a latent tree model; %s is a noisy-or network", args[0])
 			}
@@ -198,6 +201,7 @@ DATA.csv): {"node", "name", "states", "rows", "model_shares",
 		},
 	}
 	df.register(c.Flags())
+	df.registerWeights(c.Flags(), "the states' shares, the classification quality and the residuals' tables count a row its weight times")
 	c.Flags().IntVar(&top, "top", explain.DefaultTop, "observed variables listed per hidden variable and per state")
 	c.Flags().IntVar(&words, "label-words", explain.DefaultLabelWords, "observed names in a hidden variable's label")
 	c.Flags().BoolVar(&asJSON, "json", false, "write the explanation as JSON")

@@ -89,6 +89,9 @@ standard output; without it report prints nothing.`,
 			if err != nil {
 				return err
 			}
+			if net != nil && df.weights != "" {
+				return usagef("--weights does not apply to a noisy-or model")
+			}
 			if net != nil {
 				if dataPath != "" {
 					if in.Data, err = e.readNoisyorDataset(net, dataPath, df); err != nil {
@@ -142,6 +145,7 @@ standard output; without it report prints nothing.`,
 		},
 	}
 	df.register(c.Flags())
+	df.registerWeights(c.Flags(), "the states' shares and the classification quality count a row its weight times")
 	c.Flags().StringVarP(&out, "out", "o", "", "write the HTML page to this file (- for standard output)")
 	c.Flags().StringVar(&title, "title", "", "the page's title (default: from the data file's name)")
 	c.Flags().IntVar(&top, "top", explain.DefaultTop, "observed variables listed per hidden variable and per state")

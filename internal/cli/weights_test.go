@@ -135,6 +135,15 @@ func TestWeightsCommands(t *testing.T) {
 	if code != ExitOK || p1 != p2 {
 		t.Errorf("infer with weights:\n%.300s\nwithout:\n%.300s\n%s", p1, p2, errs)
 	}
+	// explain: shares, classification and residuals as the expanded rows'.
+	code, x1, errs := run(t, "", "explain", "--residuals", "--weights", "n", model, table)
+	if code != ExitOK {
+		t.Fatal(errs)
+	}
+	code, x2, errs := run(t, "", "explain", "--residuals", model, expanded)
+	if code != ExitOK || x1 != x2 {
+		t.Errorf("explain with weights:\n%s\nexpanded:\n%s\n%s", x1, x2, errs)
+	}
 	// Refusals.
 	for _, c := range []struct {
 		args []string
