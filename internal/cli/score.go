@@ -472,6 +472,8 @@ terms per group of coupled sources and estimated by importance sampling beyond
 						return usagef("--%s applies to --impute only", name)
 					}
 				}
+			} else if df.weights != "" {
+				return usagef("--weights does not apply to --impute, which writes the rows' cells (weights change no imputation; skip the column with --ignore)")
 			} else if f.mapState {
 				return usagef("--map applies to the posteriors of hidden variables, not to --impute")
 			} else if cmd.Flags().Changed("missing") && df.missing != "keep" {

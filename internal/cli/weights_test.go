@@ -156,6 +156,7 @@ func TestWeightsCommands(t *testing.T) {
 		{[]string{"learn", "--weights", "count", table}, ExitFailure, `no weight column "count"`},
 		{[]string{"learn", "--weights", "n", "--stream", table}, ExitUsage, "--weights needs the rows of one data file in memory"},
 		{[]string{"learn", "--weights", "n", "--weight-kind", "sampling", table}, ExitUsage, "--method clnj learns from pair statistics"},
+		{[]string{"infer", "--impute", "--weights", "n", model, table}, ExitUsage, "--weights does not apply to --impute"},
 		{[]string{"fit", "--weights", "n", "--estep", "--out", filepath.Join(dir, "c.json"), model, table}, ExitUsage, "--weights does not apply to map-reduce EM"},
 		{[]string{"score", "--weights", "x1", model, table}, ExitFailure, "variable(s) of the model are not columns of the data: \"x1\""},
 	} {
