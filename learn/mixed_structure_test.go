@@ -208,11 +208,11 @@ func TestMixedStructureOnlyAllMethods(t *testing.T) {
 
 // The rate at which the distance-based methods recover random mixed trees
 // exactly (Robinson–Foulds 0) from the statistics of 10,000 and 100,000
-// sampled rows, with the default contraction threshold and with ε′ =
-// 0.02 (it logs the rates; -v shows them). The random models
-// have near-deterministic discrete edges (exact distances below 0.05 in
-// most of them), which the default ε′ = −log 0.9 contracts: from exact
-// distances ε′ = 0.02 recovers 16 of these 20 trees, the default none.
+// sampled rows, with the default contraction threshold ("ε′=0") and with
+// ε′ = 0.02 (it logs the rates; -v shows them). The default CLNJ must
+// recover at least 3 in 5 of these 20 trees from 10,000 rows and 4 in 5
+// from 100,000 (it recovers 17 and 19; before the separations were drawn
+// per node, 15 and 13).
 func TestMixedSampleRecovery(t *testing.T) {
 	methods := []learn.Method{learn.CLNJ, learn.CLRG, learn.NJ, learn.RG}
 	for _, rows := range []int{10000, 100000} {
@@ -247,8 +247,12 @@ func TestMixedSampleRecovery(t *testing.T) {
 				t.Logf("%d rows, %s: %d of %d trees recovered exactly", rows, k, ok[k], trees)
 			}
 		}
-		if k := "clnj ε′=0.02"; ok[k] < trees*2/5 {
-			t.Errorf("%d rows: %s recovered %d of %d trees", rows, k, ok[k], trees)
+		want := trees * 3 / 5
+		if rows >= 100000 {
+			want = trees * 4 / 5
+		}
+		if k := "clnj ε′=0"; ok[k] < want {
+			t.Errorf("%d rows: %s recovered %d of %d trees, want at least %d", rows, k, ok[k], trees, want)
 		}
 	}
 }

@@ -13,12 +13,12 @@ import (
 
 // MixedOptions configures Mixed. The zero value makes 40% of the observed
 // leaves continuous, gives discrete observed variables 2 to 5 states and
-// discrete hidden ones 2, spaces the state means of continuous nodes 2
-// standard deviations apart, draws correlations of continuous edges from
-// [0.4, 0.8] and mixes 20% to 45% noise into the tables of discrete
-// nodes. Edges are then rarely close to copies (of information distance
-// below −log 0.9, which learning contracts), so the structure is
-// learnable.
+// discrete hidden ones 2, spaces the state means of each continuous node
+// 1 to 3 standard deviations apart (drawn per node), draws correlations
+// of continuous edges from [0.4, 0.8] and mixes 20% to 45% noise into the
+// tables of discrete nodes. Edges are then rarely close to copies (of
+// information distance below −log 0.9, which learning contracts), so the
+// structure is learnable.
 type MixedOptions struct {
 	// Continuous is the share of observed leaves that are continuous
 	// (0: 0.4; negative: none; at most 1), rounded to a whole number of
@@ -47,12 +47,31 @@ type MixedOptions struct {
 	// AllDiscreteHidden makes every hidden node discrete (see
 	// mixed.Layout).
 	AllDiscreteHidden bool
-	// Separation is the distance between consecutive state means of a
-	// continuous node with a discrete parent, in units of its
-	// within-state standard deviation (0: 2): the means are −(k−1)/2,
-	// ..., (k−1)/2 times Separation standard deviations around a centre,
-	// assigned to the parent's states in random order.
+	// Separation is the typical distance between consecutive state means
+	// of a continuous node with a discrete parent, in units of its
+	// within-state standard deviation (0: 2): a node's means are
+	// −(k−1)/2, ..., (k−1)/2 times its separation s standard deviations
+	// around a centre, assigned to the parent's states in random order,
+	// where s is drawn for each node uniformly from Separation·[1 −
+	// SeparationSpread, 1 + SeparationSpread].
 	Separation float64
+	// SeparationSpread is the relative half-width of the range of the
+	// per-node separations (0: ½, so 1 to 3 SDs around the default 2;
+	// negative: none, every node is Separation apart; below 1). Real
+	// variables differ in how strongly they depend on a class: a
+	// separation of 1 SD (two classes overlap by most of their mass,
+	// correlation ratio 0.45 under a balanced binary parent) is a
+	// moderate effect and 3 SDs (ratio 0.83) a very strong one, and with
+	// that range the information distance of a continuous node to its
+	// discrete parent (about 0.18 to 0.80 under a balanced binary
+	// parent) spans the same lengths as the other edges (discrete edges
+	// with 20–45% noise, continuous ones of correlation 0.4 to 0.8: 0.22
+	// to 0.92), so no kind of edge is systematically the shortest. One
+	// separation for every node (the behaviour before this option, kept
+	// by a negative spread) makes many nodes sit at exactly equal
+	// distances from their parents, which real data do not do and which
+	// leaves learners to break ties by sampling noise.
+	SeparationSpread float64
 	// RhoMin and RhoMax bound the correlation of a continuous node with
 	// its continuous parent, drawn uniformly (0: 0.4 and 0.8
 	// respectively).
@@ -74,7 +93,8 @@ type MixedOptions struct {
 //   - discrete nodes as MixedOptions.NoiseMin says (the "same state" plus
 //     Dirichlet noise);
 //   - a continuous node with a discrete parent has state means spaced
-//     Separation within-state standard deviations apart; an observed one
+//     its separation (drawn as MixedOptions.Separation says) within-state
+//     standard deviations apart; an observed one
 //     is centred at a point drawn from [−2, 2] with a standard deviation
 //     drawn from [0.5, 2];
 //   - a continuous node with a continuous parent has correlation ρ drawn
@@ -183,6 +203,14 @@ func (o MixedOptions) withDefaults() (MixedOptions, error) {
 	}
 	if !(o.Separation > 0) || math.IsInf(o.Separation, 0) {
 		return o, fmt.Errorf("simulate: separation %g must be positive and finite", o.Separation)
+	}
+	switch {
+	case o.SeparationSpread == 0:
+		o.SeparationSpread = 0.5
+	case o.SeparationSpread < 0:
+		o.SeparationSpread = 0
+	case !(o.SeparationSpread < 1):
+		return o, fmt.Errorf("simulate: separation spread %g must be below 1 (separations Separation·[1−spread, 1+spread] must be positive)", o.SeparationSpread)
 	}
 	if o.RhoMin == 0 {
 		o.RhoMin = 0.4
@@ -326,9 +354,13 @@ func (o MixedOptions) draw(rng *rand.Rand, m *mixed.Model) {
 		switch {
 		case p >= 0 && m.Kinds[p] == data.Discrete:
 			kp := m.States[p]
+			sep := o.Separation
+			if o.SeparationSpread > 0 { // (no draw without a spread: the models of fixed separations are as before)
+				sep *= 1 + o.SeparationSpread*(2*rng.Float64()-1)
+			}
 			order := rng.Perm(kp)
 			for a := range kp {
-				m.Mean[v][a] = centre + sd*o.Separation*(float64(order[a])-float64(kp-1)/2)
+				m.Mean[v][a] = centre + sd*sep*(float64(order[a])-float64(kp-1)/2)
 				m.Var[v][a] = sd * sd
 			}
 			mu, s2 := 0.0, 0.0

@@ -55,8 +55,11 @@ func exactMoments(m *mixed.Model) (prob [][]float64, mean, vari []float64) {
 // continuous, discrete observed nodes have 2 to 5 states and discrete
 // hidden ones 2, continuous hidden nodes have marginal mean 0 and variance
 // 1, continuous edges correlations in [0.4, 0.8], consecutive state means
-// 2 within-state SDs apart; the same seed gives the same model.
+// of a node equally spaced, 1 to 3 within-state SDs apart, the spacing
+// drawn per node (over these trees' 60-odd such nodes the spacings cover
+// most of the range); the same seed gives the same model.
 func TestMixedDefaults(t *testing.T) {
+	var seps []float64
 	for seed := range uint64(8) {
 		src := rand.NewPCG(seed, 24)
 		m, err := RandomMixed(src, 20, MinimalOptions{ObservedInternalProb: -1}, MixedOptions{ContinuousHidden: 1})
@@ -109,11 +112,16 @@ func TestMixedDefaults(t *testing.T) {
 			mu := slices.Clone(m.Mean[v])
 			slices.Sort(mu)
 			sd := math.Sqrt(m.Var[v][0])
-			for a := 1; a < len(mu); a++ {
-				if gap := (mu[a] - mu[a-1]) / sd; math.Abs(gap-2) > 1e-9 {
-					t.Errorf("seed %d: state means %v are %g SDs apart", seed, m.Mean[v], gap)
+			sep := (mu[1] - mu[0]) / sd
+			if sep < 1-1e-9 || sep > 3+1e-9 {
+				t.Errorf("seed %d: state means %v are %g SDs apart, want 1 to 3", seed, m.Mean[v], sep)
+			}
+			for a := 2; a < len(mu); a++ {
+				if gap := (mu[a] - mu[a-1]) / sd; math.Abs(gap-sep) > 1e-9 {
+					t.Errorf("seed %d: state means %v are unequally spaced", seed, m.Mean[v])
 				}
 			}
+			seps = append(seps, sep)
 		}
 		var a, b bytes.Buffer
 		if err := m.WriteJSON(&a, nil); err != nil {
@@ -130,10 +138,16 @@ func TestMixedDefaults(t *testing.T) {
 			t.Errorf("seed %d: two models of one seed differ", seed)
 		}
 	}
+	// Uniform draws on [1, 3]: the chance that none of n falls in a given
+	// quarter of the range is 0.75^n.
+	if len(seps) < 40 || slices.Min(seps) > 1.5 || slices.Max(seps) < 2.5 {
+		t.Errorf("%d separations drawn per node from [1, 3] span only [%g, %g]", len(seps), slices.Min(seps), slices.Max(seps))
+	}
 }
 
 // Separation, seen from data: continuous leaves of an observed discrete
-// node have conditional means Separation within-state SDs apart, and two
+// node have conditional means Separation within-state SDs apart (with no
+// spread: one separation for every node), and two
 // continuous leaves of a continuous hidden node correlate as the product
 // of their edge correlations.
 func TestMixedSeparationInData(t *testing.T) {
@@ -157,7 +171,7 @@ func TestMixedSeparationInData(t *testing.T) {
 	c1, c2 := add(d, "c1"), add(d, "c2")
 	y1, y2 := add(h, "y1"), add(h, "y2")
 	kinds[c1], kinds[c2], kinds[y1], kinds[y2] = data.Continuous, data.Continuous, data.Continuous, data.Continuous
-	m, err := Mixed(rand.NewPCG(5, 6), tr, MixedOptions{Kinds: kinds, Separation: 1.5, ObservedMin: 4, ObservedMax: 4})
+	m, err := Mixed(rand.NewPCG(5, 6), tr, MixedOptions{Kinds: kinds, Separation: 1.5, SeparationSpread: -1, ObservedMin: 4, ObservedMax: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +246,7 @@ func TestMixedErrors(t *testing.T) {
 		"states":      {ObservedMin: 1, ObservedMax: 3},
 		"hidden":      {HiddenMin: 3, HiddenMax: 2},
 		"separation":  {Separation: math.Inf(1)},
+		"spread":      {SeparationSpread: 1},
 		"rho":         {RhoMin: 0.5, RhoMax: 1},
 		"alpha":       {Alpha: -1},
 		"noise":       {NoiseMin: 0.5, NoiseMax: 0.4},

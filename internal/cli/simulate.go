@@ -38,6 +38,7 @@ type simulateOpts struct {
 	contHidden      int
 	leafStates      string
 	separation      float64
+	sepSpread       float64
 	rows            int
 	seed            uint64
 	out             string
@@ -81,7 +82,9 @@ Models (--model):
                 nodes made continuous with everything below them, --leaf-states (2..5)
                 states of discrete observed leaves, --hidden-states (2) of discrete
                 hidden variables; a continuous variable's means under the states of a discrete
-                parent are --separation (2) within-state SDs apart, its correlation with a
+                parent are s within-state SDs apart, s drawn per variable from --separation (2)
+                times [1 - --separation-spread, 1 + --separation-spread] (0.5: 1 to 3 SDs;
+                --separation-spread 0 gives every variable --separation), its correlation with a
                 continuous parent in [--rho-min, --rho-max] (default 0.4..0.8); tables of
                 discrete nodes keep the parent's state with 20-45% Dirichlet(--alpha, default
                 10) noise; observed internal nodes of the topology are discrete, with the
@@ -144,7 +147,8 @@ stats --out read as they read the CSV.`,
 	f.Float64Var(&o.continuous, "continuous", 0.4, "share of the observed leaves that are continuous, in [0, 1] (mixed)")
 	f.IntVar(&o.contHidden, "continuous-hidden", 0, "hidden nodes to make continuous with every observed variable below them, within --continuous (mixed)")
 	f.StringVar(&o.leafStates, "leaf-states", "2..5", `states of discrete observed leaves: "k" or a range "a..b" (mixed)`)
-	f.Float64Var(&o.separation, "separation", 2, "distance between the means of a continuous variable under consecutive states of its discrete parent, in within-state SDs (mixed)")
+	f.Float64Var(&o.separation, "separation", 2, "typical distance between the means of a continuous variable under consecutive states of its discrete parent, in within-state SDs (mixed)")
+	f.Float64Var(&o.sepSpread, "separation-spread", 0.5, "each continuous variable's separation is drawn from --separation times [1-spread, 1+spread]; 0: all equal (mixed)")
 	f.IntVarP(&o.rows, "rows", "n", 1000, "number of rows to sample (0: none, only the tree and --distances)")
 	deprecatedAlias(f, "samples", "rows")
 	f.Uint64Var(&o.seed, "seed", seed.Default, "random seed")
@@ -351,6 +355,14 @@ func mixedOptions(cmd *cobra.Command, o *simulateOpts) (simulate.MixedOptions, e
 	}
 	if !(o.separation > 0) {
 		return opt, usagef("--separation %g: want a positive number of SDs", o.separation)
+	}
+	switch {
+	case !(o.sepSpread >= 0 && o.sepSpread < 1):
+		return opt, usagef("--separation-spread %g: want a relative half-width in [0, 1)", o.sepSpread)
+	case o.sepSpread == 0:
+		opt.SeparationSpread = -1 // (0 means the default in MixedOptions)
+	default:
+		opt.SeparationSpread = o.sepSpread
 	}
 	var err error
 	if opt.ObservedMin, opt.ObservedMax, err = parseRange("--leaf-states", o.leafStates); err != nil {

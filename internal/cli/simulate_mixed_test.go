@@ -17,12 +17,13 @@ import (
 
 // simulate --model mixed writes rows whose columns have the kinds and
 // labels of the model it writes with --model-json, and that model has the
-// flags' share of continuous leaves, leaf state counts and separation.
+// flags' share of continuous leaves, leaf state counts and separations
+// (drawn per variable from --separation × [1 ± --separation-spread]).
 func TestSimulateMixed(t *testing.T) {
 	dir := t.TempDir()
 	csvPath, modelPath := filepath.Join(dir, "m.csv"), filepath.Join(dir, "truth.json")
 	args := []string{"simulate", "--topology", "binary", "--leaves", "20", "--model", "mixed", "--continuous", "0.3",
-		"--continuous-hidden", "1", "--leaf-states", "3..4", "--separation", "2.5", "-n", "400", "--seed", "3"}
+		"--continuous-hidden", "1", "--leaf-states", "3..4", "--separation", "2.5", "--separation-spread", "0.2", "-n", "400", "--seed", "3"}
 	code, out, errs := run(t, "", append(args, "--out", csvPath, "--model-json", modelPath)...)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -79,12 +80,8 @@ func TestSimulateMixed(t *testing.T) {
 		if p < 0 || m.Kinds[p] != data.Discrete {
 			continue
 		}
-		mu := slices.Clone(m.Mean[v])
-		slices.Sort(mu)
-		for a := 1; a < len(mu); a++ {
-			if gap := (mu[a] - mu[a-1]) / math.Sqrt(m.Var[v][0]); math.Abs(gap-2.5) > 1e-9 {
-				t.Errorf("%s: state means %v are %g SDs apart, want 2.5", tr.Name(v), m.Mean[v], gap)
-			}
+		if sep := separation(m, v); !(sep >= 2-1e-9 && sep <= 3+1e-9) {
+			t.Errorf("%s: state means %v are %g SDs apart, want 2 to 3", tr.Name(v), m.Mean[v], sep)
 		}
 	}
 	if continuous != 6 || contHidden < 1 {
@@ -126,6 +123,46 @@ func TestSimulateModelJSON(t *testing.T) {
 	}
 }
 
+// separation returns the spacing of continuous node v's state means in
+// within-state SDs, or NaN if they are not equally spaced.
+func separation(m *mixed.Model, v int) float64 {
+	mu := slices.Clone(m.Mean[v])
+	slices.Sort(mu)
+	sd := math.Sqrt(m.Var[v][0])
+	sep := (mu[1] - mu[0]) / sd
+	for a := 2; a < len(mu); a++ {
+		if math.Abs((mu[a]-mu[a-1])/sd-sep) > 1e-9 {
+			return math.NaN()
+		}
+	}
+	return sep
+}
+
+// --separation-spread 0 gives every continuous variable with a discrete
+// parent the separation --separation.
+func TestSimulateMixedFixedSeparation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "truth.json")
+	code, _, errs := run(t, "", "simulate", "--leaves", "12", "--model", "mixed", "--continuous", "0.5",
+		"--separation", "2.5", "--separation-spread", "0", "-n", "0", "--model-json", path, "--seed", "4")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mm, _ := readModelFile(t, path)
+	m := mm.(*mixed.Model)
+	n := 0
+	for _, v := range m.Tree.Nodes() {
+		if p := m.Rooted().Parent[v]; m.Kinds[v] == data.Continuous && p >= 0 && m.Kinds[p] == data.Discrete {
+			n++
+			if sep := separation(m, v); math.Abs(sep-2.5) > 1e-9 {
+				t.Errorf("%s: state means %v are %g SDs apart, want 2.5", m.Tree.Name(v), m.Mean[v], sep)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no continuous variable with a discrete parent")
+	}
+}
+
 // Bad mixed flags are usage errors naming the flag.
 func TestSimulateMixedFlags(t *testing.T) {
 	for _, c := range [][]string{
@@ -136,6 +173,8 @@ func TestSimulateMixedFlags(t *testing.T) {
 		{"--leaf-states", "1..3"},
 		{"--hidden-states", "5..2"},
 		{"--separation", "0"},
+		{"--separation-spread", "1"},
+		{"--separation-spread", "-0.5"},
 		{"--rho-min", "0.95"},
 	} {
 		code, _, errs := run(t, "", append([]string{"simulate", "--model", "mixed", "-n", "5"}, c...)...)
