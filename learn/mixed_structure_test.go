@@ -210,9 +210,10 @@ func TestMixedStructureOnlyAllMethods(t *testing.T) {
 // exactly (Robinson–Foulds 0) from the statistics of 10,000 and 100,000
 // sampled rows, with the default contraction threshold ("ε′=0") and with
 // ε′ = 0.02 (it logs the rates; -v shows them). The default CLNJ must
-// recover at least 3 in 5 of these 20 trees from 10,000 rows and 4 in 5
-// from 100,000 (it recovers 17 and 19; before the separations were drawn
-// per node, 15 and 13).
+// recover at least 3 in 4 of these 20 trees from 10,000 rows and 9 in 10
+// (issue 24's bar) from 100,000 (it recovers 19 and 20; 17 and 19 before
+// CLGrouping resolved ties in its spanning tree, and 15 and 13 before the
+// simulator drew separations per node).
 func TestMixedSampleRecovery(t *testing.T) {
 	methods := []learn.Method{learn.CLNJ, learn.CLRG, learn.NJ, learn.RG}
 	for _, rows := range []int{10000, 100000} {
@@ -247,9 +248,9 @@ func TestMixedSampleRecovery(t *testing.T) {
 				t.Logf("%d rows, %s: %d of %d trees recovered exactly", rows, k, ok[k], trees)
 			}
 		}
-		want := trees * 3 / 5
+		want := trees * 3 / 4
 		if rows >= 100000 {
-			want = trees * 4 / 5
+			want = trees * 9 / 10
 		}
 		if k := "clnj ε′=0"; ok[k] < want {
 			t.Errorf("%d rows: %s recovered %d of %d trees, want at least %d", rows, k, ok[k], trees, want)

@@ -78,14 +78,14 @@ func TestExactRecoveryMinimal(t *testing.T) {
 		rgTree.SuppressHidden()
 		sameTree(t, "RG", truth, rgTree)
 
-		clrg, _, err := clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, exactRG) })
+		clrg, _, err := clgroup(names, D, 0, false, DefaultContract, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, exactRG) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		clrg.SuppressHidden()
 		sameTree(t, "CLRG", truth, clrg)
 
-		clnj, _, err := clgroup(names, D, nj)
+		clnj, _, err := clgroup(names, D, 0, true, DefaultContract, nj)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,9 +179,9 @@ func Learn(d *distance.Matrix, opt Options) (*tree.Tree, *Report, error) {
 			rep.Added, err = rg(t, ids(m), D, rgOpt)
 		}
 	case MethodCLRG:
-		t, rep.Added, err = clgroup(names, D, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, rgOpt) })
+		t, rep.Added, err = clgroup(names, D, opt.Samples, false, contract, func(t *tree.Tree, ids []int, d []float64) (int, error) { return rg(t, ids, d, rgOpt) })
 	case MethodCLNJ:
-		t, rep.Added, err = clgroup(names, D, nj)
+		t, rep.Added, err = clgroup(names, D, opt.Samples, true, contract, nj)
 	case MethodCLBlind:
 		t, err = treeFromParents(names, spanning(m, D, false), D)
 		if err == nil {
