@@ -434,6 +434,22 @@ type Options struct {
 // log-likelihood of the closed-form start and ends with that of the
 // returned model (LogLik). Converged is false when MaxIter ended EM.
 func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, error) {
+	return fit(t, opt, func(g *Model) (*gaussEM, error) {
+		b, err := g.bind(d)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.startGaussian(b); err != nil {
+			return nil, err
+		}
+		pats, moments := opt.Cache.patterns(d, g, b)
+		return newGaussEM(g, b, pats, moments), nil
+	})
+}
+
+// fit is Fit and FitMoments: setup binds the new model g on t to its
+// data, sets the closed-form start and returns the EM state.
+func fit(t *tree.Tree, opt Options, setup func(g *Model) (*gaussEM, error)) (*Model, *model.EMResult, error) {
 	t0 := time.Now()
 	if opt.Tol < 0 || math.IsNaN(opt.Tol) || math.IsInf(opt.Tol, 0) {
 		return nil, nil, fmt.Errorf("model: EM tolerance %g must be positive (0: model.DefaultTol %g)", opt.Tol, model.DefaultTol)
@@ -452,13 +468,11 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := g.bind(d)
+	em, err := setup(g)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := g.startGaussian(b); err != nil {
-		return nil, nil, err
-	}
+	b := em.b
 	maxIter := opt.MaxIter
 	if maxIter == 0 {
 		maxIter = model.DefaultMaxIter
@@ -467,8 +481,6 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	if tol == 0 {
 		tol = model.DefaultTol
 	}
-	pats, moments := opt.Cache.patterns(d, g, b)
-	em := newGaussEM(g, b, pats, moments)
 	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
 	l := &gaussLoop{em: em, maxIter: max(maxIter, 1), stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Scale: gainScale},
 		record: func(it int, ll float64) {
@@ -831,12 +843,7 @@ func (em *gaussEM) load(src []float64) {
 // with signs from pairwise-complete correlations of surrogates.
 func (g *Model) startGaussian(b *gbinding) error {
 	t := g.Tree
-	pos := make([]int, t.MaxID()) // node → column, −1 hidden
-	for i := range pos {
-		pos[i] = -1
-	}
 	for j, v := range b.obs {
-		pos[v] = j
 		n, wn, s := 0, 0.0, 0.0
 		for r, x := range b.cols[j] {
 			if w := b.wt(r); !math.IsNaN(x) && w > 0 {
@@ -878,6 +885,29 @@ func (g *Model) startGaussian(b *gbinding) error {
 		}
 		return 1
 	}
+	g.startCorrelations(g.columnOf(b), sign)
+	return nil
+}
+
+// columnOf returns, for every node identifier, the binding's column of the
+// node, or −1 for a hidden node.
+func (g *Model) columnOf(b *gbinding) []int {
+	pos := make([]int, g.Tree.MaxID())
+	for i := range pos {
+		pos[i] = -1
+	}
+	for j, v := range b.obs {
+		pos[v] = j
+	}
+	return pos
+}
+
+// startCorrelations sets the edge correlations of the closed-form start:
+// |ρ| from the edge lengths (0.5 where unknown), signs from sign(i, j),
+// the sign of the covariance of columns i and j, of the edge's ends'
+// surrogates (pos maps nodes to columns).
+func (g *Model) startCorrelations(pos []int, sign func(i, j int) float64) {
+	t := g.Tree
 	sur := model.Surrogates(t)
 	r := g.Rooted()
 	for _, v := range r.Order {
@@ -890,10 +920,13 @@ func (g *Model) startGaussian(b *gbinding) error {
 		if !math.IsNaN(l) {
 			rho = math.Min(math.Exp(-l), startRhoMax)
 		}
-		g.Rho[v] = rho * sign(pos[sur[u]], pos[sur[v]])
+		s := 1.0
+		if i, j := pos[sur[u]], pos[sur[v]]; i != j {
+			s = sign(i, j)
+		}
+		g.Rho[v] = rho * s
 	}
 	g.Refresh()
-	return nil
 }
 
 // gaussEM holds what Gaussian EM reuses between iterations: the
@@ -1065,6 +1098,37 @@ func (em *gaussEM) densePattern(pt gaussPattern, zo []float64, st *gaussStats) e
 		}
 	}
 	return nil
+}
+
+// loglik returns the log-likelihood of the data of em's patterns, which
+// must all be dense, at the model's parameters.
+func (em *gaussEM) loglik() (float64, error) {
+	g, b := em.g, em.b
+	full := g.covariance(b.obs, b.obs)
+	p := len(b.obs)
+	ll := 0.0
+	for _, pt := range em.pats {
+		if !pt.dense {
+			return 0, errors.New("model: loglik of a sparse pattern")
+		}
+		q := len(pt.idx)
+		var ch mat.Cholesky
+		if !ch.Factorize(subCovariance(full, p, pt.idx)) {
+			return 0, errors.New("model: the model's covariance of the observed variables is singular (a correlation of ±1?)")
+		}
+		delta := mat.NewVecDense(q, nil)
+		for a, i := range pt.idx {
+			delta.SetVec(a, pt.mean[a]-g.Mean[b.obs[i]])
+		}
+		D := mat.NewDense(q, q, append([]float64(nil), pt.scatter...))
+		D.RankOne(D, pt.cnt, delta, delta)
+		var sol mat.Dense
+		if err := ch.SolveTo(&sol, D); err != nil {
+			return 0, err
+		}
+		ll += -0.5 * (pt.cnt*(float64(q)*math.Log(2*math.Pi)+ch.LogDet()) + mat.Trace(&sol))
+	}
+	return ll, nil
 }
 
 // nodeIndex returns the position of node v in em.nodes (which is sorted).

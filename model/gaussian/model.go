@@ -24,6 +24,9 @@ type Model struct {
 	Rho []float64
 
 	rooted *tree.Rooted
+	// local is the contraction's local fit of a model returned by
+	// Contractor.Contract.
+	local *localFit
 }
 
 var _ model.Model = (*Model)(nil)

@@ -1,0 +1,592 @@
+package gaussian
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
+)
+
+// A Contractor scores contractions of the edges of a fitted model's tree
+// on complete data, from their moments, exactly with the rest of the model
+// held.
+//
+// Why it is exact and local: cut the tree at a node's neighbourhood. Given
+// the parameters of the subtree that hangs from a neighbour w, everything
+// its observed variables say about w is one linear measurement y_w of w's
+// standardised value with a known noise variance (the belief-propagation
+// message from the subtree, which is observed w itself when w is
+// observed), and the log-likelihood of the data is that of the
+// measurements, a small Gaussian, plus terms of the held subtrees alone.
+// Contracting the edge keep–drop changes only the correlations of keep's
+// new neighbours (those of keep and of drop), so the change in
+// log-likelihood is the change in the measurements' log-likelihood, whose
+// sample covariance follows from the data's covariance once the messages
+// are known: a few operations per neighbour pair, and EM on the star of
+// keep and its neighbours fits the new correlations.
+//
+// The messages are computed once, in Model.Contractor (about p² per edge
+// of the tree for p observed variables). A Contractor is safe for
+// concurrent use.
+type Contractor struct {
+	g   *Model
+	mom *Moments
+	col []int // node → column of the moments, −1 hidden
+	msg map[[2]int]*message
+	// LogLik is the log-likelihood of the model on the moments.
+	LogLik float64
+}
+
+// message is what the subtree of a directed edge's tail (the side away
+// from its head) says about the tail: the measurement y = yᵀ(x − x̄) of
+// its standardised value, with noise variance nu (0 when the tail is
+// observed; +Inf when the subtree says nothing), and S·y for the sample
+// covariance S.
+type message struct {
+	y, sy []float64
+	nu    float64
+}
+
+// Contractor returns the local scorer of g's contractions on the complete
+// data whose moments are m. The model must be valid and its observed
+// variables those of m.
+func (g *Model) Contractor(m *Moments) (*Contractor, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	b, col, err := g.bindMoments(m)
+	if err != nil {
+		return nil, err
+	}
+	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes(), pats: []gaussPattern{momentPattern(m, col)}}
+	ll, err := em.loglik()
+	if err != nil {
+		return nil, err
+	}
+	c := &Contractor{g: g, mom: m, col: make([]int, g.Tree.MaxID()), msg: map[[2]int]*message{}, LogLik: ll}
+	for i := range c.col {
+		c.col[i] = -1
+	}
+	for a, v := range b.obs {
+		c.col[v] = col[a]
+	}
+	t, r := g.Tree, g.Rooted()
+	for i := len(r.Order) - 1; i >= 0; i-- {
+		if v := r.Order[i]; r.Parent[v] >= 0 {
+			c.msg[[2]int{v, r.Parent[v]}] = c.combine(v, r.Parent[v])
+		}
+	}
+	for _, v := range r.Order {
+		for _, w := range t.Neighbors(v) {
+			if r.Parent[w] == v {
+				c.msg[[2]int{v, w}] = c.combine(v, w)
+			}
+		}
+	}
+	p := len(m.Names)
+	for _, e := range c.msg {
+		var nz []int
+		for j, x := range e.y {
+			if x != 0 {
+				nz = append(nz, j)
+			}
+		}
+		e.sy = make([]float64, p)
+		for i := range p {
+			row := m.Cov[i*p : (i+1)*p]
+			s := 0.0
+			for _, j := range nz {
+				s += row[j] * e.y[j]
+			}
+			e.sy[i] = s
+		}
+	}
+	return c, nil
+}
+
+// edgeCorr returns the correlation of g's adjacent nodes u and v.
+func (g *Model) edgeCorr(u, v int) float64 {
+	if g.Rooted().Parent[u] == v {
+		return g.Rho[u]
+	}
+	return g.Rho[v]
+}
+
+// combine returns the message of v to its neighbour to, from the messages
+// into v of its other neighbours.
+func (c *Contractor) combine(v, to int) *message {
+	g := c.g
+	p := len(c.mom.Names)
+	out := &message{y: make([]float64, p)}
+	if j := c.col[v]; j >= 0 {
+		out.y[j] = 1 / math.Sqrt(g.Var[v])
+		return out
+	}
+	prec := 0.0
+	for _, w := range g.Tree.Neighbors(v) {
+		in := c.msg[[2]int{w, v}]
+		if w == to || math.IsInf(in.nu, 1) {
+			continue
+		}
+		rho := g.edgeCorr(v, w)
+		d := 1 - rho*rho + in.nu
+		prec += rho * rho / d
+		for j, x := range in.y {
+			if x != 0 {
+				out.y[j] += rho / d * x
+			}
+		}
+	}
+	if !(prec > 0) {
+		clear(out.y)
+		out.nu = math.Inf(1)
+		return out
+	}
+	for j := range out.y {
+		out.y[j] /= prec
+	}
+	out.nu = 1 / prec
+	return out
+}
+
+// localFit is a contraction's new correlations: of keep with each of its
+// neighbours.
+type localFit struct {
+	keep int
+	rho  map[int]float64
+}
+
+// Contract returns the model on ct, the tree of the contractor's model
+// with the hidden node drop merged into its neighbour keep, in which the
+// correlations of keep with its neighbours are fitted to the data by at
+// most maxIter iterations of EM (stopping when no correlation moves by
+// more than tol) and every other parameter is the contractor's model's,
+// and its exact log-likelihood. The new correlations start from those of
+// the model (the products along the paths through drop).
+func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Model, float64, error) {
+	g := c.g
+	t := g.Tree
+	switch {
+	case ct == nil || !t.HasEdge(keep, drop) || !t.IsHidden(drop):
+		return nil, 0, fmt.Errorf("model: %d–%d is not an edge of the model's tree at the hidden node %d", keep, drop, drop)
+	case !ct.Has(keep) || ct.Has(drop):
+		return nil, 0, errors.New("model: the tree is not the contraction of the edge")
+	}
+	rkd := g.edgeCorr(keep, drop)
+	// The measurements: keep itself when observed, then every other
+	// neighbour of keep and of drop that the data say something about.
+	type meas struct {
+		node    int
+		m       *message
+		arm     float64 // correlation with the centre of its side (keep or drop)
+		far     bool    // on drop's side
+		start   float64 // correlation with keep in the model
+		nu      float64
+		y, sy   []float64
+		present bool
+	}
+	var ms []meas
+	for _, w := range t.Neighbors(keep) {
+		if w != drop {
+			a := g.edgeCorr(keep, w)
+			ms = append(ms, meas{node: w, m: c.msg[[2]int{w, keep}], arm: a, start: a})
+		}
+	}
+	for _, w := range t.Neighbors(drop) {
+		if w != keep {
+			a := g.edgeCorr(drop, w)
+			ms = append(ms, meas{node: w, m: c.msg[[2]int{w, drop}], arm: a, far: true, start: a * rkd})
+		}
+	}
+	var use []int // indices of informative measurements
+	for i := range ms {
+		if !math.IsInf(ms[i].m.nu, 1) {
+			use = append(use, i)
+		}
+	}
+	obsKeep := c.col[keep] >= 0
+	off := 0
+	if obsKeep {
+		off = 1
+	}
+	k := len(use) + off
+	p := len(c.mom.Names)
+	ys, sys, nus := make([][]float64, k), make([][]float64, k), make([]float64, k)
+	if obsKeep {
+		j := c.col[keep]
+		s := 1 / math.Sqrt(g.Var[keep])
+		ys[0] = make([]float64, p)
+		ys[0][j] = s
+		sys[0] = make([]float64, p)
+		for i := range p {
+			sys[0][i] = c.mom.Cov[i*p+j] * s
+		}
+	}
+	for a, i := range use {
+		ys[a+off], sys[a+off], nus[a+off] = ms[i].m.y, ms[i].m.sy, ms[i].m.nu
+	}
+	Y := make([]float64, k*k)
+	for a := range k {
+		for b := a; b < k; b++ {
+			s := 0.0
+			for j, x := range ys[a] {
+				if x != 0 {
+					s += x * sys[b][j]
+				}
+			}
+			Y[a*k+b], Y[b*k+a] = s, s
+		}
+	}
+	n := float64(c.mom.Rows)
+	// The measurements' log-likelihood under the model's local tree.
+	sig := make([]float64, k*k)
+	corrOld := func(a, b int) float64 {
+		if obsKeep && a == 0 {
+			return ms[use[b-off]].start
+		}
+		x, y := ms[use[a-off]], ms[use[b-off]]
+		if x.far != y.far {
+			return x.arm * y.arm * rkd
+		}
+		return x.arm * y.arm
+	}
+	for a := range k {
+		sig[a*k+a] = 1 + nus[a]
+		for b := a + 1; b < k; b++ {
+			s := corrOld(a, b)
+			sig[a*k+b], sig[b*k+a] = s, s
+		}
+	}
+	llOld, _, err := smallLogLik(sig, Y, k, n, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Fit the star of keep and its neighbours.
+	r := make([]float64, len(use))
+	for a, i := range use {
+		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
+	}
+	st := &star{Y: Y, nus: nus, k: k, off: off, n: n}
+	llNew, err := st.fit(r, maxIter, tol)
+	if err != nil {
+		return nil, 0, err
+	}
+	loc := &localFit{keep: keep, rho: map[int]float64{}}
+	for _, x := range ms {
+		loc.rho[x.node] = x.start // uninformative: the path's correlation
+	}
+	for a, i := range use {
+		loc.rho[ms[i].node] = r[a]
+	}
+	nm, err := g.withLocal(ct, loc)
+	if err != nil {
+		return nil, 0, err
+	}
+	return nm, c.LogLik + llNew - llOld, nil
+}
+
+// withLocal returns the model on t (a contraction of g's tree that merges
+// a node into loc.keep) with g's parameters, except the correlations of
+// loc.keep with its neighbours, which are loc's.
+func (g *Model) withLocal(t *tree.Tree, loc *localFit) (*Model, error) {
+	root := g.Root
+	if !t.Has(root) {
+		root = model.DefaultRoot(t)
+	}
+	out, err := New(t, root, 0)
+	if err != nil {
+		return nil, err
+	}
+	copy(out.Mean, g.Mean)
+	copy(out.Var, g.Var)
+	r := out.Rooted()
+	for _, v := range r.Order {
+		p := r.Parent[v]
+		if p < 0 {
+			continue
+		}
+		switch {
+		case v == loc.keep:
+			out.Rho[v] = loc.rho[p]
+		case p == loc.keep:
+			out.Rho[v] = loc.rho[v]
+		case g.Tree.HasEdge(v, p):
+			out.Rho[v] = g.edgeCorr(v, p)
+		default:
+			return nil, fmt.Errorf("model: %s–%s is not an edge of the model's tree", t.Name(v), t.Name(p))
+		}
+	}
+	out.local = loc
+	return out, out.Validate()
+}
+
+// WithLocal returns the model on t, a contraction of g's tree by an edge
+// whose ends are not near any other contraction g went through, with g's
+// parameters except the correlations of the merged node with its
+// neighbours, which are from's: from is a model returned by
+// Contractor.Contract (of this or an earlier model), on a tree with the
+// same merged node and neighbours. It puts several contractions scored
+// against the same model together.
+func (g *Model) WithLocal(t *tree.Tree, from *Model) (*Model, error) {
+	if from == nil || from.local == nil {
+		return nil, errors.New("model: no local fit to put in (the model is not from Contractor.Contract)")
+	}
+	return g.withLocal(t, from.local)
+}
+
+// star is the log-likelihood of a contraction's measurements (second
+// moments Y, k×k, of n rows) as a function of the correlations r of the
+// merged node with its neighbours: their covariance is Σ = r rᵀ +
+// diag(1 − r² + nu), with, when the merged node is observed (off = 1), its
+// own standardised value first (variance 1, covariance r_i with
+// measurement i).
+type star struct {
+	Y, nus []float64
+	k, off int
+	n      float64
+}
+
+// sigma returns Σ at r.
+func (s *star) sigma(r []float64) []float64 {
+	k, off := s.k, s.off
+	sig := make([]float64, k*k)
+	for a := range k {
+		sig[a*k+a] = 1 + s.nus[a]
+		for b := a + 1; b < k; b++ {
+			var x float64
+			if off == 1 && a == 0 {
+				x = r[b-1]
+			} else {
+				x = r[a-off] * r[b-off]
+			}
+			sig[a*k+b], sig[b*k+a] = x, x
+		}
+	}
+	return sig
+}
+
+// eval returns the log-likelihood at r and, when grad is not nil, writes
+// its gradient: with G = −n/2 (Σ⁻¹ − Σ⁻¹ Y
+// Σ⁻¹), ∂ℓ/∂r_i = 2 Σ_{j≠i} G_ij ∂Σ_ij/∂r_i.
+func (s *star) eval(r, grad []float64) (float64, error) {
+	k, off := s.k, s.off
+	sig := s.sigma(r)
+	ll, inv, err := smallLogLik(sig, s.Y, k, s.n, grad != nil)
+	if err != nil || grad == nil {
+		return ll, err
+	}
+	// W = Σ⁻¹ Y Σ⁻¹.
+	tmp := make([]float64, k*k)
+	for a := range k {
+		for b := range k {
+			x := 0.0
+			for c := range k {
+				x += inv[a*k+c] * s.Y[c*k+b]
+			}
+			tmp[a*k+b] = x
+		}
+	}
+	G := func(a, b int) float64 {
+		w := 0.0
+		for c := range k {
+			w += tmp[a*k+c] * inv[c*k+b]
+		}
+		return -0.5 * s.n * (inv[a*k+b] - w)
+	}
+	for i := range r {
+		a := i + off
+		x := 0.0
+		if off == 1 {
+			x += G(0, a)
+		}
+		for j := range r {
+			if j != i {
+				x += G(a, j+off) * r[j]
+			}
+		}
+		grad[i] = 2 * x
+	}
+	return ll, nil
+}
+
+// fit maximises the log-likelihood over r, from r, by at most maxIter
+// BFGS steps projected on the box |r| ≤ rhoMax, each with a backtracking
+// line search and no coordinate moving by more than ¼; it stops when a
+// step gains at most tol nat. It returns the log-likelihood reached, at
+// r. (EM on the star is far slower: with an edge near |ρ| = 1 it moved by
+// 10⁻⁷ per thousand iterations; and in the coordinates atanh r, which
+// Fit's quasi-Newton phase uses, the log-likelihood is so flat near the
+// bound that steps from a start at |r| ≈ 1 − 10⁻⁵ stalled 0.008 nat
+// short.)
+func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
+	m := len(r)
+	g := make([]float64, m)
+	ll, err := s.eval(r, g)
+	if err != nil || m == 0 {
+		return ll, err
+	}
+	x := make([]float64, m)
+	copy(x, r)
+	H := make([]float64, m*m) // inverse of the negative Hessian
+	reset := func() {
+		gmax := 0.0
+		for _, v := range g {
+			gmax = max(gmax, math.Abs(v))
+		}
+		clear(H)
+		for i := range m {
+			H[i*m+i] = 0.25 / max(gmax, 1)
+		}
+	}
+	reset()
+	fresh := true
+	xn, rn, gn, d, gf := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	for range maxIter {
+		// Coordinates held at the bound by a gradient pointing out of
+		// the box take no part in the step.
+		copy(gf, g)
+		for i, v := range x {
+			if math.Abs(v) >= rhoMax && v*g[i] > 0 {
+				gf[i] = 0
+			}
+		}
+		big := 0.0
+		for i := range m {
+			v := 0.0
+			if gf[i] != 0 || g[i] == 0 {
+				for j := range m {
+					v += H[i*m+j] * gf[j]
+				}
+			}
+			d[i] = v
+			big = max(big, math.Abs(v))
+		}
+		if big > 0.25 {
+			for i := range d {
+				d[i] *= 0.25 / big
+			}
+		}
+		var lln float64
+		step := 1.0
+		ok := false
+		for range 30 {
+			dot := 0.0
+			for i := range m {
+				xn[i] = max(-rhoMax, min(rhoMax, x[i]+step*d[i]))
+				rn[i] = xn[i]
+				dot += g[i] * (xn[i] - x[i])
+			}
+			if lln, err = s.eval(rn, gn); err == nil && lln >= ll+1e-4*dot && lln > ll {
+				ok = true
+				break
+			}
+			step /= 2
+		}
+		if !ok {
+			if fresh {
+				break
+			}
+			// Start the curvature estimate afresh along the gradient.
+			reset()
+			fresh = true
+			continue
+		}
+		fresh = false
+		gain := lln - ll
+		// BFGS update of H for the minimisation of −ℓ: s = Δx, y = −Δg.
+		sy := 0.0
+		sv, yv := make([]float64, m), make([]float64, m)
+		for i := range m {
+			sv[i], yv[i] = xn[i]-x[i], g[i]-gn[i]
+			sy += sv[i] * yv[i]
+		}
+		if sy > 1e-12 {
+			hy := make([]float64, m)
+			yhy := 0.0
+			for i := range m {
+				v := 0.0
+				for j := range m {
+					v += H[i*m+j] * yv[j]
+				}
+				hy[i] = v
+				yhy += yv[i] * v
+			}
+			for i := range m {
+				for j := range m {
+					H[i*m+j] += (1+yhy/sy)*sv[i]*sv[j]/sy - (hy[i]*sv[j]+sv[i]*hy[j])/sy
+				}
+			}
+		}
+		copy(x, xn)
+		copy(r, rn)
+		copy(g, gn)
+		ll = lln
+		if gain <= tol {
+			break
+		}
+	}
+	return ll, nil
+}
+
+// smallLogLik returns −n/2 [k log 2π + log|Σ| + tr(Σ⁻¹Y)] for the k×k
+// covariance sig and second moments Y (row-major), by a Cholesky
+// factorisation of sig, and Σ⁻¹ when inverse is set.
+func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []float64, error) {
+	L := make([]float64, k*k)
+	logdet := 0.0
+	for i := range k {
+		for j := 0; j <= i; j++ {
+			s := sig[i*k+j]
+			for m := range j {
+				s -= L[i*k+m] * L[j*k+m]
+			}
+			if i == j {
+				if !(s > 0) {
+					return 0, nil, errors.New("model: a contraction's local covariance is singular")
+				}
+				L[i*k+i] = math.Sqrt(s)
+				logdet += 2 * math.Log(L[i*k+i])
+			} else {
+				L[i*k+j] = s / L[j*k+j]
+			}
+		}
+	}
+	// solve writes Σ⁻¹ b to x.
+	solve := func(x []float64, b func(i int) float64) {
+		for i := range k {
+			s := b(i)
+			for m := range i {
+				s -= L[i*k+m] * x[m]
+			}
+			x[i] = s / L[i*k+i]
+		}
+		for i := k - 1; i >= 0; i-- {
+			s := x[i]
+			for m := i + 1; m < k; m++ {
+				s -= L[m*k+i] * x[m]
+			}
+			x[i] = s / L[i*k+i]
+		}
+	}
+	tr := 0.0
+	x := make([]float64, k)
+	var inv []float64
+	if inverse {
+		inv = make([]float64, k*k)
+	}
+	for col := range k {
+		solve(x, func(i int) float64 { return Y[i*k+col] })
+		tr += x[col]
+		if inverse {
+			solve(inv[col*k:(col+1)*k], func(i int) float64 {
+				if i == col {
+					return 1
+				}
+				return 0
+			})
+		}
+	}
+	return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
+}
