@@ -90,6 +90,10 @@ type pruneState struct {
 	conOnce sync.Once
 	con     *discrete.Contractor
 	conErr  error
+	// gcon is con for a Gaussian m (contractGaussian).
+	gconOnce sync.Once
+	gcon     *gaussian.Contractor
+	gconErr  error
 }
 
 // contractor returns the local scorer of s's discrete model on d.
@@ -189,6 +193,12 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	localIter := opt.LocalIter
 	if localIter == 0 {
 		localIter = DefaultLocalIter
+	}
+	if !opt.Refit && initial == nil && d.AllContinuous() {
+		// Complete continuous data: the local search from their moments.
+		if mom, err := gaussian.MomentsOf(d); err == nil {
+			return contractGaussian(t, mom, fit, opt, progress, baselines...)
+		}
 	}
 	logN := math.Log(d.SampleSize())
 	penalty := logN
@@ -324,7 +334,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	var cr *structure.ContractResult[pruneState]
 	var err error
 	if _, warmDiscrete := initialModel(initial).(*discrete.Model); !opt.Refit && (warmDiscrete || initial == nil && d.AllDiscrete()) {
-		cr, err = contractLocal(t, d, score, negScore, penalty, opt, progress)
+		cr, err = contractLocal(t, discreteOps(d, opt.Workers), score, negScore, penalty, opt, progress)
 	} else {
 		cr, err = structure.ContractByScore(t, score, structure.ContractOptions{Passes: opt.Passes, MaxEvals: opt.MaxEvals, Batch: opt.Batch, Workers: opt.Workers, HiddenOnly: opt.HiddenOnly, Progress: progress})
 	}

@@ -29,8 +29,10 @@ type scoreFunc = structure.ScoreFunc[pruneState]
 // the best candidate alone does). Rounds stop when no candidate improves
 // the score or after MaxEvals scorings. The result does not depend on
 // Workers: candidates are scored in parallel but compared in a fixed
-// order. The input tree is scored with score(t, nil, false).
-func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func(float64, model.Model) float64, margin float64, opt PruneOptions, progress func(evaluated, contracted int)) (*structure.ContractResult[pruneState], error) {
+// order. The input tree is scored with score(t, nil, false). ops puts
+// the kept local fits together and scores the result (discreteOps,
+// gaussianOps).
+func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(float64, model.Model) float64, margin float64, opt PruneOptions, progress func(evaluated, contracted int)) (*structure.ContractResult[pruneState], error) {
 	workers := opt.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -150,16 +152,11 @@ func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func
 				continue
 			}
 			mark(c)
-			cm, ok := cur.m.(*discrete.Model)
-			loc := out[i].state.m.(*discrete.Model).LocalFit()
-			if !ok || loc == nil {
-				return nil, errors.New("learn: a local candidate has no local fit")
-			}
 			ct := curTree.Clone()
 			if err := ct.Contract(c.keep, c.drop); err != nil {
 				return nil, err
 			}
-			nm, err := cm.WithLocal(ct, loc, nil, nil)
+			nm, err := ops.with(cur.m, ct, out[i].state.m)
 			if err != nil {
 				return nil, err
 			}
@@ -170,11 +167,9 @@ func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func
 			// The kept fits were each made against the current model:
 			// score them together exactly, and keep the best candidate
 			// alone if that scores higher.
-			con, err := cur.contractor(cur.m.(*discrete.Model), d, opt.Workers)
-			if err != nil {
+			if cur.ll, err = ops.exact(cur); err != nil {
 				return nil, err
 			}
-			cur.ll = con.LogLik
 			if negScore(cur.ll, cur.m) < first.score {
 				cur, curTree, kept = first.state, first.t, 1
 			} else if err := setFittedLengths(curTree, cur.m); err != nil {
@@ -193,6 +188,36 @@ func contractLocal(t *tree.Tree, d *data.Dataset, score scoreFunc, negScore func
 	}
 	res.Tree, res.Score, res.State, res.Passes = base, bs, bst, 1
 	return res, nil
+}
+
+// localOps are what contractLocal needs of a model family: with puts the
+// local fit of cand (a candidate's model) into cur on ct, the contraction
+// of cur's tree by cand's edge; exact returns the exact log-likelihood of
+// a state's model.
+type localOps struct {
+	with  func(cur model.Model, ct *tree.Tree, cand model.Model) (model.Model, error)
+	exact func(s *pruneState) (float64, error)
+}
+
+// discreteOps are the localOps of discrete models on d.
+func discreteOps(d *data.Dataset, workers int) localOps {
+	return localOps{
+		with: func(cur model.Model, ct *tree.Tree, cand model.Model) (model.Model, error) {
+			cm, ok := cur.(*discrete.Model)
+			lm, lok := cand.(*discrete.Model)
+			if !ok || !lok || lm.LocalFit() == nil {
+				return nil, errors.New("learn: a local candidate has no local fit")
+			}
+			return cm.WithLocal(ct, lm.LocalFit(), nil, nil)
+		},
+		exact: func(s *pruneState) (float64, error) {
+			con, err := s.contractor(s.m.(*discrete.Model), d, workers)
+			if err != nil {
+				return 0, err
+			}
+			return con.LogLik, nil
+		},
+	}
 }
 
 // edgeKey is the key of the edge u–v, whichever way round.

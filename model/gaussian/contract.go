@@ -158,21 +158,36 @@ type localFit struct {
 	rho  map[int]float64
 }
 
-// Contract returns the model on ct, the tree of the contractor's model
-// with the hidden node drop merged into its neighbour keep, in which the
-// correlations of keep with its neighbours are fitted to the data by at
-// most maxIter iterations of EM (stopping when no correlation moves by
-// more than tol) and every other parameter is the contractor's model's,
-// and its exact log-likelihood. The new correlations start from those of
-// the model (the products along the paths through drop).
-func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Model, float64, error) {
+// Contraction is a contraction scored by Contractor.Contract.
+type Contraction struct {
+	// Model is the contracted model and LogLik its exact log-likelihood.
+	Model  *Model
+	LogLik float64
+	// Change is Model's log-likelihood less that of the uncontracted
+	// tree with the correlations around the edge (of keep, drop and their
+	// neighbours) refitted likewise, the rest held: what the contraction
+	// itself costs, whether or not the contractor's model was at its
+	// maximum there.
+	Change float64
+}
+
+// Contract scores the contraction of the edge keep–drop of the
+// contractor's model's tree, whose result is ct (drop, hidden, merged into
+// keep): the model on ct in which the correlations of keep with its
+// neighbours are fitted to the data, every other parameter being the
+// contractor's model's, with its exact log-likelihood. The fits (of the
+// contracted and of the uncontracted neighbourhood) take at most maxIter
+// quasi-Newton steps each and stop when a step gains at most tol nat; the
+// new correlations start from those of the model (the products along the
+// paths through drop).
+func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Contraction, error) {
 	g := c.g
 	t := g.Tree
 	switch {
 	case ct == nil || !t.HasEdge(keep, drop) || !t.IsHidden(drop):
-		return nil, 0, fmt.Errorf("model: %d–%d is not an edge of the model's tree at the hidden node %d", keep, drop, drop)
+		return nil, fmt.Errorf("model: %d–%d is not an edge of the model's tree at the hidden node %d", keep, drop, drop)
 	case !ct.Has(keep) || ct.Has(drop):
-		return nil, 0, errors.New("model: the tree is not the contraction of the edge")
+		return nil, errors.New("model: the tree is not the contraction of the edge")
 	}
 	rkd := g.edgeCorr(keep, drop)
 	// The measurements: keep itself when observed, then every other
@@ -240,30 +255,24 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 		}
 	}
 	n := float64(c.mom.Rows)
-	// The measurements' log-likelihood under the model's local tree.
-	sig := make([]float64, k*k)
-	corrOld := func(a, b int) float64 {
-		if obsKeep && a == 0 {
-			return ms[use[b-off]].start
-		}
-		x, y := ms[use[a-off]], ms[use[b-off]]
-		if x.far != y.far {
-			return x.arm * y.arm * rkd
-		}
-		return x.arm * y.arm
+	// The uncontracted neighbourhood: at the model's correlations, and
+	// refitted with the rest held.
+	far := make([]bool, len(use))
+	old := make([]float64, len(use)+1)
+	for a, i := range use {
+		far[a], old[a] = ms[i].far, ms[i].arm
 	}
-	for a := range k {
-		sig[a*k+a] = 1 + nus[a]
-		for b := a + 1; b < k; b++ {
-			s := corrOld(a, b)
-			sig[a*k+b], sig[b*k+a] = s, s
-		}
-	}
-	llOld, _, err := smallLogLik(sig, Y, k, n, false)
+	old[len(use)] = rkd
+	ost := &star{Y: Y, nus: nus, k: k, off: off, n: n, far: far, two: true}
+	llOld, err := ost.eval(old, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	// Fit the star of keep and its neighbours.
+	llOldMax, err := ost.fit(old, maxIter, tol)
+	if err != nil {
+		return nil, err
+	}
+	// The star of keep and its neighbours.
 	r := make([]float64, len(use))
 	for a, i := range use {
 		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
@@ -271,7 +280,7 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 	st := &star{Y: Y, nus: nus, k: k, off: off, n: n}
 	llNew, err := st.fit(r, maxIter, tol)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	loc := &localFit{keep: keep, rho: map[int]float64{}}
 	for _, x := range ms {
@@ -282,9 +291,9 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 	}
 	nm, err := g.withLocal(ct, loc)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return nm, c.LogLik + llNew - llOld, nil
+	return &Contraction{Model: nm, LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax}, nil
 }
 
 // withLocal returns the model on t (a contraction of g's tree that merges
@@ -337,15 +346,33 @@ func (g *Model) WithLocal(t *tree.Tree, from *Model) (*Model, error) {
 }
 
 // star is the log-likelihood of a contraction's measurements (second
-// moments Y, k×k, of n rows) as a function of the correlations r of the
-// merged node with its neighbours: their covariance is Σ = r rᵀ +
-// diag(1 − r² + nu), with, when the merged node is observed (off = 1), its
-// own standardised value first (variance 1, covariance r_i with
-// measurement i).
+// moments Y, k×k, of n rows) as a function of the correlations r_i of
+// each measured neighbour with its centre: with one centre (the merged
+// node keep) their covariance is Σ = r rᵀ + diag(1 − r² + nu). With two
+// (two: the uncontracted keep–drop), the last entry of r is the
+// correlation ρ of keep and drop, far tells the neighbours of drop, and
+// Σ_ij carries a factor ρ when i and j are on different sides. When keep
+// is observed (off = 1) its own standardised value comes first (variance
+// 1, covariance with measurement i that of keep with its node).
 type star struct {
 	Y, nus []float64
 	k, off int
 	n      float64
+	far    []bool
+	two    bool
+}
+
+// factor returns the correlation between the centres of measurements i
+// and j (−1 for keep itself), given r.
+func (s *star) factor(r []float64, i, j int) float64 {
+	if !s.two {
+		return 1
+	}
+	fi, fj := i >= 0 && s.far[i], j >= 0 && s.far[j] // keep is near
+	if fi != fj {
+		return r[len(r)-1]
+	}
+	return 1
 }
 
 // sigma returns Σ at r.
@@ -357,9 +384,9 @@ func (s *star) sigma(r []float64) []float64 {
 		for b := a + 1; b < k; b++ {
 			var x float64
 			if off == 1 && a == 0 {
-				x = r[b-1]
+				x = r[b-1] * s.factor(r, -1, b-1)
 			} else {
-				x = r[a-off] * r[b-off]
+				x = r[a-off] * r[b-off] * s.factor(r, a-off, b-off)
 			}
 			sig[a*k+b], sig[b*k+a] = x, x
 		}
@@ -368,8 +395,8 @@ func (s *star) sigma(r []float64) []float64 {
 }
 
 // eval returns the log-likelihood at r and, when grad is not nil, writes
-// its gradient: with G = −n/2 (Σ⁻¹ − Σ⁻¹ Y
-// Σ⁻¹), ∂ℓ/∂r_i = 2 Σ_{j≠i} G_ij ∂Σ_ij/∂r_i.
+// its gradient: with G = −n/2 (Σ⁻¹ − Σ⁻¹ Y Σ⁻¹), ∂ℓ/∂θ = 2 Σ_{i<j} G_ij
+// ∂Σ_ij/∂θ.
 func (s *star) eval(r, grad []float64) (float64, error) {
 	k, off := s.k, s.off
 	sig := s.sigma(r)
@@ -377,36 +404,60 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 	if err != nil || grad == nil {
 		return ll, err
 	}
-	// W = Σ⁻¹ Y Σ⁻¹.
+	// G = −n/2 (Σ⁻¹ − Σ⁻¹ Y Σ⁻¹), by rows.
 	tmp := make([]float64, k*k)
 	for a := range k {
-		for b := range k {
-			x := 0.0
-			for c := range k {
-				x += inv[a*k+c] * s.Y[c*k+b]
-			}
-			tmp[a*k+b] = x
-		}
-	}
-	G := func(a, b int) float64 {
-		w := 0.0
+		ta := tmp[a*k : (a+1)*k]
 		for c := range k {
-			w += tmp[a*k+c] * inv[c*k+b]
-		}
-		return -0.5 * s.n * (inv[a*k+b] - w)
-	}
-	for i := range r {
-		a := i + off
-		x := 0.0
-		if off == 1 {
-			x += G(0, a)
-		}
-		for j := range r {
-			if j != i {
-				x += G(a, j+off) * r[j]
+			if x := inv[a*k+c]; x != 0 {
+				for b, y := range s.Y[c*k : (c+1)*k] {
+					ta[b] += x * y
+				}
 			}
 		}
-		grad[i] = 2 * x
+	}
+	gm := make([]float64, k*k)
+	for a := range k {
+		ga := gm[a*k : (a+1)*k]
+		for c, x := range tmp[a*k : (a+1)*k] {
+			for b, y := range inv[c*k : (c+1)*k] {
+				ga[b] += x * y
+			}
+		}
+		for b := range ga {
+			ga[b] = -0.5 * s.n * (inv[a*k+b] - ga[b])
+		}
+	}
+	G := func(a, b int) float64 { return gm[a*k+b] }
+	clear(grad)
+	m := len(r)
+	if s.two {
+		m--
+	}
+	for a := range k {
+		for b := a + 1; b < k; b++ {
+			gab := 2 * G(a, b)
+			var i, j int // measurement indices (−1: keep itself)
+			if off == 1 && a == 0 {
+				i, j = -1, b-1
+			} else {
+				i, j = a-off, b-off
+			}
+			f := s.factor(r, i, j)
+			if i >= 0 {
+				grad[i] += gab * r[j] * f
+				grad[j] += gab * r[i] * f
+			} else {
+				grad[j] += gab * f
+			}
+			if s.two && (i >= 0 && s.far[i]) != s.far[j] {
+				ri := 1.0
+				if i >= 0 {
+					ri = r[i]
+				}
+				grad[m] += gab * ri * r[j]
+			}
+		}
 	}
 	return ll, nil
 }
@@ -571,15 +622,9 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []f
 		}
 	}
 	tr := 0.0
-	x := make([]float64, k)
-	var inv []float64
 	if inverse {
-		inv = make([]float64, k*k)
-	}
-	for col := range k {
-		solve(x, func(i int) float64 { return Y[i*k+col] })
-		tr += x[col]
-		if inverse {
+		inv := make([]float64, k*k)
+		for col := range k {
 			solve(inv[col*k:(col+1)*k], func(i int) float64 {
 				if i == col {
 					return 1
@@ -587,6 +632,18 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []f
 				return 0
 			})
 		}
+		for i := range k {
+			for j := range k {
+				tr += inv[i*k+j] * Y[j*k+i]
+			}
+		}
+		return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
 	}
+	x := make([]float64, k)
+	for col := range k {
+		solve(x, func(i int) float64 { return Y[i*k+col] })
+		tr += x[col]
+	}
+	var inv []float64
 	return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
 }

@@ -86,7 +86,9 @@ func TestFitMomentsSameAsRows(t *testing.T) {
 }
 
 // Every contraction the Contractor scores has the exact log-likelihood of
-// the model it returns; the local fit never lowers it below the start at the
+// the model it returns, and its Change is at most the change from the
+// model (the uncontracted neighbourhood refitted scores at least the
+// model), equal without refits; the local fit never lowers it below the start at the
 // model's path correlations; and the fitted correlations of the merged
 // node are a local maximum with the rest of the model held (moving any
 // one by ±0.002 does not raise the log-likelihood by more than 10⁻⁴ nat:
@@ -117,13 +119,20 @@ func TestContractorExact(t *testing.T) {
 			if err := ct.Contract(keep, drop); err != nil {
 				t.Fatal(err)
 			}
-			m0, ll0, err := c.Contract(ct, keep, drop, 0, 0)
+			c0, err := c.Contract(ct, keep, drop, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m1, ll1, err := c.Contract(ct, keep, drop, 500, 1e-10)
+			c1, err := c.Contract(ct, keep, drop, 500, 1e-10)
 			if err != nil {
 				t.Fatal(err)
+			}
+			m0, ll0, m1, ll1 := c0.Model, c0.LogLik, c1.Model, c1.LogLik
+			if c1.Change > ll1-c.LogLik+1e-9 {
+				t.Fatalf("%d into %d: change %g from the refitted uncontracted tree, %g from the model", drop, keep, c1.Change, ll1-c.LogLik)
+			}
+			if math.Abs(c0.Change-(ll0-c.LogLik)) > 1e-12*math.Abs(ll0) {
+				t.Fatalf("%d into %d: without refits the change is %g, not %g", drop, keep, c0.Change, ll0-c.LogLik)
 			}
 			for _, x := range []struct {
 				m  *gaussian.Model
@@ -216,14 +225,15 @@ func TestContractorWithLocal(t *testing.T) {
 		}
 		return ct
 	}
-	ma, _, err := c.Contract(one(tr, a), a[0], a[1], 100, 1e-10)
+	ca, err := c.Contract(one(tr, a), a[0], a[1], 100, 1e-10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mb, _, err := c.Contract(one(tr, b), b[0], b[1], 100, 1e-10)
+	cb, err := c.Contract(one(tr, b), b[0], b[1], 100, 1e-10)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ma, mb := ca.Model, cb.Model
 	both := one(ma.Tree, b)
 	mab, err := ma.WithLocal(both, mb)
 	if err != nil {
