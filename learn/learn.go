@@ -54,13 +54,17 @@ const (
 	// ContractAuto is ContractBIC when parameters are fitted (Learn
 	// without StructureOnly) and the search is affordable (variables² ×
 	// rows at most AutoBICBudget, MixedBICBudget on data that mix the
-	// kinds), and ContractThreshold otherwise, or
-	// when Threshold or KeepHiddenEdges is set.
+	// kinds), or when the structure alone is learned from all-continuous
+	// data without missing cells or their statistics (the BIC from the
+	// covariance, see Options.StructureOnly; variables³ at most
+	// AutoBICBudget), and ContractThreshold otherwise, or when Threshold
+	// or KeepHiddenEdges is set.
 	ContractAuto ContractRule = iota
 	// ContractBIC contracts an edge only when the BIC of the fitted model
 	// improves (ContractByBIC), and falls back to the Chow–Liu tree when
 	// that has the better BIC: the result's BIC is never worse than that
-	// of the uncontracted tree or of the Chow–Liu tree. It needs rows.
+	// of the uncontracted tree or of the Chow–Liu tree. It needs rows, or
+	// the covariance of all-continuous data without missing cells.
 	ContractBIC
 	// ContractAIC is ContractBIC with AIC: it keeps more hidden variables
 	// at small sample sizes.
@@ -150,6 +154,10 @@ type ContractReport struct {
 	// LCM is the comparison's latent class fits (discrete data of at
 	// most CompareLCMBudget variables × rows; nil otherwise).
 	LCM *LCMReport `json:"lcm,omitempty"`
+	// Covariance is true when the BIC came from the Gaussian moments of
+	// the data (their covariance and row count) without fitting a model to
+	// return: structure only, or from statistics.
+	Covariance bool `json:"covariance,omitempty"`
 }
 
 // QuartetOptions configures the quartet method.
@@ -204,7 +212,19 @@ type Options struct {
 	// variables² × rows is at most AutoStatesBudget; otherwise 0 means 2
 	// states (Result.HiddenStates says which was used).
 	Fit model.FitOptions
-	// StructureOnly skips parameter learning.
+	// StructureOnly skips parameter learning: the result has a tree and
+	// no model. The contraction of the clnj, clrg, nj and rg learners is
+	// then by threshold, except on all-continuous data without missing
+	// cells (and statistics of such data, FromStats and LearnSource),
+	// where ContractAuto, ContractBIC and ContractAIC search contractions
+	// by the Gaussian BIC (or AIC) from the data's covariance as Learn
+	// does (gaussian.Contractor; the models of the search are not
+	// returned), with the Chow–Liu tree as baseline, so that the tree
+	// never has a lower Gaussian log-likelihood than the Chow–Liu tree;
+	// Result.Contraction reports the search (Covariance true). BIC or AIC
+	// on other data is an error. (A discrete latent tree's likelihood
+	// needs the rows, not only the pair counts: discrete structure-only
+	// contraction stays by threshold.)
 	StructureOnly bool
 	// ContractProgress, if not nil, is called during the search for
 	// contractions by BIC or AIC with the numbers of candidate trees
@@ -312,8 +332,6 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("learn: AutoBudget %g is negative", o.Contract.AutoBudget)
 	case (r == ContractThreshold) && o.Contract.Prune != (PruneOptions{}):
 		return errors.New("learn: Prune options apply to ContractBIC and ContractAIC, not threshold")
-	case (r == ContractBIC || r == ContractAIC) && o.StructureOnly:
-		return fmt.Errorf("learn: contraction by %s fits parameters; it has no structure-only mode", r)
 	}
 	if m == LCM {
 		switch {
@@ -476,6 +494,20 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		return nil, err
 	}
 	statsTime := time.Since(t0)
+	if opt.StructureOnly {
+		mom, rule, err := structureMoments(st, opt)
+		if err != nil {
+			return nil, err
+		}
+		if mom != nil {
+			res, err := structureByBIC(st, d, mom, rule, opt)
+			if err != nil {
+				return nil, err
+			}
+			res.Timings.Stats, res.Rows, res.Timings.Total = statsTime, d.NumRows(), time.Since(start)
+			return res, nil
+		}
+	}
 	rule := opt.rule(!opt.StructureOnly)
 	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && !opt.autoAffordable(d) {
 		rule = ContractThreshold
@@ -648,9 +680,13 @@ func renameHidden(t *tree.Tree) error {
 	return nil
 }
 
-// FromStats learns the structure from sufficient statistics. It fits no
-// parameters (that needs rows), and methods that need rows (quartet,
-// regclnj, regclrg) are an error.
+// FromStats learns the structure from sufficient statistics. It returns
+// no parameters, and methods that need rows (quartet, regclnj, regclrg)
+// are an error. When every variable is continuous and observed in every
+// row, the contraction is chosen by BIC (ContractAuto, ContractBIC) or AIC
+// from the covariance, which is all a Gaussian latent tree's likelihood
+// needs, with the Chow–Liu tree as floor (see Options.StructureOnly);
+// otherwise by threshold, and BIC or AIC are an error.
 func FromStats(st *stats.Stats, opt Options) (*Result, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
@@ -659,10 +695,16 @@ func FromStats(st *stats.Stats, opt Options) (*Result, error) {
 	if st == nil {
 		return nil, errors.New("learn: no statistics")
 	}
-	if r := opt.rule(false); r != ContractThreshold {
-		return nil, fmt.Errorf("learn: contraction by %s fits parameters to rows; FromStats has none", r)
+	mom, rule, err := structureMoments(st, opt)
+	if err != nil {
+		return nil, err
 	}
-	res, err := fromStats(st, nil, opt)
+	var res *Result
+	if mom != nil {
+		res, err = structureByBIC(st, nil, mom, rule, opt)
+	} else {
+		res, err = fromStats(st, nil, opt)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,21 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		return nil, err
 	}
 	statsTime := time.Since(t0)
+	if opt.StructureOnly && !m.NeedsRows() {
+		// All-continuous complete data: BIC from their covariance.
+		mom, rule, err := structureMoments(st, opt)
+		if err != nil {
+			return nil, err
+		}
+		if mom != nil {
+			res, err := structureByBIC(st, nil, mom, rule, opt)
+			if err != nil {
+				return nil, err
+			}
+			res.Timings.Stats, res.Rows, res.Timings.Total = statsTime, int(st.Rows()), time.Since(start)
+			return res, nil
+		}
+	}
 	rule := opt.rule(!opt.StructureOnly)
 	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordable(st.NumVars(), int(st.Rows()))) {
 		rule = ContractThreshold

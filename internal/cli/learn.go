@@ -96,7 +96,11 @@ its BIC is better: the model is never worse in BIC than the learner's tree or
 the Chow–Liu tree (--contraction bic, the default when parameters are
 fitted). --contraction aic keeps more hidden variables; --contraction
 threshold contracts edges shorter than --contract (the paper's rule, and the
-default with --structure-only or --distance-matrix).
+default with --distance-matrix, and with --structure-only or --stats on
+discrete data or data with missing cells). With --structure-only or --stats
+on continuous data without missing cells the contraction is by the Gaussian
+BIC computed from the covariance (no model is returned), so that the tree
+never has a lower Gaussian log-likelihood than the Chow–Liu tree.
 
 DATA is a CSV file (or - for standard input), a gzip-compressed CSV file, a
 Parquet file, or several such files or directories of them read as the shards
@@ -119,7 +123,8 @@ With --stats it reads a statistics file (.lts, written by latentree stats
 learns the structure only, with any method that needs no rows: clnj, clrg,
 nj, rg, clblind, mst and chowliu give the same tree as on the data with
 --structure-only. quartet, regclnj and regclrg need the rows, and so do
-parameters (EM), --contraction bic and aic, and --report.
+parameters (EM) and --report; --contraction bic and aic need the rows on
+discrete data (on continuous data the covariance is enough).
 
 Flags that do not apply to the chosen method or data are rejected, not
 ignored. The tree is written with --newick, --tree-json and --dot (hidden
@@ -171,7 +176,8 @@ output), as JSON with --json.`,
 		f.StringVar(&o.rule, "contraction", "auto", "learners add hidden variables generously; contracting an edge at a hidden node removes one. Which edges: "+
 			"bic (only while the fitted model's BIC improves: never worse than the uncontracted tree or the Chow–Liu tree, but one model fit per candidate), "+
 			"aic (the same with AIC, which keeps more hidden variables), or threshold (edges shorter than --contract: fast, no fitting); "+
-			"auto: bic when parameters are fitted on data in memory with variables² × rows up to 5×10⁸ (10⁸ for data that mix continuous and discrete columns), else threshold")
+			"auto: bic when parameters are fitted on data in memory with variables² × rows up to 5×10⁸ (10⁸ for data that mix continuous and discrete columns), "+
+			"and with --structure-only or --stats on continuous data without missing cells (the Gaussian BIC from their covariance, whatever the rows), else threshold")
 		f.Float64Var(&o.contract, "contract", 0, "threshold rule: contract edges shorter than this distance, which join a hidden variable to a near copy of itself (default −log 0.9 ≈ 0.105; "+
 			"larger removes more hidden variables, negative never contracts)")
 		f.BoolVar(&o.keepHidden, "keep-hidden-edges", false, "threshold rule: contract only edges between a hidden and an observed node, never a short edge between two hidden nodes (the paper's behaviour): "+
@@ -327,8 +333,8 @@ func (o *learnOpts) learnOptions(cmd *cobra.Command, m learn.Method, fromMatrix,
 					return opt, usagef("--%s applies to --contraction threshold, not %s", name, rule)
 				}
 			}
-			if opt.StructureOnly {
-				return opt, usagef("--contraction %s fits parameters to choose contractions; with --structure-only, --stats or --distance-matrix use threshold", rule)
+			if fromMatrix {
+				return opt, usagef("--contraction %s scores fitted models; a distance matrix has no data to fit: use threshold", rule)
 			}
 		}
 		opt.Contract = learn.ContractOptions{Rule: rule, Threshold: o.contract, KeepHiddenEdges: o.keepHidden}
@@ -694,7 +700,11 @@ func printLearn(w io.Writer, source string, rows int, res *learn.Result, o *lear
 		fmt.Fprintf(w, "distance: rank-%d (the variables have different numbers of states; --rank sets k)\n", res.DistanceRank)
 	}
 	if c := res.Contraction; c != nil {
-		fmt.Fprintf(w, "contraction by %s: %d edges contracted of %d candidates scored, BIC %.2f → %.2f", strings.ToUpper(c.Rule.String()), c.Contracted, c.Evaluated, c.InitialBIC, c.BIC)
+		from := ""
+		if c.Covariance {
+			from = " (from the covariance)"
+		}
+		fmt.Fprintf(w, "contraction by %s%s: %d edges contracted of %d candidates scored, BIC %.2f → %.2f", strings.ToUpper(c.Rule.String()), from, c.Contracted, c.Evaluated, c.InitialBIC, c.BIC)
 		switch c.Kept {
 		case "chowliu":
 			fmt.Fprint(w, " (the Chow–Liu tree scored best)")

@@ -299,7 +299,6 @@ func TestStatsFileErrors(t *testing.T) {
 		{[]string{"learn", "--stats", p("d.lts"), "--out", p("m.json")}, "--out does not apply to --stats"},
 		{[]string{"learn", "--stats", p("d.lts"), "--report", p("r.html")}, "--report does not apply to --stats"},
 		{[]string{"learn", "--stats", p("d.lts"), "--missing", "keep"}, "--missing does not apply to --stats"},
-		{[]string{"learn", "--stats", p("d.lts"), "--contraction", "bic"}, "--contraction bic fits parameters"},
 		{[]string{"learn", "--stats", p("d.lts"), "--samples", "10"}, "--samples applies to --distance-matrix only"},
 		{[]string{"learn", "--stats", p("d.lts"), p("d.csv")}, "give one of"},
 		{[]string{"learn", "--stats", p("d.lts"), "--newick", p("d.lts")}, "is also the input"},
@@ -309,6 +308,10 @@ func TestStatsFileErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errs, u.want) {
 			t.Errorf("%v: exit %d, %q (want usage error mentioning %q)", u.args, code, errs, u.want)
 		}
+	}
+	// BIC from statistics needs continuous ones (the covariance).
+	if code, _, errs := run(t, "", "learn", "--stats", p("d.lts"), "--contraction", "bic"); code != ExitFailure || !strings.Contains(errs, "all-continuous data without missing cells") {
+		t.Errorf("learn --stats on discrete statistics with --contraction bic: exit %d, %q", code, errs)
 	}
 	// --out - writes the statistics to standard output, the summary to
 	// standard error.
