@@ -256,5 +256,8 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 // stopped short; the chosen tree is fitted by fit's own rule.
 func gaussInitial(o gaussian.Options) gaussian.Options {
 	o.Stop = model.StopRelative
+	if o.MaxIter == 0 {
+		o.MaxIter = 30
+	}
 	return o
 }

@@ -360,6 +360,17 @@ type star struct {
 	n      float64
 	far    []bool
 	two    bool
+	// scratch of eval, k² each (L, inv, tmp, gm) and k (x).
+	sig, L, inv, tmp, gm, x []float64
+}
+
+// scratch allocates the star's scratch space once.
+func (s *star) scratch() {
+	if s.sig == nil {
+		kk := s.k * s.k
+		buf := make([]float64, 5*kk+s.k)
+		s.sig, s.L, s.inv, s.tmp, s.gm, s.x = buf[:kk], buf[kk:2*kk], buf[2*kk:3*kk], buf[3*kk:4*kk], buf[4*kk:5*kk], buf[5*kk:]
+	}
 }
 
 // factor returns the correlation between the centres of measurements i
@@ -378,7 +389,8 @@ func (s *star) factor(r []float64, i, j int) float64 {
 // sigma returns Σ at r.
 func (s *star) sigma(r []float64) []float64 {
 	k, off := s.k, s.off
-	sig := make([]float64, k*k)
+	s.scratch()
+	sig := s.sig
 	for a := range k {
 		sig[a*k+a] = 1 + s.nus[a]
 		for b := a + 1; b < k; b++ {
@@ -400,12 +412,13 @@ func (s *star) sigma(r []float64) []float64 {
 func (s *star) eval(r, grad []float64) (float64, error) {
 	k, off := s.k, s.off
 	sig := s.sigma(r)
-	ll, inv, err := smallLogLik(sig, s.Y, k, s.n, grad != nil)
+	ll, inv, err := smallLogLik(sig, s.Y, k, s.n, grad != nil, s.L, s.inv, s.x)
 	if err != nil || grad == nil {
 		return ll, err
 	}
 	// G = −n/2 (Σ⁻¹ − Σ⁻¹ Y Σ⁻¹), by rows.
-	tmp := make([]float64, k*k)
+	tmp := s.tmp
+	clear(tmp)
 	for a := range k {
 		ta := tmp[a*k : (a+1)*k]
 		for c := range k {
@@ -416,7 +429,8 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 			}
 		}
 	}
-	gm := make([]float64, k*k)
+	gm := s.gm
+	clear(gm)
 	for a := range k {
 		ga := gm[a*k : (a+1)*k]
 		for c, x := range tmp[a*k : (a+1)*k] {
@@ -544,7 +558,6 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 			fresh = true
 			continue
 		}
-		fresh = false
 		gain := lln - ll
 		// BFGS update of H for the minimisation of −ℓ: s = Δx, y = −Δg.
 		sy := 0.0
@@ -553,6 +566,19 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 			sv[i], yv[i] = xn[i]-x[i], g[i]-gn[i]
 			sy += sv[i] * yv[i]
 		}
+		if sy > 1e-12 && fresh {
+			// The first curvature pair scales the start (Nocedal and
+			// Wright, eq. 6.20): H = sᵀy / yᵀy · I.
+			yy := 0.0
+			for _, v := range yv {
+				yy += v * v
+			}
+			clear(H)
+			for i := range m {
+				H[i*m+i] = sy / yy
+			}
+		}
+		fresh = false
 		if sy > 1e-12 {
 			hy := make([]float64, m)
 			yhy := 0.0
@@ -583,9 +609,9 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 
 // smallLogLik returns −n/2 [k log 2π + log|Σ| + tr(Σ⁻¹Y)] for the k×k
 // covariance sig and second moments Y (row-major), by a Cholesky
-// factorisation of sig, and Σ⁻¹ when inverse is set.
-func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []float64, error) {
-	L := make([]float64, k*k)
+// factorisation of sig, and Σ⁻¹ when inverse is set. L and inv (k²) and x
+// (k) are scratch space; the Σ⁻¹ returned is inv.
+func smallLogLik(sig, Y []float64, k int, n float64, inverse bool, L, inv, x []float64) (float64, []float64, error) {
 	logdet := 0.0
 	for i := range k {
 		for j := 0; j <= i; j++ {
@@ -623,7 +649,6 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []f
 	}
 	tr := 0.0
 	if inverse {
-		inv := make([]float64, k*k)
 		for col := range k {
 			solve(inv[col*k:(col+1)*k], func(i int) float64 {
 				if i == col {
@@ -639,11 +664,9 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool) (float64, []f
 		}
 		return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
 	}
-	x := make([]float64, k)
 	for col := range k {
 		solve(x, func(i int) float64 { return Y[i*k+col] })
 		tr += x[col]
 	}
-	var inv []float64
 	return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
 }
