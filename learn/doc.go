@@ -49,17 +49,26 @@
 // NJ and RG resolve every family into hidden nodes, many of them joined by
 // edges of length about 0 that the data do not support. When parameters
 // are fitted, Learn contracts an edge at a hidden node only when the BIC of
-// the fitted model improves (ContractByBIC: each candidate scored by a few
-// EM iterations warm-started from the current model), and returns the
-// Chow–Liu tree instead when its BIC is better: the result's BIC is never
-// worse than that of the learner's tree or of the Chow–Liu tree. On
+// the fitted model improves (ContractByBIC), and returns the Chow–Liu tree
+// instead when its BIC is better: the result's BIC is never worse than
+// that of the learner's tree or of the Chow–Liu tree. Candidates are scored
+// locally, with the rest of the model held, and the chosen tree is fitted
+// once at the end: on discrete data by a few EM iterations of the
+// parameters at the merged node (discrete.Contractor), on continuous data
+// without missing cells exactly from the covariance (gaussian.Contractor),
+// which also lets the structure alone (StructureOnly, FromStats) be
+// contracted by BIC on such data, never below the Chow–Liu tree in
+// log-likelihood; PruneOptions.Refit scores every candidate by EM on the
+// whole model instead, as mixed data and Gaussian data with missing cells
+// always are. On
 // discrete data of at most CompareLCMBudget variables × rows it also fits
 // latent class models (screened random starts, classes 1, 2, ... while the
 // score improves) and returns the best of them when it scores better still
 // (ContractReport.Kept). On 100–500
 // rows BIC keeps few hidden variables; ContractAIC keeps more, and
 // ContractThreshold is the paper's rule (contract edges shorter than ε′),
-// used when no parameters are fitted.
+// used when no parameters are fitted and the covariance does not give the
+// likelihood (discrete data, missing cells).
 //
 // # Hidden states
 //

@@ -40,8 +40,11 @@ type PruneOptions struct {
 	// the model held, exact log-likelihoods), the messages of the rest are
 	// computed once per round, every round keeps the best candidate and
 	// the improving ones apart from it, and the chosen tree is fitted by
-	// EM once at the end; Passes and Batch then do not apply. Gaussian and
-	// mixed trees are always searched by refitting.
+	// EM once at the end; Passes and Batch then do not apply. A Gaussian
+	// tree on data without missing cells is searched likewise from the
+	// data's moments (contractGaussian, gaussian.Contractor: exact local
+	// scores). Mixed trees, and Gaussian trees on data with missing cells,
+	// are always searched by refitting.
 	Refit bool
 	// LocalIter is the number of EM iterations of a local candidate score
 	// (0: DefaultLocalIter).
@@ -136,10 +139,14 @@ func contracted(old, ct *tree.Tree) (keep, drop int, ok bool) {
 
 // ContractByBIC contracts edges of t at hidden nodes while the BIC of the
 // fitted model improves (the score −BIC = 2 log L − κ log n, higher is
-// better). The input tree is fitted by model.Fit with fit. A discrete tree
-// is searched with local scores by default (see PruneOptions.Refit): each
-// candidate re-fits only the parameters at the merged node, with the rest
-// of the model held, and the chosen tree is fitted by EM once at the end.
+// better). The input tree is fitted by model.Fit with fit. A discrete tree,
+// and a Gaussian one on data without missing cells, is searched with local
+// scores by default (see PruneOptions.Refit): each candidate re-fits only
+// the parameters at the merged node, with the rest of the model held, and
+// the chosen tree is fitted by EM once at the end (a Gaussian search fits
+// the input tree by at most 30 E-steps of SQUAREM with the relative rule,
+// ranks candidates by their cost against the refitted neighbourhood, and
+// may try its best borderline candidate by a whole fit: contractGaussian).
 // With Refit, and on Gaussian and mixed trees (structure.ContractByScore),
 // each candidate is scored by QuickIter EM iterations
 // warm-started from the current model (a Gaussian candidate starts from

@@ -38,3 +38,44 @@ func ExampleModel_Impute() {
 	// row 0 x1: mean 11.2800, sd 1.5367
 	// completed x1: [11.28 9.00]
 }
+
+// A model fitted from the moments of complete data alone (as a statistics
+// file holds them), and the exact cost of merging its hidden node into x1:
+// the contracted tree's log-likelihood with the correlations at x1
+// refitted, the rest held. (The star fits the three correlations exactly;
+// the chain x2–x1–x3 has the Chow–Liu log-likelihood −3 n/2 log 2πe +
+// n (I(x1;x2) + I(x1;x3)) = −4028.84.)
+func ExampleModel_Contractor() {
+	t := tree.New()
+	h := t.AddHidden()
+	for _, name := range []string{"x1", "x2", "x3"} {
+		x, _ := t.AddObserved(name)
+		_ = t.AddEdge(h, x, math.NaN())
+	}
+	// 1,000 rows with unit variances and correlations 0.48, 0.42, 0.56.
+	mom := &gaussian.Moments{Names: []string{"x1", "x2", "x3"}, Rows: 1000, Mean: []float64{0, 0, 0},
+		Cov: []float64{1, 0.48, 0.42, 0.48, 1, 0.56, 0.42, 0.56, 1}}
+	g, res, err := gaussian.FitMoments(t, mom, gaussian.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := g.Contractor(mom)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	x1, _ := t.Lookup("x1")
+	ct := t.Clone()
+	_ = ct.Contract(x1, h)
+	k, err := c.Contract(ct, x1, h, 100, 1e-9)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("fitted: log-likelihood %.2f, %d parameters\n", res.LogLik, g.NumParams())
+	fmt.Printf("x1 as the hub: log-likelihood %.2f, %d parameters\n", k.LogLik, k.Model.NumParams())
+	// Output:
+	// fitted: log-likelihood -3915.61, 9 parameters
+	// x1 as the hub: log-likelihood -4028.84, 8 parameters
+}
