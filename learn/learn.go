@@ -542,11 +542,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		popt := opt.Contract.Prune
-		popt.AIC = rule == ContractAIC
-		if popt.Workers == 0 {
-			popt.Workers = opt.Workers
-		}
+		popt := opt.pruneOptions(rule)
 		fit := opt.Fit
 		fit.EM.Progress = nil // the search reports through ContractProgress
 		refit := fit.Params == model.ParamsSpectral || fit.Init == model.InitSpectral

@@ -91,12 +91,7 @@ func structureByBIC(st *stats.Stats, d *data.Dataset, mom *gaussian.Moments, rul
 	if err != nil {
 		return nil, err
 	}
-	popt := opt.Contract.Prune
-	popt.AIC = rule == ContractAIC
-	if popt.Workers == 0 {
-		popt.Workers = opt.Workers
-	}
-	pr, err := contractGaussian(res.Tree, mom, opt.Fit, popt, opt.ContractProgress, cl)
+	pr, err := contractGaussian(res.Tree, mom, opt.Fit, opt.pruneOptions(rule), opt.ContractProgress, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -113,4 +108,16 @@ func structureByBIC(st *stats.Stats, d *data.Dataset, mom *gaussian.Moments, rul
 	res.Report.Hidden = res.Tree.NumHidden()
 	res.Timings.Fit = time.Since(t1)
 	return res, nil
+}
+
+// pruneOptions are the options of the search by rule (ContractBIC or
+// ContractAIC): Contract.Prune, with AIC set by the rule and Workers
+// defaulting to opt's.
+func (o *Options) pruneOptions(rule ContractRule) PruneOptions {
+	popt := o.Contract.Prune
+	popt.AIC = rule == ContractAIC
+	if popt.Workers == 0 {
+		popt.Workers = o.Workers
+	}
+	return popt
 }
