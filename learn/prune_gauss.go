@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,10 @@ import (
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
 )
+
+// gaussInitialIter bounds the E-steps of the input tree's fit
+// (gaussInitial).
+const gaussInitialIter = 30
 
 // gaussLocalIter bounds the BFGS steps of a Gaussian candidate's local
 // fit (gaussian.Contractor.Contract), which stops sooner when a step gains
@@ -246,18 +251,20 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 }
 
 // gaussInitial returns the options of the input tree's fit: SQUAREM with
-// the relative-change rule, which stops far sooner than StopAuto on the
-// trees the learners give before contraction (their hidden nodes near
-// observed ones put edges near |ρ| = 1, where EM crawls: on 80 variables
-// of a Gaussian HMM, 88 E-steps instead of 965, 34 nat lower). The
+// the relative-change rule and at most gaussInitialIter E-steps, which
+// stops far sooner than StopAuto on the trees the learners give before
+// contraction (their hidden nodes near observed ones put edges near |ρ| =
+// 1, where EM crawls: on 80 variables of a Gaussian HMM StopAuto took 965
+// E-steps, the relative rule 88, 34 nat lower, and the cap 30). The
 // search ranks candidates by what each contraction costs against the
 // neighbourhood refitted (gaussian.Contraction.Change), so that it does
 // not credit a contraction with what the refit gains where this fit
 // stopped short; the chosen tree is fitted by fit's own rule.
 func gaussInitial(o gaussian.Options) gaussian.Options {
 	o.Stop = model.StopRelative
-	if o.MaxIter == 0 {
-		o.MaxIter = 30
+	if o.MaxIter >= 0 {
+		// At most gaussInitialIter E-steps (0 means DefaultMaxIter).
+		o.MaxIter = min(cmp.Or(o.MaxIter, model.DefaultMaxIter), gaussInitialIter)
 	}
 	return o
 }
