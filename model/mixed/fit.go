@@ -78,6 +78,19 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	if err := m.start(b); err != nil {
 		return nil, nil, err
 	}
+	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
+	m, err = m.run(b, func() moments { return columnMoments(m, b) }, opt, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, res, nil
+}
+
+// run runs EM on the rows rs from m's parameters (the start), after
+// opt.Restarts random starts drawn with the column moments mom when
+// opt.Restarts > 0, and fills res; it returns the fitted model (m, or the
+// best start's copy).
+func (m *Model) run(rs rowSet, mom func() moments, opt Options, res *model.EMResult) (*Model, error) {
 	maxIter, tol := opt.MaxIter, opt.Tol
 	if maxIter == 0 {
 		maxIter = model.DefaultMaxIter
@@ -85,14 +98,13 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	if tol == 0 {
 		tol = model.DefaultTol
 	}
-	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
 	if opt.Restarts > 0 {
 		iters := opt.RestartIter
 		if iters == 0 {
 			iters = 20
 		}
 		rng := rand.New(seed.Or(opt.Src, seed.Model))
-		mom := columnMoments(m, b)
+		mom := mom()
 		best, bestLL := (*Model)(nil), math.Inf(-1)
 		for s := 0; s <= opt.Restarts; s++ {
 			c := m.clone()
@@ -102,8 +114,8 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 			run := &model.EMResult{}
 			screen := opt
 			screen.Progress = nil
-			if err := c.em(b, iters, 0, screen, run); err != nil {
-				return nil, nil, err
+			if err := c.em(rs, iters, 0, screen, run); err != nil {
+				return nil, err
 			}
 			res.Starts = append(res.Starts, run.LogLik)
 			if run.LogLik > bestLL || best == nil {
@@ -116,13 +128,25 @@ func Fit(t *tree.Tree, d *data.Dataset, opt Options) (*Model, *model.EMResult, e
 	if opt.Accel == model.AccelSQUAREM {
 		run = m.squarem
 	}
-	if err := run(b, maxIter, tol, opt, res); err != nil {
-		return nil, nil, err
+	if err := run(rs, maxIter, tol, opt, res); err != nil {
+		return nil, err
 	}
 	if opt.Logger != nil {
 		opt.Logger.Info("mixed EM", "iterations", res.Iterations, "converged", res.Converged, "loglik", res.LogLik)
 	}
-	return m, res, nil
+	return m, nil
+}
+
+// rowSet is what EM passes over: the bound rows of a dataset held in
+// memory (*binding) or a data.Source read block by block (*sourceRows).
+type rowSet interface {
+	// estepAll returns the expected statistics of every row at the
+	// engine's parameters.
+	estepAll(e *engine, workers int) (*Expected, error)
+}
+
+func (b *binding) estepAll(e *engine, workers int) (*Expected, error) {
+	return e.estep(b, workers), nil
 }
 
 func (o Options) validate() error {
@@ -152,15 +176,25 @@ func Prepare(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
 	if d == nil {
 		return nil, errors.New("mixed: no data")
 	}
-	if err := model.CheckColumns(t, d.Names()); err != nil {
+	return prepareVars(t, d.Vars(), opt)
+}
+
+// prepareVars is Prepare for the columns vars.
+func prepareVars(t *tree.Tree, vars []data.Variable, opt Options) (*Model, error) {
+	names := make([]string, len(vars))
+	index := make(map[string]int, len(vars))
+	for j, v := range vars {
+		names[j], index[v.Name] = v.Name, j
+	}
+	if err := model.CheckColumns(t, names); err != nil {
 		return nil, err
 	}
 	kind := func(name string) (data.Kind, bool) {
-		j, ok := d.Index(name)
+		j, ok := index[name]
 		if !ok {
 			return 0, false
 		}
-		return d.Var(j).Kind, true
+		return vars[j].Kind, true
 	}
 	kinds, root, err := Layout(t, kind, opt.AllDiscreteHidden)
 	if err != nil {
@@ -178,8 +212,7 @@ func Prepare(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
 			continue
 		}
 		if !t.IsHidden(v) {
-			j, _ := d.Index(t.Name(v))
-			labels[v] = d.Var(j).States
+			labels[v] = vars[index[t.Name(v)]].States
 			states[v] = len(labels[v])
 			continue
 		}
@@ -204,10 +237,13 @@ func Prepare(t *tree.Tree, d *data.Dataset, opt Options) (*Model, error) {
 // stopping when an iteration's relative gain is at most tol (tol 0:
 // never), and fills res. m ends with the parameters of the last E-step,
 // whose log-likelihood is res.LogLik.
-func (m *Model) em(b *binding, maxIter int, tol float64, opt Options, res *model.EMResult) error {
+func (m *Model) em(rs rowSet, maxIter int, tol float64, opt Options, res *model.EMResult) error {
 	res.Converged = false
 	for it := range maxIter {
-		x := newEngine(m).estep(b, opt.Workers)
+		x, err := rs.estepAll(newEngine(m), opt.Workers)
+		if err != nil {
+			return err
+		}
 		ll := x.LogLik
 		if math.IsNaN(ll) {
 			return errors.New("mixed: EM reached NaN log-likelihood")
@@ -266,12 +302,15 @@ func (m *Model) mstep(x *Expected, res *model.EMResult) error {
 // accepted when its log-likelihood is at least that of the first EM
 // point. m ends with the parameters of the last E-step at a cycle
 // boundary, whose log-likelihood is res.LogLik.
-func (m *Model) squarem(b *binding, maxIter int, tol float64, opt Options, res *model.EMResult) error {
+func (m *Model) squarem(rs rowSet, maxIter int, tol float64, opt Options, res *model.EMResult) error {
 	res.Converged = false
 	stop := squarem.Stopper{Relative: true, Tol: tol}
 	stepMax := 1.0
 	estep := func(c *Model) (*Expected, error) {
-		x := newEngine(c).estep(b, opt.Workers)
+		x, err := rs.estepAll(newEngine(c), opt.Workers)
+		if err != nil {
+			return nil, err
+		}
 		if math.IsNaN(x.LogLik) {
 			return nil, errors.New("mixed: EM reached NaN log-likelihood")
 		}
@@ -459,6 +498,43 @@ func (m *Model) Start(d *data.Dataset) error {
 }
 
 func (m *Model) start(b *binding) error {
+	cuts := m.startCuts(func(s int) (vals, w []float64) { return b.vals[s], b.w })
+	x := m.NewExpected()
+	m.startAdd(b, cuts, x)
+	return m.startFinish(x)
+}
+
+// startCuts returns, per discrete node with a continuous surrogate, the
+// k−1 cuts of its surrogate's equal-frequency quantile bins (see
+// surrogateStates), from column(s), the values of observed node s and
+// their row weights (nil: 1 each).
+func (m *Model) startCuts(column func(s int) (vals, w []float64)) [][]float64 {
+	sur := model.Surrogates(m.Tree)
+	cuts := make([][]float64, m.Tree.MaxID())
+	for _, v := range m.Rooted().Order {
+		if s := sur[v]; s >= 0 && m.Kinds[v] == data.Discrete && m.Kinds[s] == data.Continuous {
+			vals, w := column(s)
+			cuts[v] = quantileCuts(vals, w, m.States[v])
+		}
+	}
+	return cuts
+}
+
+// startNeeds reports which observed nodes startCuts reads.
+func (m *Model) startNeeds() []bool {
+	sur := model.Surrogates(m.Tree)
+	need := make([]bool, m.Tree.MaxID())
+	for _, v := range m.Rooted().Order {
+		if s := sur[v]; s >= 0 && m.Kinds[v] == data.Discrete && m.Kinds[s] == data.Continuous {
+			need[s] = true
+		}
+	}
+	return need
+}
+
+// startAdd adds to x the statistics of the rows of b completed by the
+// surrogates (cuts from startCuts).
+func (m *Model) startAdd(b *binding, cuts [][]float64, x *Expected) {
 	t := m.Tree
 	r := m.Rooted()
 	sur := model.Surrogates(t)
@@ -472,12 +548,11 @@ func (m *Model) start(b *binding) error {
 			continue
 		}
 		if m.Kinds[v] == data.Discrete {
-			st[v] = surrogateStates(b, s, m.States[v])
+			st[v] = surrogateStates(b, s, m.States[v], cuts[v])
 		} else {
 			val[v] = surrogateValues(b, s)
 		}
 	}
-	x := m.NewExpected()
 	for i := 0; i < b.rows; i++ {
 		wt := b.wt(i)
 		if wt == 0 {
@@ -521,6 +596,13 @@ func (m *Model) start(b *binding) error {
 			}
 		}
 	}
+}
+
+// startFinish sets m's parameters from the statistics of the completed
+// rows (startAdd): one M-step, then the mixing of the tables with the
+// uniform distribution and the floor on conditional variances.
+func (m *Model) startFinish(x *Expected) error {
+	r := m.Rooted()
 	if _, err := m.MStep(x); err != nil {
 		return err
 	}
@@ -545,10 +627,27 @@ func (m *Model) start(b *binding) error {
 	return m.Validate()
 }
 
+// quantileCuts returns the k−1 cuts of the equal-frequency quantile bins
+// of the observed values vals (weights w, nil: 1 each): cut q is the
+// value of 0-based position ⌊(q+1)·n/k⌋ of the sorted observed values
+// (each repeated by its row's weight).
+func quantileCuts(vals, w []float64, k int) []float64 {
+	sorted, cum := data.SortedValues(vals, w)
+	cut := make([]float64, k-1)
+	for q := range cut {
+		if len(sorted) > 0 {
+			pos := math.Floor(float64(q+1) * cum[len(cum)-1] / float64(k))
+			i := sort.Search(len(cum), func(i int) bool { return cum[i] > pos })
+			cut[q] = sorted[min(i, len(sorted)-1)]
+		}
+	}
+	return cut
+}
+
 // surrogateStates returns, per row, the state in k states of a node seen
-// through observed node s: s's state modulo k, or the equal-frequency
-// quantile bin of s's value; −1 where s is missing.
-func surrogateStates(b *binding, s, k int) []int {
+// through observed node s: s's state modulo k, or the quantile bin of s's
+// value by the cuts (quantileCuts); −1 where s is missing.
+func surrogateStates(b *binding, s, k int, cut []float64) []int {
 	out := make([]int, b.rows)
 	if codes := b.codes[s]; codes != nil {
 		for i, c := range codes {
@@ -559,19 +658,7 @@ func surrogateStates(b *binding, s, k int) []int {
 		}
 		return out
 	}
-	vals := b.vals[s]
-	// Cut q at the value of 0-based position ⌊(q+1)·n/k⌋ of the sorted
-	// observed values (each repeated by its row's weight).
-	sorted, cum := data.SortedValues(vals, b.w)
-	cut := make([]float64, k-1)
-	for q := range cut {
-		if len(sorted) > 0 {
-			pos := math.Floor(float64(q+1) * cum[len(cum)-1] / float64(k))
-			i := sort.Search(len(cum), func(i int) bool { return cum[i] > pos })
-			cut[q] = sorted[min(i, len(sorted)-1)]
-		}
-	}
-	for i, y := range vals {
+	for i, y := range b.vals[s] {
 		out[i] = -1
 		if !math.IsNaN(y) {
 			s := 0
@@ -604,20 +691,46 @@ func surrogateValues(b *binding, s int) []float64 {
 type moments struct{ mean, variance []float64 }
 
 func columnMoments(m *Model, b *binding) moments {
-	n := m.Tree.MaxID()
-	mom := moments{make([]float64, n), make([]float64, n)}
+	var ms momentSums
+	ms.add(m, b)
+	return ms.moments(m)
+}
+
+// momentSums are the weighted sums of each continuous column's observed
+// values and their squares, added up over blocks of rows.
+type momentSums struct{ k, s1, s2 []float64 }
+
+func (ms *momentSums) add(m *Model, b *binding) {
+	if ms.k == nil {
+		n := m.Tree.MaxID()
+		ms.k, ms.s1, ms.s2 = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
 	for v, vals := range b.vals {
 		if vals == nil {
 			continue
 		}
-		var k, s1, s2 float64
+		k, s1, s2 := ms.k[v], ms.s1[v], ms.s2[v]
 		for r, y := range vals {
 			if w := b.wt(r); !math.IsNaN(y) {
 				k, s1, s2 = k+w, s1+w*y, s2+w*y*y
 			}
 		}
+		ms.k[v], ms.s1[v], ms.s2[v] = k, s1, s2
+	}
+}
+
+func (ms *momentSums) moments(m *Model) moments {
+	n := m.Tree.MaxID()
+	mom := moments{make([]float64, n), make([]float64, n)}
+	for _, v := range m.Tree.Observed() {
+		if m.Kinds[v] != data.Continuous {
+			continue
+		}
 		mom.mean[v], mom.variance[v] = 0, 1
-		if k > 0 {
+		if ms.k == nil {
+			continue
+		}
+		if k, s1, s2 := ms.k[v], ms.s1[v], ms.s2[v]; k > 0 {
 			mu := s1 / k
 			mom.mean[v] = mu
 			if vr := s2/k - mu*mu; vr > 0 {
