@@ -89,9 +89,9 @@ func mixedKinds(m Method, vars []data.Variable, src data.Source) error {
 }
 
 // ErrStreamContinuous is returned when parameters are to be fitted to
-// continuous or mixed data in streamed files: Gaussian and mixed EM need
-// the rows in memory.
-var ErrStreamContinuous = errors.New("learn: parameters are fitted to streamed files only for discrete data; hold data with continuous columns in memory (FilesOptions.Stream false)")
+// all-continuous data in streamed files: Gaussian EM needs the rows in
+// memory (discrete and mixed EM read the files on every pass).
+var ErrStreamContinuous = errors.New("learn: parameters are fitted to streamed files only for discrete or mixed data; hold all-continuous data in memory (FilesOptions.Stream false)")
 
 // FilesOptions configures OpenFiles.
 type FilesOptions struct {
@@ -100,8 +100,9 @@ type FilesOptions struct {
 	Read data.BlockOptions
 	// Stream re-reads the files on every pass (data.Files) instead of
 	// holding their rows in memory as a data.Packed, read once: for
-	// discrete data larger than memory. Parameters can then be fitted to
-	// discrete data only, and Sample has no rows to give.
+	// discrete or mixed data larger than memory. Parameters can then be
+	// fitted to discrete or mixed data only (not all-continuous), and
+	// Sample has no rows to give.
 	Stream bool
 }
 
@@ -186,16 +187,16 @@ func (f *Files) all(k data.Kind) bool {
 func (f *Files) ReadTime() time.Duration { return f.readTime }
 
 // Learn learns a latent tree from the files as LearnSource does from a
-// data.Packed or, with Stream, from data.Files; continuous or mixed data
-// to fit are unpacked into a Dataset and go to Learn. Fitting parameters
-// to streamed files with continuous columns is ErrStreamContinuous.
+// data.Packed or, with Stream, from data.Files; all-continuous data to fit
+// are unpacked into a Dataset and go to Learn. Fitting parameters to
+// streamed files of continuous columns only is ErrStreamContinuous.
 func (f *Files) Learn(opt Options) (*Result, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	// Continuous and mixed data to fit are unpacked into a Dataset: their
-	// EM works on rows in memory.
-	inMemory := !opt.StructureOnly && !f.AllDiscrete()
+	// Continuous data to fit are unpacked into a Dataset: Gaussian EM
+	// works on rows in memory.
+	inMemory := !opt.StructureOnly && f.AllContinuous()
 	if inMemory && f.packed == nil {
 		// An identifier read as a continuous column: name it first.
 		if err := data.CheckIdentifiers(f.files); err != nil {

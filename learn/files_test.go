@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -131,12 +132,31 @@ func TestFilesKinds(t *testing.T) {
 	}
 	mp := write("mixed.csv", "a,b,c\n"+mixed)
 	cp := write("cont.csv", "a,b,c\n"+cont)
-	f, err := learn.OpenFiles([]string{mp}, learn.FilesOptions{Stream: true})
+	f, err := learn.OpenFiles([]string{mp}, learn.FilesOptions{Stream: true, Read: data.BlockOptions{BlockRows: 64}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Learn(learn.Options{}); !errors.Is(err, learn.ErrStreamContinuous) {
-		t.Errorf("streamed mixed kinds: %v, want ErrStreamContinuous", err)
+	// Streamed, mixed data get the mixed model Learn fits in memory with
+	// the threshold rule (the contraction of a stream): the same tree,
+	// start and EM, up to rounding.
+	res, err := f.Learn(learn.Options{})
+	if err != nil || res.Mixed == nil || res.Model.Kind() != data.Mixed {
+		t.Fatalf("streamed mixed kinds: %v", err)
+	}
+	dm, _, err := data.ReadCSVFile(mp, data.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := learn.Learn(dm, learn.Options{Contract: learn.ContractOptions{Rule: learn.ContractThreshold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf, err := tree.RobinsonFoulds(res.Tree, want.Tree); err != nil || rf.RF != 0 || res.Tree.NumHidden() != want.Tree.NumHidden() {
+		t.Errorf("streamed tree %s, in memory %s (%+v, %v)", res.Tree.Newick(), want.Tree.Newick(), rf, err)
+	}
+	if d := math.Abs(res.Score.LogLik - want.Score.LogLik); d > 1e-9*math.Abs(want.Score.LogLik) || res.EM.Iterations != want.EM.Iterations || res.Score.Params != want.Score.Params {
+		t.Errorf("streamed: log-likelihood %.12g after %d E-steps (%d parameters), in memory %.12g after %d (%d)",
+			res.Score.LogLik, res.EM.Iterations, res.Score.Params, want.Score.LogLik, want.EM.Iterations, want.Score.Params)
 	}
 	if _, err := f.Learn(learn.Options{StructureOnly: true}); err != nil {
 		t.Errorf("streamed mixed kinds, structure only: %v", err)
@@ -163,7 +183,7 @@ func TestFilesKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := f.Learn(learn.Options{})
+	res, err = f.Learn(learn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

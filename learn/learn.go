@@ -614,7 +614,7 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 	res.HiddenStates = statesReport(res.Model, opt.Fit.AutoStates, byDefault)
 	table.set(res.HiddenStates)
 	if mm, ok := res.Model.(*mixed.Model); ok {
-		if res.Mixed, err = mixedReport(mm, d, repaired, opt.Fit.AutoStates); err != nil {
+		if res.Mixed, err = mixedReport(mm, d.Vars(), d, repaired, opt.Fit.AutoStates); err != nil {
 			return nil, err
 		}
 	}
@@ -639,11 +639,17 @@ func (o *Options) rule(fitting bool) ContractRule {
 // within AutoBudget, or by default AutoBICBudget, or MixedBICBudget for
 // data that mix the kinds.
 func (o *Options) autoAffordable(d *data.Dataset) bool {
-	if o.Contract.AutoBudget == 0 && dataKind(d) == data.Mixed {
-		v := float64(d.NumVars())
-		return v*v*float64(d.NumRows()) <= MixedBICBudget
+	return o.affordableKind(d.NumVars(), d.NumRows(), dataKind(d) == data.Mixed)
+}
+
+// affordableKind is affordable, with MixedBICBudget for data that mix
+// the kinds (mixed) unless AutoBudget is set.
+func (o *Options) affordableKind(vars, rows int, mixed bool) bool {
+	if o.Contract.AutoBudget == 0 && mixed {
+		v := float64(vars)
+		return v*v*float64(rows) <= MixedBICBudget
 	}
-	return o.affordable(d.NumVars(), d.NumRows())
+	return o.affordable(vars, rows)
 }
 
 // affordable reports whether ContractAuto may search by BIC on data of

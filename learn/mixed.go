@@ -62,11 +62,12 @@ func dataKind(d *data.Dataset) data.Kind {
 // for it.
 func kindOf(d *data.Dataset) func(name string) (data.Kind, bool) { return mixed.ColumnKinds(d) }
 
-// mixedReport describes the mixed model m fitted to d, with the nodes
+// mixedReport describes the mixed model m fitted to the columns vars,
+// whose rows are src (one more pass over them), with the nodes
 // mixed.Repair moved.
-func mixedReport(m *mixed.Model, d *data.Dataset, repaired []string, auto bool) (*MixedReport, error) {
+func mixedReport(m *mixed.Model, vars []data.Variable, src data.Source, repaired []string, auto bool) (*MixedReport, error) {
 	r := &MixedReport{Repaired: repaired, AutoStates: auto}
-	for _, v := range d.Vars() {
+	for _, v := range vars {
 		if v.Kind == data.Continuous {
 			r.Continuous++
 		} else {
@@ -81,7 +82,7 @@ func mixedReport(m *mixed.Model, d *data.Dataset, repaired []string, auto bool) 
 			r.HiddenStates = max(r.HiddenStates, m.States[h])
 		}
 	}
-	ints, err := data.DistinctIntegers(d)
+	ints, err := data.DistinctIntegers(src)
 	if err != nil {
 		return nil, err
 	}

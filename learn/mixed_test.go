@@ -285,7 +285,39 @@ func TestLearnSourceMixed(t *testing.T) {
 	if got.Mixed == nil || got.Score.LogLik != want.Score.LogLik || got.Tree.Newick() != want.Tree.Newick() {
 		t.Errorf("packed: %+v, log-likelihood %g, tree %s; dataset: log-likelihood %g, tree %s", got.Mixed, got.Score.LogLik, got.Tree.Newick(), want.Score.LogLik, want.Tree.Newick())
 	}
+	// A source that cannot give its rows (files re-read on every pass),
+	// and a packed source too large for the search by BIC, are fitted by
+	// mixed EM over the source: the fit Learn makes with the threshold
+	// rule, up to rounding.
+	thr, err := learn.Learn(d, learn.Options{Contract: learn.ContractOptions{Rule: learn.ContractThreshold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		src data.Source
+		opt learn.Options
+	}{
+		"stream": {sourceOnly{p}, learn.Options{}},
+		"packed": {p, learn.Options{Contract: learn.ContractOptions{AutoBudget: 1}}},
+	} {
+		got, err := learn.LearnSource(c.src, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rf, err := tree.RobinsonFoulds(got.Tree, thr.Tree)
+		if err != nil || rf.RF != 0 || got.Mixed == nil || got.Mixed.HiddenDiscrete+got.Mixed.HiddenContinuous == 0 {
+			t.Errorf("%s: tree %s (%+v), in memory %s (%v)", name, got.Tree.Newick(), got.Mixed, thr.Tree.Newick(), err)
+		}
+		if d := math.Abs(got.Score.LogLik - thr.Score.LogLik); d > 1e-9*math.Abs(thr.Score.LogLik) || got.EM.Iterations != thr.EM.Iterations || got.Score.BIC == 0 {
+			t.Errorf("%s: log-likelihood %.12g after %d E-steps, in memory %.12g after %d", name, got.Score.LogLik, got.EM.Iterations, thr.Score.LogLik, thr.EM.Iterations)
+		}
+	}
 }
+
+// sourceOnly hides every method of a Source but Scan.
+type sourceOnly struct{ s data.Source }
+
+func (s sourceOnly) Scan(fn func(*data.Dataset) error) error { return s.s.Scan(fn) }
 
 // On a Gaussian tree plus independent categorical columns the learned
 // mixed model is at least as likely as the Gaussian tree learned from the

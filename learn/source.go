@@ -8,6 +8,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/discrete"
+	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/stats"
 )
 
@@ -26,19 +27,21 @@ type Materializer interface {
 // (stats.ComputeSource), the structure is learned from them, and the
 // parameters are fitted by EM over the source (discrete.FitSource: each
 // E-step is one pass, after a warm-up on samples when the source is a
-// discrete.RowSampler); the score comes from EM's final pass.
+// discrete.RowSampler; on data that mix continuous and discrete columns,
+// mixed.FitSource, after mixed.Repair as in Learn); the score comes from
+// EM's final pass.
 //
 // A *data.Dataset goes to Learn. So does a Materializer when Learn would
 // search contractions by BIC (ContractAuto on data within AutoBICBudget,
-// or ContractBIC/ContractAIC) or when the method needs rows in memory
-// (quartet, regclnj, regclrg), or the fit options or the data do (spectral
-// parameters, the spectral start, AutoStates; parameters fitted to data
-// with continuous columns, Gaussian or mixed): its rows are then
-// unpacked. Otherwise
-// (and for any other Source) ContractAuto means the threshold rule, and methods, rules and fit
-// options that need rows in memory (spectral parameters, AutoStates,
-// continuous data) are errors, as is a column that looks like a row
-// identifier (data.CheckIdentifiers).
+// MixedBICBudget on mixed data, or ContractBIC/ContractAIC) or when the
+// method needs rows in memory (quartet, regclnj, regclrg, lcm), or the fit
+// options or the data do (spectral parameters, the spectral start,
+// AutoStates; the mixed distance of rank above 2; parameters fitted to
+// all-continuous data, Gaussian): its rows are then unpacked. Otherwise
+// (and for any other Source) ContractAuto means the threshold rule, and
+// methods, rules and fit options that need rows in memory (those above)
+// are errors, as is a column that looks like a row identifier
+// (data.CheckIdentifiers).
 func LearnSource(src data.Source, opt Options) (*Result, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
@@ -82,15 +85,21 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		}
 	}
 	rule := opt.rule(!opt.StructureOnly)
-	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordable(st.NumVars(), int(st.Rows()))) {
+	disc, cont := hasKinds(st)
+	mixedData := disc && cont
+	if mixedData && !opt.StructureOnly && (m.Regularized() || m == LCM) {
+		vars := make([]data.Variable, st.NumVars())
+		for j := range vars {
+			vars[j] = st.Var(j)
+		}
+		return nil, mixedKinds(m, vars, src)
+	}
+	if opt.Contract.Rule == ContractAuto && rule == ContractBIC && (!canMaterialize || !opt.affordableKind(st.NumVars(), int(st.Rows()), mixedData)) {
 		rule = ContractThreshold
 	}
 	binned := m.UsesDistances() && opt.binned(st, opt.distanceRank(st))
-	// Gaussian and mixed EM work on rows in memory.
-	continuousFit := false
-	for j := range st.NumVars() {
-		continuousFit = continuousFit || !opt.StructureOnly && canMaterialize && st.Var(j).Kind != data.Discrete
-	}
+	// Gaussian EM works on rows in memory (mixed EM reads the source).
+	continuousFit := !opt.StructureOnly && canMaterialize && cont && !disc
 	needRows := m.NeedsRows() || m.Regularized() || rule == ContractBIC || rule == ContractAIC || fitNeedsRows || binned || continuousFit
 	if needRows {
 		mz, ok := src.(Materializer)
@@ -113,12 +122,15 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 		return res, nil
 	}
 	if !opt.StructureOnly {
-		for j := range st.NumVars() {
-			if v := st.Var(j); v.Kind != data.Discrete {
-				return nil, fmt.Errorf("learn: column %q is continuous; fitting parameters from a source needs discrete data (read the rows into a Dataset and use Learn, or learn the structure alone)", v.Name)
-			}
+		if cont && !disc {
+			v := st.Var(0)
+			return nil, fmt.Errorf("learn: column %q is continuous; fitting parameters from a source needs discrete or mixed data (read the rows into a Dataset and use Learn, or learn the structure alone)", v.Name)
 		}
-		if err := opt.Fit.Validate(false); err != nil {
+		validate := func() error { return opt.Fit.Validate(false) }
+		if mixedData {
+			validate = func() error { return opt.Fit.ValidateFor(data.Mixed) }
+		}
+		if err := validate(); err != nil {
 			return nil, err
 		}
 	}
@@ -133,7 +145,13 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	if m.Contracts() {
 		res.ContractRule = rule
 	}
-	if !opt.StructureOnly {
+	if !opt.StructureOnly && mixedData {
+		t1 := time.Now()
+		if err := fitMixedSource(res, src, st, opt); err != nil {
+			return nil, err
+		}
+		res.Timings.Fit = time.Since(t1)
+	} else if !opt.StructureOnly {
 		t1 := time.Now()
 		dm, em, err := discrete.FitSource(res.Tree, src, st, opt.Fit)
 		if err != nil {
@@ -145,6 +163,36 @@ func LearnSource(src data.Source, opt Options) (*Result, error) {
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// fitMixedSource fits a conditional-Gaussian model to the tree of res by
+// EM over the source (mixed.FitSource), after hanging the continuous
+// variables the learner put between discrete ones under new discrete
+// hidden nodes (mixed.Repair), as Learn does.
+func fitMixedSource(res *Result, src data.Source, st *stats.Stats, opt Options) error {
+	vars := make([]data.Variable, st.NumVars())
+	kinds := make(map[string]data.Kind, len(vars))
+	for j := range vars {
+		vars[j] = st.Var(j)
+		kinds[vars[j].Name] = vars[j].Kind
+	}
+	repaired, err := mixed.Repair(res.Tree, func(name string) (data.Kind, bool) {
+		k, ok := kinds[name]
+		return k, ok
+	})
+	if err != nil {
+		return err
+	}
+	res.Tree.AutoNameHidden("h")
+	res.Report.Hidden = res.Tree.NumHidden()
+	mm, em, err := mixed.FitSource(res.Tree, src, mixed.FitOptionsOf(opt.Fit))
+	if err != nil {
+		return err
+	}
+	res.Model, res.EM = mm, em
+	res.Score = model.NewScore(em.LogLik, em.Rows, mm.NumParams(), mm.Tree.NumHidden())
+	res.Mixed, err = mixedReport(mm, vars, src, repaired, false)
+	return err
 }
 
 // needWhat names what needs rows in memory.

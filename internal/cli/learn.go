@@ -110,7 +110,7 @@ and, for discrete data, held at one bit per binary cell (data.Packed), and
 EM warms up on samples before its passes over every row (--em-sample). On
 such data the contraction is by threshold unless --contraction bic is asked
 for (it fits a model per candidate). --stream re-reads the files on every EM
-pass instead, for discrete data larger than memory.
+pass instead, for discrete or mixed data larger than memory.
 
 With --distance-matrix it reads a distance matrix (CSV with a header row of
 names, or PHYLIP) instead of data and learns the structure only;
@@ -153,7 +153,7 @@ output), as JSON with --json.`,
 		f.IntVar(&o.matrixRows, "matrix-rows", 0, "with --distance-matrix: the number of rows the distances were estimated from, which sets the default --tau and --eps of rg and clrg (0: the distances are exact)")
 		deprecatedAlias(f, "samples", "matrix-rows")
 		f.StringVar(&o.statsFile, "stats", "", "learn the structure from this statistics file (.lts, from latentree stats --out) instead of data")
-		f.BoolVar(&o.stream, "stream", false, "re-read the data files on every EM pass instead of holding the rows in memory (discrete data larger than memory)")
+		f.BoolVar(&o.stream, "stream", false, "re-read the data files on every EM pass instead of holding the rows in memory (discrete or mixed data larger than memory)")
 		f.Var(&o.maxPair, "max-pair-memory", "largest memory for the pair statistics, in bytes (default 4GiB): wider data are refused before the statistics are computed")
 	})
 	flagGroup(f, "Method", func(f *pflag.FlagSet) {

@@ -83,7 +83,7 @@ func (e *env) learnBlocks(cmd *cobra.Command, o *learnOpts, m learn.Method, path
 	case isColumnsError(err):
 		return nil, nil, 0, columnsError(strings.Join(paths, ", "), err)
 	case errors.Is(err, learn.ErrStreamContinuous):
-		return nil, nil, 0, usagef("--stream fits discrete data only; continuous data are read into memory (drop --stream)")
+		return nil, nil, 0, usagef("--stream fits discrete and mixed data; all-continuous data are read into memory (drop --stream)")
 	case err != nil:
 		return nil, nil, 0, err
 	}

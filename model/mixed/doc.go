@@ -8,7 +8,9 @@
 // families.
 //
 // Layout assigns kinds to hidden nodes of a learned structure; New builds
-// a model; Fit fits one by EM (see fit.go); the model answers every
+// a model; Fit fits one by EM (see fit.go), FitSource by EM passes over
+// a data.Source read block by block (data larger than memory), with the
+// same start and E-steps; the model answers every
 // operation of model.Model exactly (inference sums over the discrete
 // nodes and integrates the Gaussian blocks below them in closed form).
 package mixed
