@@ -10,26 +10,14 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/mixed"
-	"github.com/latentree/latentree/tree"
 )
 
 // FitSource fits a model to a CSV file re-read in blocks of 500 rows on
 // every E-step, never holding its rows: the fit Fit makes of the rows
 // read into memory, up to rounding.
 func ExampleFitSource() {
-	t := tree.New()
-	h := t.AddHidden()
-	a, _ := t.AddObserved("a")
-	x, _ := t.AddObserved("x")
-	y, _ := t.AddObserved("y")
-	for _, v := range []int{a, x, y} {
-		t.AddEdge(h, v, math.NaN())
-	}
-	truth, _ := mixed.New(t, h, []data.Kind{data.Discrete, data.Discrete, data.Continuous, data.Continuous}, []int{2, 2, 0, 0})
-	truth.Prior = []float64{0.3, 0.7}
-	truth.CPT[a] = []float64{0.9, 0.1, 0.2, 0.8}
-	truth.Mean[x], truth.Var[x] = []float64{-2, 2}, []float64{1, 1}
-	truth.Mean[y], truth.Var[y] = []float64{0, 3}, []float64{1, 2}
+	truth := classModel() // a hidden class with children a, x, y (see ExampleFit)
+	t := truth.Tree
 	d, _ := truth.Sample(rand.NewPCG(1, 2), 2000)
 	dir, _ := os.MkdirTemp("", "mixed")
 	defer os.RemoveAll(dir)

@@ -16,20 +16,9 @@ import (
 // drawn from the model, and Conditionals gives the class of a row and
 // the expected value of its missing cell.
 func ExampleFit() {
-	t := tree.New()
-	h := t.AddHidden()
-	a, _ := t.AddObserved("a")
-	x, _ := t.AddObserved("x")
-	y, _ := t.AddObserved("y")
-	for _, v := range []int{a, x, y} {
-		t.AddEdge(h, v, math.NaN())
-	}
-	kinds := []data.Kind{data.Discrete, data.Discrete, data.Continuous, data.Continuous}
-	truth, _ := mixed.New(t, h, kinds, []int{2, 2, 0, 0})
-	truth.Prior = []float64{0.3, 0.7}
-	truth.CPT[a] = []float64{0.9, 0.1, 0.2, 0.8}
-	truth.Mean[x], truth.Var[x] = []float64{-2, 2}, []float64{1, 1}
-	truth.Mean[y], truth.Var[y] = []float64{0, 3}, []float64{1, 2}
+	truth := classModel()
+	t := truth.Tree
+	h, x, y := truth.Root, 2, 3
 	d, _ := truth.Sample(rand.NewPCG(1, 2), 2000)
 
 	// With one discrete branch, Layout would make h continuous: ask for
@@ -69,4 +58,24 @@ func ExampleFit() {
 	// P(h): 0.3 0.7
 	// P(h = high class | row) = 0.6
 	// E[y | row] = 2
+}
+
+// classModel is the model of the examples: a binary hidden class h (node
+// 0) with a discrete child a (1) and continuous children x (2) and y (3).
+func classModel() *mixed.Model {
+	t := tree.New()
+	h := t.AddHidden()
+	a, _ := t.AddObserved("a")
+	x, _ := t.AddObserved("x")
+	y, _ := t.AddObserved("y")
+	for _, v := range []int{a, x, y} {
+		t.AddEdge(h, v, math.NaN())
+	}
+	kinds := []data.Kind{data.Discrete, data.Discrete, data.Continuous, data.Continuous}
+	m, _ := mixed.New(t, h, kinds, []int{2, 2, 0, 0})
+	m.Prior = []float64{0.3, 0.7}
+	m.CPT[a] = []float64{0.9, 0.1, 0.2, 0.8}
+	m.Mean[x], m.Var[x] = []float64{-2, 2}, []float64{1, 1}
+	m.Mean[y], m.Var[y] = []float64{0, 3}, []float64{1, 2}
+	return m
 }
