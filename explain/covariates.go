@@ -41,6 +41,22 @@ type Coefficient struct {
 	Upper     float64 `json:"or_upper,omitempty"`
 }
 
+// OddsRatioText is the odds ratio as explain and report show it, to three
+// significant digits: "0.525 (0.394, 0.7)" with its 95% interval, or
+// "0.525" without standard errors.
+func (c Coefficient) OddsRatioText() string {
+	if !c.HasSE {
+		return fmt.Sprintf("%.3g", c.OddsRatio)
+	}
+	return fmt.Sprintf("%.3g (%.3g, %.3g)", c.OddsRatio, c.Lower, c.Upper)
+}
+
+// Description is the regression's one-line description that explain and
+// report print above the coefficients.
+func (c *Covariates) Description() string {
+	return fmt.Sprintf("covariates of %s (multinomial logit, each state against state %s; continuous covariates on their own scale, categorical ones against their first state)", c.Node, c.Reference)
+}
+
 // CovariateEffects returns the root regression of m when m is a discrete
 // model with one, else nil.
 func CovariateEffects(m model.Model) *Covariates {
@@ -83,7 +99,7 @@ func CovariateEffects(m model.Model) *Covariates {
 //	  1      sex=m          -0.6440    0.1465    -4.40  0.525 (0.394, 0.7)
 func WriteCovariates(w io.Writer, c *Covariates) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "covariates of %s (multinomial logit, each state against state %s; continuous covariates on their own scale, categorical ones against their first state):\n", c.Node, c.Reference)
+	fmt.Fprintf(bw, "%s:\n", c.Description())
 	sw, tw := len("state"), len("term")
 	for _, x := range c.Coefficients {
 		sw, tw = max(sw, len([]rune(x.State))), max(tw, len([]rune(x.Term)))
@@ -96,9 +112,9 @@ func WriteCovariates(w io.Writer, c *Covariates) error {
 	}
 	for _, x := range c.Coefficients {
 		if hasSE {
-			fmt.Fprintf(bw, "  %-*s  %-*s  %9.4f  %8.4f  %7.2f  %.3g (%.3g, %.3g)\n", sw, x.State, tw, x.Term, x.Beta, x.SE, x.Z, x.OddsRatio, x.Lower, x.Upper)
+			fmt.Fprintf(bw, "  %-*s  %-*s  %9.4f  %8.4f  %7.2f  %s\n", sw, x.State, tw, x.Term, x.Beta, x.SE, x.Z, x.OddsRatioText())
 		} else {
-			fmt.Fprintf(bw, "  %-*s  %-*s  %9.4f  %.3g\n", sw, x.State, tw, x.Term, x.Beta, x.OddsRatio)
+			fmt.Fprintf(bw, "  %-*s  %-*s  %9.4f  %s\n", sw, x.State, tw, x.Term, x.Beta, x.OddsRatioText())
 		}
 	}
 	return bw.Flush()

@@ -16,7 +16,7 @@ import (
 var esc = html.EscapeString
 
 // writePage writes the document: the static sections (summary, EM trace,
-// data quality, classification quality, local dependence) as HTML, the model as a JSON block, and the style sheet and
+// data quality, covariates, classification quality, local dependence) as HTML, the model as a JSON block, and the style sheet and
 // script inline.
 func writePage(b *bytes.Buffer, in Input, p *payload, js []byte) {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
@@ -42,6 +42,7 @@ func writePage(b *bytes.Buffer, in Input, p *payload, js []byte) {
 	writeSummary(b, in, p)
 	writeTrace(b, in)
 	writeQuality(b, in)
+	writeCovariates(b, in)
 	writeClassification(b, in)
 	writeResiduals(b, in)
 	b.WriteString("</aside>\n</main>\n")

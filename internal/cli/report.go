@@ -44,6 +44,9 @@ browser (no network: its style, script and plots are inline):
   the EM trace     the log-likelihood per E-step, as a plot
   data quality     with DATA.csv: rows, missing cells per variable, constant
                    variables
+  covariates       a model with covariates (--covariates): the root
+                   regression's coefficients as explain prints them (β, and
+                   after fit --se their SE, z and odds ratio's 95% interval)
   classification   with DATA.csv, per discrete hidden variable: entropy R²
                    (LatentGOLD), relative entropy (Mplus), expected
                    classification error, and by assigned state the rows,
