@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,5 +91,52 @@ func TestCovariatesCommands(t *testing.T) {
 	}
 	if code, _, errs = run(t, "", "learn", path, "--covariates", "age"); code == ExitOK || !strings.Contains(errs, "covariates") {
 		t.Errorf("--covariates with clnj: exit %d: %s", code, errs)
+	}
+}
+
+// TestSimulateCovariate: simulate --covariate writes the covariate column
+// z after the observed ones and a model file with the root regression
+// whose slope is the flag's (read back by explain); learn --method lcm
+// --covariates z on the rows then estimates it within 4 standard errors;
+// a Gaussian model and --distances are refused.
+func TestSimulateCovariate(t *testing.T) {
+	dir := t.TempDir()
+	csv, truth, fitted := filepath.Join(dir, "lca.csv"), filepath.Join(dir, "truth.json"), filepath.Join(dir, "fit.json")
+	code, _, errs := run(t, "", "simulate", "--topology", "star", "--leaves", "6", "--model", "symmetric", "--covariate", "1.2", "-n", "1500", "--seed", "4", "--out", csv, "--model-json", truth)
+	if code != ExitOK {
+		t.Fatalf("simulate: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header, _, _ := strings.Cut(string(b), "\n"); header != "x1,x2,x3,x4,x5,x6,z" {
+		t.Fatalf("header %q", header)
+	}
+	code, out, errs := run(t, "", "explain", truth)
+	if code != ExitOK || !regexp.MustCompile(`(?m)^  1 +z +1\.2000 `).MatchString(out) {
+		t.Fatalf("explain of the true model: exit %d: %s\n%s", code, errs, out)
+	}
+	code, _, errs = run(t, "", "learn", csv, "--method", "lcm", "--hidden-states", "2", "--covariates", "z", "--se", "--out", fitted)
+	if code != ExitOK {
+		t.Fatalf("learn: exit %d: %s", code, errs)
+	}
+	code, out, errs = run(t, "", "explain", fitted)
+	m := regexp.MustCompile(`(?m)^  1 +z +(-?[0-9.]+) +([0-9.]+) `).FindStringSubmatch(out)
+	if code != ExitOK || m == nil {
+		t.Fatalf("explain: exit %d: %s\n%s", code, errs, out)
+	}
+	beta, _ := strconv.ParseFloat(m[1], 64)
+	se, _ := strconv.ParseFloat(m[2], 64)
+	if math.Abs(math.Abs(beta)-1.2) > 4*se {
+		t.Errorf("slope %g (SE %g), want ±1.2", beta, se)
+	}
+	for _, args := range [][]string{
+		{"simulate", "--model", "gaussian", "--covariate", "1", "-n", "10"},
+		{"simulate", "--model", "symmetric", "--covariate", "1", "-n", "10", "--distances", filepath.Join(dir, "d.csv")},
+	} {
+		if code, _, errs := run(t, "", args...); code != ExitUsage || !strings.Contains(errs, "--covariate") {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/latentree/latentree/distance"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/model/mixed"
 	"github.com/latentree/latentree/simulate"
 	"github.com/latentree/latentree/tree"
@@ -47,6 +48,7 @@ type simulateOpts struct {
 	modelJSON       string
 	distances       string
 	json            bool
+	covariate       float64
 }
 
 func newSimulateCmd(e *env) *cobra.Command {
@@ -90,6 +92,14 @@ Models (--model):
                 10) noise; observed internal nodes of the topology are discrete, with the
                 hidden variables' states
 
+--covariate SLOPE (discrete models: symmetric, general) adds a continuous
+covariate column z, standard normal, on which the root's state depends by a
+multinomial logit: the log-odds of the root's state s against state 0 change
+by SLOPE·s per unit of z (simulate.Covariate); learn --method lcm and fit with
+--covariates z estimate it. The model file then holds the regression, and its
+prior the rows' mean shares; --newick's edge lengths are the model's without
+the covariate, and --distances is refused.
+
 The true tree is written with --newick / --tree-json (edge lengths are exact
 information distances where defined), the true model (a model file that
 score, infer, explain and draw read) with --model-json, and the exact distance
@@ -119,6 +129,10 @@ stats --out read as they read the CSV.`,
   latentree simulate --topology binary --leaves 30 --model mixed --continuous 0.5 \
       --continuous-hidden 1 --leaf-states 2..4 --separation 2.5 -n 5000 --seed 3 \
       --out mixed.csv --model-json truth.json --newick truth.nwk
+
+  # a latent class model whose classes depend on a covariate z
+  latentree simulate --topology star --leaves 6 --model symmetric --covariate 1.2 \
+      -n 2000 --seed 4 --out lca.csv
 
   # exact distances only (no rows)
   latentree simulate --topology minimal --leaves 50 -n 0 --distances d.csv --newick t.nwk`,
@@ -157,6 +171,7 @@ stats --out read as they read the CSV.`,
 	f.StringVar(&o.treeJSON, "tree-json", "", "write the true tree as JSON to this file")
 	f.StringVar(&o.modelJSON, "model-json", "", "write the true model (a model file) to this file")
 	f.StringVar(&o.distances, "distances", "", "write the exact information distances of the observed variables (CSV) to this file")
+	f.Float64Var(&o.covariate, "covariate", 0, "add a standard normal covariate column z with this effect on the root's state (log-odds of state s against 0 per unit of z: SLOPE·s; symmetric and general models)")
 	f.BoolVar(&o.json, "json", false, "print a JSON summary (on standard output, or on standard error when an output goes to standard output)")
 	return c
 }
@@ -273,7 +288,22 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 	default:
 		return usagef("unknown --model %q (want gaussian, symmetric, general or mixed)", o.model)
 	}
-	var outs []output
+	var (
+		outs []output
+		cov  *data.Dataset
+	)
+	if cmd.Flags().Changed("covariate") {
+		dm, ok := m.(*discrete.Model)
+		if !ok {
+			return usagef("--covariate needs a discrete model (--model symmetric or general), not %s", o.model)
+		}
+		if o.distances != "" {
+			return usagef("--covariate with --distances: the observed variables' distances under a covariate depend on the rows")
+		}
+		if cov, err = simulate.Covariate(rng, dm, o.rows, simulate.CovariateOptions{Slope: o.covariate}); err != nil {
+			return usageError{err}
+		}
+	}
 	if o.distances != "" {
 		if distE != nil {
 			return fmt.Errorf("cannot write --distances: %w", distE)
@@ -300,9 +330,11 @@ func runSimulate(e *env, cmd *cobra.Command, o *simulateOpts) error {
 		outs = append(outs, output{o.modelJSON, func(w io.Writer) error { return m.WriteJSON(w, prov) }})
 	}
 	if o.rows > 0 {
-		d, err := m.Sample(rng, o.rows)
-		if err != nil {
-			return err
+		d := cov
+		if d == nil {
+			if d, err = m.Sample(rng, o.rows); err != nil {
+				return err
+			}
 		}
 		write := data.WriteCSV
 		if strings.HasSuffix(strings.ToLower(dataOut), ".parquet") {

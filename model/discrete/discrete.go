@@ -45,7 +45,7 @@ type Model struct {
 	// variables (inference on new rows uses them). FitEM fits it;
 	// FitCovariates and FitWithCovariates add it to a model. Sample draws
 	// the root from Prior: rows of the fitted population, not given
-	// covariates.
+	// covariates; SampleCovariates draws it given each row's covariates.
 	Regression *RootRegression
 
 	rooted *tree.Rooted
@@ -397,7 +397,7 @@ func (m *Model) Sample(src rand.Source, n int) (*data.Dataset, error) {
 	if src == nil {
 		return nil, model.ErrNoSource
 	}
-	d, _, err := m.sample(rand.New(src), n, false)
+	d, _, err := m.sample(rand.New(src), n, false, nil)
 	return d, err
 }
 
@@ -407,10 +407,55 @@ func (m *Model) SampleAll(src rand.Source, n int) (*data.Dataset, [][]uint16, er
 	if src == nil {
 		return nil, nil, model.ErrNoSource
 	}
-	return m.sample(rand.New(src), n, true)
+	return m.sample(rand.New(src), n, true, nil)
 }
 
-func (m *Model) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint16, error) {
+// SampleCovariates draws one row per row of x, whose columns hold the
+// covariates of the root regression (Regression, required): the root's
+// state from the regression's prior given the row's covariates (not from
+// Prior), the other variables given their parents as in Sample. The rows
+// hold the observed variables, in Sample's order, followed by x's columns.
+func (m *Model) SampleCovariates(src rand.Source, x *data.Dataset) (*data.Dataset, error) {
+	if src == nil {
+		return nil, model.ErrNoSource
+	}
+	if m.Regression == nil {
+		return nil, errors.New("model: sampling given covariates needs a root regression")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	design, err := m.Regression.Design(x)
+	if err != nil {
+		return nil, err
+	}
+	n := x.NumRows()
+	d, _, err := m.sample(rand.New(src), n, false, m.Regression.priors(design, m.States[m.Root]))
+	if err != nil {
+		return nil, err
+	}
+	vars := append(d.Vars(), x.Vars()...)
+	out, err := data.New(vars, n)
+	if err != nil {
+		return nil, err
+	}
+	for j, v := range vars {
+		from, jj := d, j
+		if j >= d.NumVars() {
+			from, jj = x, j-d.NumVars()
+		}
+		if v.Kind == data.Discrete {
+			copy(out.Discrete(j), from.Discrete(jj))
+		} else {
+			copy(out.Continuous(j), from.Continuous(jj))
+		}
+	}
+	return out, nil
+}
+
+// sample draws n rows; rootPrior, when not nil, holds each row's prior of
+// the root (n × States[Root]) in place of Prior.
+func (m *Model) sample(rng *rand.Rand, n int, all bool, rootPrior []float64) (*data.Dataset, [][]uint16, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -424,7 +469,12 @@ func (m *Model) sample(rng *rand.Rand, n int, all bool) (*data.Dataset, [][]uint
 	for _, v := range r.Order {
 		k := m.States[v]
 		col := make([]uint16, n)
-		if v == m.Root {
+		if v == m.Root && rootPrior != nil {
+			cum := cumulative(rootPrior, n, k)
+			for i := range col {
+				col[i] = draw(cum[i*k:(i+1)*k], rng.Float64())
+			}
+		} else if v == m.Root {
 			cum := cumulative(m.Prior, 1, k)
 			for i := range col {
 				col[i] = draw(cum, rng.Float64())
