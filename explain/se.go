@@ -80,8 +80,11 @@ func StandardErrors(m model.Model) *StdErrors {
 func WriteStdErrors(w io.Writer, s *StdErrors) error {
 	bw := bufio.NewWriter(w)
 	how := "observed information: exact Hessian"
-	if s.Method == discrete.SEBootstrap {
+	switch s.Method {
+	case discrete.SEBootstrap:
 		how = fmt.Sprintf("bootstrap, %d replicates", s.Replicates)
+	case discrete.SESandwich:
+		how = "sandwich for sampling weights: robust, from the observed information and the rows' scores"
 	}
 	// (discrete.BoundaryTol, 1e-6, as %g would not write it.)
 	fmt.Fprintf(bw, "standard errors (%s); * boundary estimate (within 1e-6 of 0 or 1)\n", how)

@@ -306,7 +306,7 @@ work with spectral models; they have no hidden-variable posteriors.
 			if err := sef.check(); err != nil {
 				return err
 			}
-			if err := df.checkSE(sef.on()); err != nil {
+			if err := df.checkSE(sef.bootstrap > 0); err != nil {
 				return err
 			}
 			if sef.on() && (dist.estep || dist.mstep) {

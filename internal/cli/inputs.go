@@ -31,12 +31,12 @@ type dataFlags struct {
 	weights, weightKind string
 }
 
-// checkSE refuses standard errors (se: --se or --bootstrap) with
-// sampling weights, before any work.
-func (d *dataFlags) checkSE(se bool) error {
-	if se && d.weights != "" {
+// checkSE refuses bootstrap standard errors with sampling weights, before
+// any work (--se gives the sandwich estimator for them).
+func (d *dataFlags) checkSE(bootstrap bool) error {
+	if bootstrap && d.weights != "" {
 		if k, err := data.ParseWeightKind(d.weightKind); err == nil && k == data.Sampling {
-			return usagef("--se and --bootstrap do not apply to sampling weights (model-based standard errors do not hold for them; a sandwich estimator is not implemented)")
+			return usagef("--bootstrap does not apply to sampling weights (resampling rows ignores the survey design); --se gives the sandwich (robust) standard errors for them")
 		}
 	}
 	return nil
@@ -46,7 +46,7 @@ func (d *dataFlags) checkSE(se bool) error {
 // is the command's (use).
 func (d *dataFlags) registerWeights(f *pflag.FlagSet, use string) {
 	f.StringVar(&d.weights, "weights", "", "a column of row weights, not a variable: "+use)
-	f.StringVar(&d.weightKind, "weight-kind", "frequency", "what --weights are: frequency (whole numbers of copies: a table of distinct rows with counts gives the expanded rows' results; n = their sum) or sampling (survey weights, normalised to sum to the number of rows: n = rows; no --se)")
+	f.StringVar(&d.weightKind, "weight-kind", "frequency", "what --weights are: frequency (whole numbers of copies: a table of distinct rows with counts gives the expanded rows' results; n = their sum) or sampling (survey weights, normalised to sum to the number of rows: n = rows; --se gives sandwich standard errors, no --bootstrap)")
 }
 
 func (d *dataFlags) register(f *pflag.FlagSet) {

@@ -489,7 +489,7 @@ func runLearn(e *env, cmd *cobra.Command, o *learnOpts, args []string) error {
 	if err := o.se.check(); err != nil {
 		return err
 	}
-	if err := o.df.checkSE(o.se.on()); err != nil {
+	if err := o.df.checkSE(o.se.bootstrap > 0); err != nil {
 		return err
 	}
 	if o.se.on() && (fromMatrix || fromStats || blocks || o.structOnly) {

@@ -20,7 +20,7 @@ type seFlags struct {
 }
 
 func (f *seFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.se, "se", false, "discrete models: standard errors of every probability from the observed information (the exact Hessian of the log-likelihood, in logits, carried to probabilities by the delta method; probabilities within 1e-6 of 0 or 1 are boundary estimates, held fixed and flagged); written to the model file (--out) and shown by explain")
+	fs.BoolVar(&f.se, "se", false, "discrete models: standard errors of every probability from the observed information (the exact Hessian of the log-likelihood, in logits, carried to probabilities by the delta method; probabilities within 1e-6 of 0 or 1 are boundary estimates, held fixed and flagged; with sampling weights the sandwich (robust) estimator from it and the rows' scores); written to the model file (--out) and shown by explain")
 	fs.IntVar(&f.bootstrap, "bootstrap", 0, "discrete models: bootstrap standard errors instead, from this many replicates (≥ 2) of the rows, each refitted by EM from the fit and aligned to its labelling (drawn with --seed; the result does not depend on the number of cores)")
 }
 
@@ -81,8 +81,11 @@ func printSE(w io.Writer, m model.Model) {
 		count(c)
 	}
 	how := "observed information (exact Hessian)"
-	if dm.SE.Method == discrete.SEBootstrap {
+	switch dm.SE.Method {
+	case discrete.SEBootstrap:
 		how = fmt.Sprintf("bootstrap, %d replicates", dm.SE.Replicates)
+	case discrete.SESandwich:
+		how = "sandwich for sampling weights (robust)"
 	}
 	fmt.Fprintf(w, "standard errors: %s, for %d probabilities; %d boundary estimates (within 1e-6 of 0 or 1); explain shows them\n", how, n, boundary)
 }

@@ -144,13 +144,23 @@ func TestWeightsCommands(t *testing.T) {
 	if code != ExitOK || x1 != x2 {
 		t.Errorf("explain with weights:\n%s\nexpanded:\n%s\n%s", x1, x2, errs)
 	}
+	// --se with sampling weights: the sandwich estimator, in the model
+	// file and explain.
+	sw := filepath.Join(dir, "sandwich.json")
+	code, out, errs := run(t, "", "fit", "--weights", "n", "--weight-kind", "sampling", "--se", "--out", sw, model, table)
+	if code != ExitOK || !strings.Contains(out, "standard errors: sandwich for sampling weights (robust)") {
+		t.Errorf("fit --se with sampling weights: exit %d: %s\n%s", code, errs, out)
+	}
+	if code, out, errs = run(t, "", "explain", sw); code != ExitOK || !strings.Contains(out, "standard errors (sandwich for sampling weights") {
+		t.Errorf("explain of the sandwich: exit %d: %s\n%s", code, errs, out)
+	}
 	// Refusals.
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"fit", "--weights", "n", "--weight-kind", "sampling", "--se", model, table}, ExitUsage, "do not apply to sampling weights"},
+		{[]string{"fit", "--weights", "n", "--weight-kind", "sampling", "--bootstrap", "5", model, table}, ExitUsage, "--bootstrap does not apply to sampling weights"},
 		{[]string{"stats", "--weights", "n", "--weight-kind", "sampling", table}, ExitFailure, "sampling weights are not supported"},
 		{[]string{"learn", "--weights", "n", "--weight-kind", "odd", table}, ExitUsage, `unknown --weight-kind "odd"`},
 		{[]string{"learn", "--weights", "count", table}, ExitFailure, `no weight column "count"`},

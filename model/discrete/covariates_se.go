@@ -43,6 +43,22 @@ func (ps *paramSet) regressionRow(s *rowState, b *binding, r int) error {
 	P0, F := ps.n, ps.full
 	nr := k - 1 // the root's logits come first (the root is first in order)
 	nb := nr * p
+	if s.meat != nil {
+		// The row's score in (β, CPT logits): x_j times that of η_c for
+		// β_cj, the CPTs' as they are.
+		g := s.score[:F]
+		for i, e := range s.es {
+			if i < nr {
+				for j, xj := range x {
+					g[i*p+j] = e * xj
+				}
+			} else {
+				g[nb+i-nr] = e
+			}
+		}
+		w := b.w(r)
+		addOuter(s.meat, g, w*w)
+	}
 	// index maps a row parameter and a design column to the full one.
 	for i := 0; i < P0; i++ {
 		ri := s.row[i*P0 : (i+1)*P0]
@@ -82,7 +98,7 @@ func (ps *paramSet) regressionRow(s *rowState, b *binding, r int) error {
 // carried to their probabilities by the delta method as without
 // covariates, and the prior's (the mean of the rows' priors, Prior) from
 // the coefficients'.
-func (m *Model) regressionSE(b *binding, opt SEOptions) (*StdErrors, error) {
+func (m *Model) regressionSE(b *binding, opt SEOptions, sandwich bool) (*StdErrors, error) {
 	ps := newParamSet(m)
 	reg := m.Regression
 	k := m.States[m.Root]
@@ -90,7 +106,8 @@ func (m *Model) regressionSE(b *binding, opt SEOptions) (*StdErrors, error) {
 	ps.reg, ps.ncol = true, p
 	nb := (k - 1) * p
 	ps.full = nb + ps.n - (k - 1)
-	info, err := ps.information(b, model.Workers(opt.Workers))
+	ps.sandwich = sandwich
+	info, meat, err := ps.information(b, model.Workers(opt.Workers))
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +134,13 @@ func (m *Model) regressionSE(b *binding, opt SEOptions) (*StdErrors, error) {
 		}
 		return nil, errors.New("model: the observed information is not positive definite: the model with covariates is not locally identified at these parameters (no standard errors)")
 	}
-	var cov mat.SymDense
-	if err := ch.InverseTo(&cov); err != nil {
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
 		return nil, fmt.Errorf("model: inverting the observed information: %w", err)
+	}
+	cov := &inv
+	if sandwich {
+		cov = sandwichCov(cov, meat)
 	}
 	// The CPTs' logits' covariance in the layout of ps (the root's
 	// entries 0: its standard errors are set below).
@@ -130,6 +151,9 @@ func (m *Model) regressionSE(b *binding, opt SEOptions) (*StdErrors, error) {
 		}
 	}
 	se := ps.delta(sub)
+	if sandwich {
+		se.Method = SESandwich
+	}
 	se.Beta = make([]float64, len(reg.Beta))
 	for i := 0; i < nb; i++ {
 		se.Beta[p+i] = math.Sqrt(math.Max(cov.At(i, i), 0))

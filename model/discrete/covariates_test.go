@@ -387,6 +387,107 @@ func TestCovariatesSEHessian(t *testing.T) {
 	t.Logf("largest relative difference from the numerical Hessian: %.2g", sc.worst)
 }
 
+// TestCovariatesSandwich: with sampling weights, the standard errors of a
+// latent class model with covariates are the sandwich estimator's,
+// H⁻¹ (Σ_i w_i² s_i s_iᵀ) H⁻¹, against its reference from finite
+// differences in the coefficients and the items' logits (H of the
+// weighted log-likelihood, s_i of each row's) to 1e-4 relatively.
+func TestCovariatesSandwich(t *testing.T) {
+	truth := covLCM{k: 2, p: [][]float64{{0.85, 0.2}, {0.75, 0.3}, {0.8, 0.15}, {0.7, 0.25}},
+		beta: []float64{0, 0, 0, 0, 0.2, 0.8, -0.6, 0.5}}
+	d := truth.sample(t, 500, 23, 0.05)
+	rng := rand.New(rand.NewPCG(3, 3))
+	w := make([]float64, d.NumRows())
+	for i := range w {
+		w[i] = 0.2 + 2*rng.Float64()
+	}
+	if err := d.SetWeights(w, data.Sampling); err != nil {
+		t.Fatal(err)
+	}
+	weights := d.RowWeights()
+	tr, _ := lcmTree(t, 4)
+	m, err := discrete.ForVariables(tr, d.Vars()[:4], 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.FitCovariates(d, []string{"z", "g"}, model.EMOptions{Src: rand.NewPCG(1, 1), Stop: model.StopRelative, Tol: 1e-12, MaxIter: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	se, err := m.StandardErrors(d, discrete.SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if se.Method != discrete.SESandwich {
+		t.Errorf("method %q", se.Method)
+	}
+	items := make([]int, 4)
+	for j := range items {
+		items[j], _ = tr.Lookup(d.Var(j).Name)
+	}
+	// θ = (β_1 over 4 terms, logit P(item = 1 | class a) for each item
+	// and class).
+	const p = 4
+	n := p + 2*len(items)
+	theta := make([]float64, n)
+	copy(theta, m.Regression.Beta[p:])
+	for j, v := range items {
+		for a := 0; a < 2; a++ {
+			q := m.CPT[v][a*2+1]
+			theta[p+2*j+a] = math.Log(q / (1 - q))
+		}
+	}
+	c := m.Clone()
+	rows := func(th []float64) []float64 {
+		copy(c.Regression.Beta[p:], th[:p])
+		for j, v := range items {
+			for a := 0; a < 2; a++ {
+				q := 1 / (1 + math.Exp(-th[p+2*j+a]))
+				c.CPT[v][a*2], c.CPT[v][a*2+1] = 1-q, q
+			}
+		}
+		l, _, err := c.LogLikelihood(d, model.InferOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	bread := numericalCov(t, theta, func(th []float64) float64 {
+		sum := 0.0
+		for i, l := range rows(th) {
+			sum += weights[i] * l
+		}
+		return sum
+	})
+	scores := mat.NewDense(d.NumRows(), n, nil)
+	th := make([]float64, n)
+	for j := range n {
+		copy(th, theta)
+		th[j] += hessStep
+		up := rows(th)
+		th[j] -= 2 * hessStep
+		down := rows(th)
+		for i := range up {
+			scores.Set(i, j, weights[i]*(up[i]-down[i])/(2*hessStep))
+		}
+	}
+	var meat, left, cov mat.Dense
+	meat.Mul(scores.T(), scores)
+	left.Mul(bread, &meat)
+	cov.Mul(&left, bread)
+	sc := &seCheck{t: t}
+	for i := 0; i < p; i++ {
+		sc.check("β "+m.Regression.Terms()[i], se.Beta[p+i], math.Sqrt(cov.At(i, i)))
+	}
+	for j, v := range items {
+		for a := 0; a < 2; a++ {
+			q := m.CPT[v][a*2+1]
+			i := p + 2*j + a
+			sc.check(d.Var(j).Name+" given class", se.CPT[v][a*2+1], q*(1-q)*math.Sqrt(cov.At(i, i)))
+		}
+	}
+	t.Logf("largest relative difference from the numerical sandwich: %.2g", sc.worst)
+}
+
 // TestCovariatesJSON writes a fitted model with covariates and standard
 // errors and reads it back: the same coefficients, standard errors and
 // row log-likelihoods; a file without covariates reads without them.

@@ -266,8 +266,8 @@ func (m *Model) readSE(entry []*jsonNodeParams, desc *jsonSE) error {
 		}
 		return nil
 	}
-	if desc.Method != SEHessian && desc.Method != SEBootstrap {
-		return fmt.Errorf("model: standard errors of unknown method %q (want %q or %q)", desc.Method, SEHessian, SEBootstrap)
+	if desc.Method != SEHessian && desc.Method != SESandwich && desc.Method != SEBootstrap {
+		return fmt.Errorf("model: standard errors of unknown method %q (want %q, %q or %q)", desc.Method, SEHessian, SESandwich, SEBootstrap)
 	}
 	se := &StdErrors{Method: desc.Method, Replicates: desc.Replicates, CPT: make([][]float64, len(m.CPT))}
 	for _, v := range t.Nodes() {

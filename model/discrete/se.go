@@ -30,13 +30,17 @@ const (
 	SEHessian = "hessian"
 	// SEBootstrap: the spread of bootstrap refits (Bootstrap).
 	SEBootstrap = "bootstrap"
+	// SESandwich: the robust (sandwich) estimator of a fit to rows with
+	// sampling weights, H⁻¹ (Σ_i w_i² s_i s_iᵀ) H⁻¹, H the weighted
+	// observed information and s_i row i's score (StandardErrors).
+	SESandwich = "sandwich"
 )
 
 // StdErrors are standard errors of a discrete model's probabilities, laid
 // out as the parameters: Prior[b] is that of the root's Prior[b], CPT[v]
 // that of CPT[v] entry by entry.
 type StdErrors struct {
-	// Method is SEHessian or SEBootstrap.
+	// Method is SEHessian, SESandwich or SEBootstrap.
 	Method string
 	// Replicates is the number of bootstrap replicates (0 for SEHessian).
 	Replicates int
@@ -64,7 +68,12 @@ type SEOptions struct {
 // computed exactly by belief propagation on the tree, with every hidden
 // or missing node clamped to each of its states in turn). Rows with
 // frequency weights count as their copies (the expanded rows' standard
-// errors); sampling weights are an error.
+// errors). With sampling weights w_i the observed information does not
+// estimate the estimates' covariance; it is then the sandwich (robust,
+// Huber–White) estimator V = H⁻¹ (Σ_i w_i² s_i s_iᵀ) H⁻¹ (Method
+// SESandwich), H = Σ_i w_i H_i the weighted observed information and s_i
+// row i's score (its expected complete-data score given the row), which
+// does not depend on the scale of the weights.
 //
 // The free parameters are, for each distribution (the root's prior, and
 // every row of every CPT), the logits log(p_b/p_ref) of its states
@@ -83,9 +92,7 @@ func (m *Model) StandardErrors(d *data.Dataset, opt SEOptions) (*StdErrors, erro
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	if d != nil && d.Weighted() && d.WeightKind() == data.Sampling {
-		return nil, errors.New("model: standard errors from the observed information do not hold for sampling weights (they need a sandwich estimator, not implemented); use frequency weights or unweighted rows")
-	}
+	sandwich := d != nil && d.Weighted() && d.WeightKind() == data.Sampling
 	b0, err := m.bind(d)
 	if err != nil {
 		return nil, err
@@ -94,11 +101,16 @@ func (m *Model) StandardErrors(d *data.Dataset, opt SEOptions) (*StdErrors, erro
 		return nil, errors.New("model: no rows for standard errors")
 	}
 	if m.Regression != nil {
-		return m.regressionSE(b0, opt)
+		return m.regressionSE(b0, opt, sandwich)
 	}
-	b := b0.compress()
+	b := b0
+	if !sandwich {
+		// (The sandwich needs Σ w_i² per distinct row: rows not merged.)
+		b = b0.compress()
+	}
 	ps := newParamSet(m)
-	info, err := ps.information(b, model.Workers(opt.Workers))
+	ps.sandwich = sandwich
+	info, meat, err := ps.information(b, model.Workers(opt.Workers))
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +118,32 @@ func (m *Model) StandardErrors(d *data.Dataset, opt SEOptions) (*StdErrors, erro
 	if err != nil {
 		return nil, err
 	}
-	return ps.delta(cov), nil
+	if sandwich {
+		cov = sandwichCov(cov, meat)
+	}
+	se := ps.delta(cov)
+	if sandwich {
+		se.Method = SESandwich
+	}
+	return se, nil
+}
+
+// sandwichCov returns bread·meat·bread, meat P×P row-major.
+func sandwichCov(bread *mat.SymDense, meat []float64) *mat.SymDense {
+	P, _ := bread.Dims()
+	if P == 0 {
+		return bread
+	}
+	var left, v mat.Dense
+	left.Mul(bread, mat.NewDense(P, P, meat))
+	v.Mul(&left, bread)
+	out := mat.NewSymDense(P, nil)
+	for i := 0; i < P; i++ {
+		for j := i; j < P; j++ {
+			out.SetSym(i, j, (v.At(i, j)+v.At(j, i))/2)
+		}
+	}
+	return out
 }
 
 // paramRow is one distribution of the model: the prior (v the root, a 0)
@@ -136,6 +173,9 @@ type paramSet struct {
 	// design's columns (regressionSE).
 	reg        bool
 	full, ncol int
+	// sandwich: information also returns Σ_r w_r² s_r s_rᵀ (the
+	// sandwich estimator's meat), s_r row r's score.
+	sandwich bool
 }
 
 func newParamSet(m *Model) *paramSet {
@@ -214,6 +254,11 @@ type rowState struct {
 	// own information (regressionSE).
 	rootTheta []float64
 	row       []float64
+	// meat, when not nil, accumulates w_r² s_r s_rᵀ (ps.sandwich), in
+	// the parameters of info.
+	meat []float64
+	// score: a row's score in the full parameters (a root regression's).
+	score []float64
 }
 
 // theta returns the probabilities of distribution pr in the current row.
@@ -227,20 +272,27 @@ func (s *rowState) theta(pr *paramRow, root int) []float64 {
 // information returns the observed information (minus the Hessian of the
 // log-likelihood in the free logits), P×P row-major; with a root
 // regression, in the coefficients and the CPTs' logits (ps.full
-// parameters).
-func (ps *paramSet) information(b *binding, workers int) ([]float64, error) {
+// parameters). With ps.sandwich it also returns the sum of the rows'
+// w_r² s_r s_rᵀ in the same parameters (else nil).
+func (ps *paramSet) information(b *binding, workers int) ([]float64, []float64, error) {
 	P := ps.n
 	// Fixed chunks of rows, summed in order: the result does not depend
 	// on the number of workers.
 	const chunks = 8
 	nc := min(chunks, b.rows)
-	acc := make([][]float64, nc)
+	acc, meats := make([][]float64, nc), make([][]float64, nc)
 	var firstErr error
 	errs := make([]error, nc)
 	parallel.ForState(workers, nc, func() *rowState { return ps.newRowState() }, func(s *rowState, c int) {
 		s.info = make([]float64, P*P)
 		if ps.reg {
 			s.row, s.info = s.info, make([]float64, ps.full*ps.full)
+		}
+		if ps.sandwich {
+			s.meat = make([]float64, len(s.info))
+			if ps.reg {
+				s.score = make([]float64, ps.full)
+			}
 		}
 		lo, hi := c*b.rows/nc, (c+1)*b.rows/nc
 		for r := lo; r < hi; r++ {
@@ -249,7 +301,7 @@ func (ps *paramSet) information(b *binding, workers int) ([]float64, error) {
 				return
 			}
 		}
-		acc[c] = s.info
+		acc[c], meats[c] = s.info, s.meat
 	})
 	for _, err := range errs {
 		if err != nil && firstErr == nil {
@@ -257,15 +309,21 @@ func (ps *paramSet) information(b *binding, workers int) ([]float64, error) {
 		}
 	}
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, nil, firstErr
 	}
-	info := acc[0]
+	return sumChunks(acc), sumChunks(meats), nil
+}
+
+// sumChunks returns the sum of the chunks' matrices, in order, into the
+// first (nil for nil chunks).
+func sumChunks(acc [][]float64) []float64 {
+	out := acc[0]
 	for _, a := range acc[1:] {
 		for i, x := range a {
-			info[i] += x
+			out[i] += x
 		}
 	}
-	return info, nil
+	return out
 }
 
 func (ps *paramSet) newRowState() *rowState {
@@ -383,6 +441,9 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 			row[j] += w * x * y
 		}
 	}
+	if s.meat != nil && !ps.reg {
+		addOuter(s.meat, s.es, w*w)
+	}
 	for _, v := range ps.r.Order {
 		k := m.States[v]
 		root := v == m.Root
@@ -460,6 +521,20 @@ func (ps *paramSet) addRow(s *rowState, b *binding, r int) error {
 		}
 	}
 	return nil
+}
+
+// addOuter adds c·x xᵀ to dst, len(x)² row-major.
+func addOuter(dst, x []float64, c float64) {
+	n := len(x)
+	for i, a := range x {
+		if a == 0 {
+			continue
+		}
+		row := dst[i*n : (i+1)*n]
+		for j, y := range x {
+			row[j] += c * a * y
+		}
+	}
 }
 
 func (ps *paramSet) inSubtree(v, u int) bool { return ps.tin[v] <= ps.tin[u] && ps.tin[u] < ps.tout[v] }

@@ -87,6 +87,15 @@ func fitTight(t *testing.T, tr *tree.Tree, d *data.Dataset) *Model {
 // distribution but the last, which is one minus the others).
 func numericSE(t *testing.T, m *Model, d *data.Dataset, h float64) ([]float64, [][]float64) {
 	t.Helper()
+	return numericCovSE(t, m, d, h, false)
+}
+
+// numericCovSE is numericSE, or with sandwich the sandwich estimator's
+// reference H⁻¹ (Σ_i w_i² s_i s_iᵀ) H⁻¹: H the finite-difference Hessian
+// of Σ_i w_i l_i and s_i central differences of row i's log-likelihood
+// l_i, w_i d's RowWeights (1 without weights).
+func numericCovSE(t *testing.T, m *Model, d *data.Dataset, h float64, sandwich bool) ([]float64, [][]float64) {
+	t.Helper()
 	r := m.Rooted()
 	type slot struct {
 		dist []float64 // the distribution's slice in the clone
@@ -121,12 +130,24 @@ func numericSE(t *testing.T, m *Model, d *data.Dataset, h float64) ([]float64, [
 		sl.dist[sl.s] += dx
 		sl.dist[len(sl.dist)-1] -= dx
 	}
-	ll := func() float64 {
-		_, l, err := work.LogLikelihood(d, model.InferOptions{Workers: 1})
+	weights := d.RowWeights()
+	rows := func() []float64 {
+		l, _, err := work.LogLikelihood(d, model.InferOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return l
+	}
+	ll := func() float64 {
+		sum := 0.0
+		for i, l := range rows() {
+			w := 1.0
+			if weights != nil {
+				w = weights[i]
+			}
+			sum += w * l
+		}
+		return sum
 	}
 	hess := mat.NewSymDense(P, nil)
 	for i := 0; i < P; i++ {
@@ -146,9 +167,33 @@ func numericSE(t *testing.T, m *Model, d *data.Dataset, h float64) ([]float64, [
 	if !ch.Factorize(hess) {
 		t.Fatal("numerical information is not positive definite")
 	}
-	var cov mat.SymDense
-	if err := ch.InverseTo(&cov); err != nil {
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
 		t.Fatal(err)
+	}
+	var cov mat.Matrix = &inv
+	if sandwich {
+		n := d.NumRows()
+		scores := mat.NewDense(n, P, nil) // w_i s_i by rows
+		for i := 0; i < P; i++ {
+			shift(i, h)
+			up := rows()
+			shift(i, -2*h)
+			down := rows()
+			shift(i, h)
+			for r := range n {
+				w := 1.0
+				if weights != nil {
+					w = weights[r]
+				}
+				scores.Set(r, i, w*(up[r]-down[r])/(2*h))
+			}
+		}
+		var meat, left, v mat.Dense
+		meat.Mul(scores.T(), scores)
+		left.Mul(&inv, &meat)
+		v.Mul(&left, &inv)
+		cov = &v
 	}
 	prior := make([]float64, m.States[m.Root])
 	cpt := make([][]float64, len(m.CPT))
@@ -232,6 +277,76 @@ func TestStandardErrorsMatchNumericalHessian(t *testing.T) {
 	}
 	prior, cpt := numericSE(t, m, d, 1e-4)
 	compareSE(t, m, se, prior, cpt, 1e-3)
+}
+
+// With sampling weights the standard errors are the sandwich estimator's,
+// which matches its finite-difference reference (per-row scores by
+// central differences); with sampling weights all 1 they are the usual
+// (unweighted) sandwich, again against its reference; they do not depend
+// on the weights' scale and differ from the observed information's.
+func TestStandardErrorsSandwich(t *testing.T) {
+	tr, root := seTree(t, false)
+	truth := seTruth(t, tr, root, 4)
+	d, err := truth.Sample(rand.NewPCG(13, 14), 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	w := make([]float64, d.NumRows())
+	for i := range w {
+		w[i] = 0.3 + 2*rng.Float64()
+	}
+	check := func(name string, w []float64) *StdErrors {
+		t.Helper()
+		if err := d.SetWeights(w, data.Sampling); err != nil {
+			t.Fatal(err)
+		}
+		m := fitTight(t, tr, d)
+		se, err := m.StandardErrors(d, SEOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if se.Method != SESandwich {
+			t.Errorf("%s: method %q", name, se.Method)
+		}
+		prior, cpt := numericCovSE(t, m, d, 1e-4, true)
+		t.Log(name)
+		compareSE(t, m, se, prior, cpt, 1e-3)
+		return se
+	}
+	weighted := check("sampling weights", w)
+	scaled := make([]float64, len(w))
+	for i, x := range w {
+		scaled[i] = 3 * x
+	}
+	if err := d.SetWeights(scaled, data.Sampling); err != nil {
+		t.Fatal(err)
+	}
+	m := fitTight(t, tr, d)
+	se3, err := m.StandardErrors(d, SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b, x := range weighted.Prior {
+		if math.Abs(se3.Prior[b]-x) > 1e-9*x {
+			t.Errorf("weights ×3: prior SE %g, want %g", se3.Prior[b], x)
+		}
+	}
+	ones := make([]float64, len(w))
+	for i := range ones {
+		ones[i] = 1
+	}
+	robust := check("sampling weights 1", ones)
+	if err := d.SetWeights(nil, data.Frequency); err != nil {
+		t.Fatal(err)
+	}
+	hess, err := fitTight(t, tr, d).StandardErrors(d, SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hess.Method != SEHessian || math.Abs(hess.Prior[0]-robust.Prior[0]) < 1e-6*hess.Prior[0] {
+		t.Errorf("unweighted: method %q, prior SE %g (sandwich %g): want the observed information's, not the sandwich", hess.Method, hess.Prior[0], robust.Prior[0])
+	}
 }
 
 // The check: a 2-class latent class model of 5 binary items on
