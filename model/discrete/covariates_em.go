@@ -122,10 +122,13 @@ func (m *Model) startRegression(d *data.Dataset, names []string, first *model.EM
 // the current parameters, whose E-step gives each row its own prior of the
 // root and its posterior, and whose M-step sets the CPTs from the
 // expected counts (with opt.Pseudo) and the coefficients by Newton's
-// method on the posteriors (mstepRegression). Of opt only MaxIter, Tol,
-// Stop, Pseudo, Workers and Progress apply: there are no restarts, no
-// acceleration and no warm-up on samples (FitCovariates starts it from a
-// fit without covariates).
+// method on the posteriors (mstepRegression). It is accelerated by SQUAREM
+// as FitEM is (opt.Accel; the coefficients extrapolated with the CPTs, an
+// extrapolation kept only when it does not lower the log-likelihood), or
+// plain EM with AccelNone or pseudo-counts. Of opt only MaxIter, Tol,
+// Stop, Accel, Pseudo, Workers and Progress apply: there are no restarts
+// and no warm-up on samples (FitCovariates starts it from a fit without
+// covariates).
 func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, error) {
 	t0 := time.Now()
 	b, err := m.bind(d)
@@ -137,37 +140,29 @@ func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EM
 	}
 	maxIter, tol := emBounds(opt)
 	k := m.States[m.Root]
-	reg := m.Regression
 	m.SE = nil
-	e := newEngine(m)
 	b.rootPost = make([]float64, b.rows*k)
-	stop := squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}
 	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
-	prev := math.Inf(-1)
-	for res.Iterations < maxIter {
-		c := e.expected(b, opt.Workers)
-		res.Iterations++
-		if c.impossible > 0 {
-			return nil, errors.New("model: some rows have probability 0 under the model's parameters: EM cannot start there")
-		}
-		res.Trace = append(res.Trace, c.ll)
-		if opt.Progress != nil {
-			opt.Progress(res.Iterations, c.ll)
-		}
-		m.mstep(c, opt.Pseudo)
-		if err := reg.mstepRegression(b.design, b.rootPost, b, k); err != nil {
-			return nil, err
-		}
-		b.rootPrior = reg.priors(b.design, k)
-		m.Prior = meanPrior(b.rootPrior, b, k)
-		gain := c.ll - prev
-		prev = c.ll
-		if stop.Done(c.ll, gain) {
-			res.Converged = true
-			break
-		}
+	l := &emLoop{e: newEngine(m), rs: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter,
+		stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}, reg: &regEM{b: b, k: k},
+		record: func(it int, obj float64) {
+			res.Trace = append(res.Trace, obj)
+			if opt.Progress != nil {
+				opt.Progress(it, obj)
+			}
+		}}
+	if opt.Accel == model.AccelNone || opt.Pseudo > 0 {
+		// (With pseudo-counts the objective's log-prior would count the
+		// Prior, which the coefficients set: plain EM, monotone.)
+		res.Converged = l.plain()
+	} else {
+		res.Converged = l.squarem()
 	}
-	res.LogLik = e.loglik(b, opt.Workers)
+	if l.err != nil {
+		return nil, l.err
+	}
+	res.Iterations = l.it
+	res.LogLik = l.e.loglik(b, opt.Workers)
 	if math.IsNaN(res.LogLik) {
 		return nil, fmt.Errorf("model: root regression: the log-likelihood is %g", res.LogLik)
 	}

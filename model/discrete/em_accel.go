@@ -1,6 +1,7 @@
 package discrete
 
 import (
+	"errors"
 	"math"
 
 	"github.com/latentree/latentree/model/internal/squarem"
@@ -19,8 +20,35 @@ type emLoop struct {
 	it     int     // E-steps so far
 	last   float64 // the last trace entry
 	// err is the first error of a pass over the rows (a Source that
-	// fails); the loop stops at it.
+	// fails) or of the root regression's M-step; the loop stops at it.
 	err error
+	// reg, when not nil, is the root regression's part of EM
+	// (fitRegressionEM).
+	reg *regEM
+}
+
+// regEM is the root regression's part of EM: its M-step after the CPTs'
+// and its coefficients, appended to SQUAREM's parameter vector.
+type regEM struct {
+	b *binding
+	k int
+}
+
+// mstep sets m's coefficients by Newton's method on the rows' posteriors
+// of the root (the last E-step's) and the rows' priors from them.
+func (r *regEM) mstep(m *Model) error {
+	if err := m.Regression.mstepRegression(r.b.design, r.b.rootPost, r.b, r.k); err != nil {
+		return err
+	}
+	r.update(m)
+	return nil
+}
+
+// update sets the rows' priors of the root from m's coefficients, and
+// m's Prior to their mean.
+func (r *regEM) update(m *Model) {
+	r.b.rootPrior = m.Regression.priors(r.b.design, r.k)
+	copy(m.Prior, meanPrior(r.b.rootPrior, r.b, r.k))
 }
 
 // estep runs an E-step at the model's parameters and returns the counts
@@ -32,8 +60,18 @@ func (l *emLoop) estep() (*counts, float64) {
 		return l.e.newCounts(), math.Inf(-1)
 	}
 	l.it++
+	if l.reg != nil && c.impossible > 0 {
+		// (A point SQUAREM extrapolates to has no probability 0: its
+		// priors are a softmax, its CPTs projected above 0.)
+		if l.it == 1 {
+			l.err = errors.New("model: some rows have probability 0 under the model's parameters: EM cannot start there")
+		}
+		return c, math.Inf(-1)
+	}
 	obj := c.ll
-	if l.pseudo > 0 {
+	if l.pseudo > 0 && l.reg == nil {
+		// (With a root regression the trace is the log-likelihood, as
+		// its EM runs plain with pseudo-counts.)
 		obj += l.pseudo * l.e.m.logParams()
 	}
 	return c, obj
@@ -58,7 +96,12 @@ func (l *emLoop) start() {
 	}
 }
 
-func (l *emLoop) mstep(c *counts) { l.e.m.mstep(c, l.pseudo) }
+func (l *emLoop) mstep(c *counts) {
+	l.e.m.mstep(c, l.pseudo)
+	if l.reg != nil && l.err == nil {
+		l.err = l.reg.mstep(l.e.m)
+	}
+}
 
 // plain runs plain EM until the stopping rule or maxIter E-steps; it
 // reports convergence.
@@ -71,6 +114,9 @@ func (l *emLoop) plain() bool {
 			return false
 		}
 		l.mstep(c)
+		if l.err != nil {
+			return false
+		}
 		l.emit(obj)
 		gain := obj - prev
 		prev = obj
@@ -87,7 +133,7 @@ func (l *emLoop) plain() bool {
 // EM point θ2 when the budget ends after a rejected extrapolation.
 func (l *emLoop) squarem() bool {
 	l.start()
-	lay := newLayout(l.e.m)
+	lay := l.vector()
 	p0, p1, p2, pe := make([]float64, lay.n), make([]float64, lay.n), make([]float64, lay.n), make([]float64, lay.n)
 	if l.it >= l.maxIter {
 		return false
@@ -154,6 +200,44 @@ func (l *emLoop) squarem() bool {
 		}
 	}
 }
+
+// paramVector is SQUAREM's view of the parameters: the model's
+// distributions (layout) and, with a root regression, its coefficients
+// after them (free: not projected).
+type paramVector struct {
+	lay *layout
+	m   *Model
+	reg *regEM
+	n   int
+}
+
+func (l *emLoop) vector() *paramVector {
+	m := l.e.m
+	v := &paramVector{lay: newLayout(m), m: m, reg: l.reg}
+	v.n = v.lay.n
+	if l.reg != nil {
+		v.n += len(m.Regression.Beta)
+	}
+	return v
+}
+
+func (v *paramVector) save(dst []float64) {
+	v.lay.save(dst[:v.lay.n])
+	if v.reg != nil {
+		copy(dst[v.lay.n:], v.m.Regression.Beta)
+	}
+}
+
+// load sets the parameters, and with a root regression the rows' priors.
+func (v *paramVector) load(src []float64) {
+	v.lay.load(src[:v.lay.n])
+	if v.reg != nil {
+		copy(v.m.Regression.Beta, src[v.lay.n:])
+		v.reg.update(v.m)
+	}
+}
+
+func (v *paramVector) project(p, ref []float64) { v.lay.project(p[:v.lay.n], ref[:v.lay.n]) }
 
 // keepFrac is the smallest fraction of its value at θ2 that an entry keeps
 // in a projected SQUAREM point.
