@@ -290,17 +290,13 @@ func TestCovariatesErrors(t *testing.T) {
 	}
 }
 
-// TestCovariatesSEHessian checks the standard errors of a fitted latent
-// class model with covariates (2 classes, 4 binary items, a continuous and
-// a categorical covariate, 600 rows) against the inverse of a numerical
-// Hessian of the exact log-likelihood by enumeration (bruteLogLik), in the
-// coefficients and the items' logits (central differences, step 1e-4): to
-// 1e-4 relatively for every coefficient, item probability and class
-// share.
-func TestCovariatesSEHessian(t *testing.T) {
-	truth := covLCM{k: 2, p: [][]float64{{0.85, 0.2}, {0.75, 0.3}, {0.8, 0.15}, {0.7, 0.25}},
-		beta: []float64{0, 0, 0, 0, 0.2, 0.8, -0.6, 0.5}}
-	d := truth.sample(t, 600, 21, 0.05)
+// covFit fits the 2-class model with covariates z and g of the SE tests
+// to 4 items of d tightly, and returns it with its tree's items and the
+// tests' parameters θ = (β_1 over 4 terms, logit P(item = 1 | class a)
+// for each item and class) at the fit, and set, which returns a clone of
+// the model at other θ.
+func covFit(t *testing.T, d *data.Dataset) (m *discrete.Model, items []int, theta []float64, set func([]float64) *discrete.Model) {
+	t.Helper()
 	tr, _ := lcmTree(t, 4)
 	m, err := discrete.ForVariables(tr, d.Vars()[:4], 2)
 	if err != nil {
@@ -309,19 +305,12 @@ func TestCovariatesSEHessian(t *testing.T) {
 	if _, err := m.FitCovariates(d, []string{"z", "g"}, model.EMOptions{Src: rand.NewPCG(1, 1), Stop: model.StopRelative, Tol: 1e-12, MaxIter: 5000}); err != nil {
 		t.Fatal(err)
 	}
-	se, err := m.StandardErrors(d, discrete.SEOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := make([]int, 4)
+	items = make([]int, 4)
 	for j := range items {
 		items[j], _ = tr.Lookup(d.Var(j).Name)
 	}
-	// θ = (β_1 over 4 terms, logit P(item = 1 | class a) for each item
-	// and class).
 	const p = 4
-	n := p + 2*len(items)
-	theta := make([]float64, n)
+	theta = make([]float64, p+2*len(items))
 	copy(theta, m.Regression.Beta[p:])
 	for j, v := range items {
 		for a := 0; a < 2; a++ {
@@ -330,7 +319,7 @@ func TestCovariatesSEHessian(t *testing.T) {
 		}
 	}
 	c := m.Clone()
-	ll := func(th []float64) float64 {
+	set = func(th []float64) *discrete.Model {
 		copy(c.Regression.Beta[p:], th[:p])
 		for j, v := range items {
 			for a := 0; a < 2; a++ {
@@ -338,9 +327,32 @@ func TestCovariatesSEHessian(t *testing.T) {
 				c.CPT[v][a*2], c.CPT[v][a*2+1] = 1-q, q
 			}
 		}
-		return bruteLogLik(c, d, items)
+		return c
 	}
-	cov := numericalCov(t, theta, ll)
+	return m, items, theta, set
+}
+
+// seCov is the truth of the standard errors' tests: 2 classes, 4 items.
+var seCov = covLCM{k: 2, p: [][]float64{{0.85, 0.2}, {0.75, 0.3}, {0.8, 0.15}, {0.7, 0.25}},
+	beta: []float64{0, 0, 0, 0, 0.2, 0.8, -0.6, 0.5}}
+
+// TestCovariatesSEHessian checks the standard errors of a fitted latent
+// class model with covariates (2 classes, 4 binary items, a continuous and
+// a categorical covariate, 600 rows) against the inverse of a numerical
+// Hessian of the exact log-likelihood by enumeration (bruteLogLik), in the
+// coefficients and the items' logits (central differences, step 1e-4): to
+// 1e-4 relatively for every coefficient, item probability and class
+// share.
+func TestCovariatesSEHessian(t *testing.T) {
+	d := seCov.sample(t, 600, 21, 0.05)
+	m, items, theta, set := covFit(t, d)
+	se, err := m.StandardErrors(d, discrete.SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = 4
+	c := set(theta)
+	cov := numericalCov(t, theta, func(th []float64) float64 { return bruteLogLik(set(th), d, items) })
 	sc := &seCheck{t: t}
 	check := sc.check
 	for i := 0; i < p; i++ {
@@ -393,9 +405,7 @@ func TestCovariatesSEHessian(t *testing.T) {
 // differences in the coefficients and the items' logits (H of the
 // weighted log-likelihood, s_i of each row's) to 1e-4 relatively.
 func TestCovariatesSandwich(t *testing.T) {
-	truth := covLCM{k: 2, p: [][]float64{{0.85, 0.2}, {0.75, 0.3}, {0.8, 0.15}, {0.7, 0.25}},
-		beta: []float64{0, 0, 0, 0, 0.2, 0.8, -0.6, 0.5}}
-	d := truth.sample(t, 500, 23, 0.05)
+	d := seCov.sample(t, 500, 23, 0.05)
 	rng := rand.New(rand.NewPCG(3, 3))
 	w := make([]float64, d.NumRows())
 	for i := range w {
@@ -405,14 +415,7 @@ func TestCovariatesSandwich(t *testing.T) {
 		t.Fatal(err)
 	}
 	weights := d.RowWeights()
-	tr, _ := lcmTree(t, 4)
-	m, err := discrete.ForVariables(tr, d.Vars()[:4], 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.FitCovariates(d, []string{"z", "g"}, model.EMOptions{Src: rand.NewPCG(1, 1), Stop: model.StopRelative, Tol: 1e-12, MaxIter: 5000}); err != nil {
-		t.Fatal(err)
-	}
+	m, items, theta, set := covFit(t, d)
 	se, err := m.StandardErrors(d, discrete.SEOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -420,32 +423,10 @@ func TestCovariatesSandwich(t *testing.T) {
 	if se.Method != discrete.SESandwich {
 		t.Errorf("method %q", se.Method)
 	}
-	items := make([]int, 4)
-	for j := range items {
-		items[j], _ = tr.Lookup(d.Var(j).Name)
-	}
-	// θ = (β_1 over 4 terms, logit P(item = 1 | class a) for each item
-	// and class).
 	const p = 4
-	n := p + 2*len(items)
-	theta := make([]float64, n)
-	copy(theta, m.Regression.Beta[p:])
-	for j, v := range items {
-		for a := 0; a < 2; a++ {
-			q := m.CPT[v][a*2+1]
-			theta[p+2*j+a] = math.Log(q / (1 - q))
-		}
-	}
-	c := m.Clone()
+	n := len(theta)
 	rows := func(th []float64) []float64 {
-		copy(c.Regression.Beta[p:], th[:p])
-		for j, v := range items {
-			for a := 0; a < 2; a++ {
-				q := 1 / (1 + math.Exp(-th[p+2*j+a]))
-				c.CPT[v][a*2], c.CPT[v][a*2+1] = 1-q, q
-			}
-		}
-		l, _, err := c.LogLikelihood(d, model.InferOptions{Workers: 1})
+		l, _, err := set(th).LogLikelihood(d, model.InferOptions{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

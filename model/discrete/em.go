@@ -424,9 +424,10 @@ func (m *Model) Clone() *Model {
 // keeping its structure and numbers of states; missing cells are
 // marginalised. The model is updated in place. See EMOptions for the
 // restarts, the acceleration and the stopping rule. A model with a root
-// regression (Regression) runs plain EM from its current parameters, the
-// regression's coefficients fitted in each M-step by Newton's method
-// (see FitCovariates, which starts it).
+// regression (Regression) runs EM from its current parameters, without
+// restarts, the regression's coefficients fitted in each M-step by
+// Newton's method and accelerated with the CPTs (see FitCovariates, which
+// starts it).
 func (m *Model) FitEM(d *data.Dataset, opt model.EMOptions) (*model.EMResult, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
