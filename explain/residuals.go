@@ -57,7 +57,9 @@ type Residual struct {
 // BivariateResiduals returns the bivariate residual of every pair of
 // discrete observed variables of m in the rows of d, largest BVR first
 // (ties in the model's order of the pairs). m is a discrete model, or a
-// mixed one, whose continuous variables are left out; a Gaussian model has
+// mixed one, whose continuous variables are left out; d may also hold a
+// discrete model's covariates, whose root regression's rows average to
+// its Prior (the pair marginals' root distribution). A Gaussian model has
 // no discrete variables and a spectral one no proper pair marginals, so
 // both are errors. The pair marginals take one pass over the tree per
 // observed variable, the tables one pass over the rows per pair.
@@ -92,7 +94,7 @@ func BivariateResiduals(m model.Model, d *data.Dataset) ([]Residual, error) {
 		}
 		return nil, fmt.Errorf("explain: %T models have no bivariate residuals (discrete and mixed models)", m)
 	}
-	if err := model.CheckColumns(t, d.Names()); err != nil {
+	if err := model.CheckModelColumns(m, d.Names()); err != nil {
 		return nil, err
 	}
 	codes := make([][]uint16, len(obs))

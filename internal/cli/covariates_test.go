@@ -131,6 +131,17 @@ func TestSimulateCovariate(t *testing.T) {
 	if math.Abs(math.Abs(beta)-1.2) > 4*se {
 		t.Errorf("slope %g (SE %g), want ±1.2", beta, se)
 	}
+	// The data with their covariate: explain's residuals and the report.
+	if code, out, errs = run(t, "", "explain", "--residuals", fitted, csv); code != ExitOK || !strings.Contains(out, "bivariate residuals of 15 pairs") {
+		t.Errorf("explain --residuals with the covariate's column: exit %d: %s\n%s", code, errs, out)
+	}
+	page := filepath.Join(dir, "report.html")
+	if code, _, errs = run(t, "", "report", fitted, csv, "--out", page); code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	if b, err = os.ReadFile(page); err != nil || !strings.Contains(string(b), `<section id="covariates">`) || !strings.Contains(string(b), `<section id="residuals">`) {
+		t.Errorf("report: no covariates or residuals section (%v)", err)
+	}
 	for _, args := range [][]string{
 		{"simulate", "--model", "gaussian", "--covariate", "1", "-n", "10"},
 		{"simulate", "--model", "symmetric", "--covariate", "1", "-n", "10", "--distances", filepath.Join(dir, "d.csv")},
