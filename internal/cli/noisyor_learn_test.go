@@ -88,6 +88,41 @@ func TestNoisyorLearnExactAndData(t *testing.T) {
 	if !strings.Contains(stdout, "3 sources, 18 edges") {
 		t.Errorf("data learn summary:\n%s", stdout)
 	}
+
+	// --holdout scores a fifth of the rows; --paper runs the quartet
+	// stage alone.
+	code, stdout, stderr = run(t, b.String(), "noisyor", "learn", "-", "--holdout", "0.2", "--json")
+	if code != 0 {
+		t.Fatalf("--holdout: exit %d: %s", code, stderr)
+	}
+	var hs struct {
+		Rows    int `json:"rows"`
+		Holdout struct {
+			Rows   int     `json:"rows"`
+			PerRow float64 `json:"loglik_per_row"`
+		} `json:"holdout"`
+		Stages []struct {
+			Name string `json:"name"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &hs); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if hs.Rows != 16000 || hs.Holdout.Rows != 4000 || !(hs.Holdout.PerRow < 0) || len(hs.Stages) != 2 {
+		t.Errorf("--holdout summary %+v", hs)
+	}
+	code, stdout, stderr = run(t, b.String(), "noisyor", "learn", "-", "--paper")
+	if code != 0 {
+		t.Fatalf("--paper: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "residual") || !strings.Contains(stdout, "quartets") {
+		t.Errorf("--paper summary:\n%s", stdout)
+	}
+	for _, bad := range [][]string{{"--holdout", "1"}, {"--residual-z", "-1"}, {"--paper", "--residual-z", "3"}} {
+		if code, _, _ := run(t, b.String(), append([]string{"noisyor", "learn", "-"}, bad...)...); code == 0 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
 }
 
 func TestNoisyorLearnBadUsage(t *testing.T) {

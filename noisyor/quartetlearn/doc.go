@@ -39,6 +39,54 @@
 // maximum-likelihood EM for the learned structure (noisyor.Network.FitEM;
 // Options.Polish), pruning again the sources that do not improve the BIC.
 //
+// # Beyond the paper: the residual stage
+//
+// Real binary data are not a bipartite network whose sources all have
+// singly-coupled quartets: topics of words overlap, effects have several
+// parents, and on 100 newsgroup words the paper's algorithm finds one
+// source where variational EM finds eight. So, unless Options.Paper, Learn
+// continues where the quartet stage stops (residual stage, grow.go):
+//
+//  1. Residual dependence. For every pair of effects, the excess of the
+//     data's log PMI over the learned network's exact log PMI (eq. 1),
+//     in standard errors of its estimate from the pair's counts (delta
+//     method). Pairs above a Bonferroni bound over the m(m−1)/2 pairs
+//     (Options.ResidualZ) are dependence the network does not explain;
+//     on data from the network itself one arises with probability 0.05.
+//  2. A candidate source. The strongest untried pair seeds it; effects
+//     join while their combined evidence with the members (Stouffer's
+//     sum of residual z-scores over √members) exceeds the Bonferroni
+//     bound over the m effects, so a source's weak children, each only
+//     a little dependent on each other child, join. Its prior and
+//     failures start from the paper's own estimators on the residual:
+//     MIXTURE on the quartet of its four first members and pairwise
+//     failures for the rest, with the learned sources subtracted off
+//     (eq. 3). Children may already have parents, so effects get several
+//     parents and sources share children.
+//  3. Acceptance. The candidate is added and the whole network polished
+//     by EM (noisyor.Network.FitEM: exact likelihood); it is kept when the
+//     BIC improves, and then the edges that cannot pay for themselves are
+//     trimmed (the gain of an edge if its source were observed, an upper
+//     bound, must reach ln(rows)/2). A rejected candidate's pairs seed no
+//     more; the stage ends when no untried pair is left or after
+//     Options.Patience rejections in a row, and the network is polished
+//     by EM to convergence.
+//
+// Why this and not the alternatives the issue lists. Quartets that fail
+// only the rank test are still quartets: a topic of rare words has few
+// quartets whose PMI gaps pass at a few thousand rows, and those it has
+// are seldom singly coupled once topics overlap. A spectral or
+// anchor-word step needs the number of sources and anchors (words with
+// one parent), which overlapping topics lack. Residual pairs need
+// neither: they measure directly what the network still misses, they are
+// cheap (m² exact moments), they are zero in expectation when the
+// network is right (so on simulated networks the paper's answer is left
+// alone: no candidate arises), and the exact EM with BIC judges every
+// candidate on the likelihood of all the data rather than on a test of
+// four columns. BIC rather than a held-out split: it uses every row for
+// fitting, needs no second fit, and penalises each edge by ln(rows)/2,
+// which is what keeps the weak edges of an over-generous cluster out.
+//
 // How to choose. Learn (data) and LearnExact (a network's exact moments)
 // need no number of sources and no restarts; they find a source when it
 // is singly coupled at some depth (noisyor.QuartetDepths says which are).

@@ -29,6 +29,11 @@ const (
 	DefaultMaxQuartets  = 4_000_000
 	DefaultExactRankTol = 1e-9
 	DefaultExactPMITol  = 1e-9
+	// DefaultResidualAlpha is the family-wise level of the residual
+	// stage's pair test (see Options.ResidualZ).
+	DefaultResidualAlpha = 0.05
+	DefaultResidualIter  = 30
+	DefaultPatience      = 8
 )
 
 // Test chooses how a candidate quartet is judged singly coupled.
@@ -134,6 +139,28 @@ type Options struct {
 	// (Result.PolishSkipped says why); PolishNone keeps the paper's
 	// moment estimates.
 	Polish Polish
+	// Paper runs the paper's algorithm alone (with the refinement, the
+	// pruning and the polish above unless they are turned off). By
+	// default, on data with the EM polish, the residual stage follows:
+	// candidate sources from the dependence the learned network leaves
+	// unexplained, each kept only when it improves the BIC of the whole
+	// network after EM (see Learn). Exact moments always run the paper's
+	// algorithm alone.
+	Paper bool
+	// ResidualZ is the threshold of the residual stage: a pair of effects
+	// seeds a candidate source when its log PMI exceeds the network's by
+	// more than ResidualZ standard errors (delta method on the pair's
+	// counts). Zero means the one-sided Bonferroni bound of level
+	// DefaultResidualAlpha over the m(m−1)/2 pairs (4.26 for 100
+	// effects), so that on data from the network itself a candidate
+	// arises by chance with probability about DefaultResidualAlpha.
+	ResidualZ float64
+	// ResidualIter is the number of EM updates a candidate network gets
+	// before its BIC is compared; zero means DefaultResidualIter.
+	ResidualIter int
+	// Patience stops the residual stage after that many candidates in a
+	// row are rejected; zero means DefaultPatience.
+	Patience int
 	// Workers is the number of goroutines; zero means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
@@ -214,7 +241,21 @@ type Result struct {
 	// themselves in BIC on their children's columns (quartets that passed
 	// the tests by chance), in the order found; see Options.NoPrune.
 	Dropped []noisyor.Source
-	Time    time.Duration
+	// Stages counts the candidates each stage tested and accepted: the
+	// paper's quartets (candidate quartets tested, sources kept after
+	// pruning) and, unless Options.Paper, the residual stage (candidate
+	// sources tried, sources kept).
+	Stages []Stage
+	// RankTol and PMITol are the thresholds the quartet stage used (τq;
+	// τe, or its floor when the adaptive rule is on); ResidualZ the
+	// residual stage's (0 when it did not run).
+	RankTol, PMITol, ResidualZ float64
+	// PMITolAdaptive says τe was the adaptive rule (PMITol its floor).
+	PMITolAdaptive bool
+	// LogLik is the log-likelihood of the training data under Network
+	// when the EM polish ran (NaN otherwise).
+	LogLik float64
+	Time   time.Duration
 }
 
 // Learn learns a noisy-or network from binary data with quartet tests
@@ -252,12 +293,25 @@ func Learn(b *noisyor.Binary, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Rows = b.Rows
+	res.LogLik = math.NaN()
 	if !opt.NoPrune {
 		res.Dropped = pruneLocal(res.Network, b)
 	}
 	if opt.Polish == PolishEM && res.Network.NumSources() > 0 {
 		if err := polish(res, b, opt); err != nil {
 			res.PolishSkipped = err.Error()
+		} else {
+			res.LogLik = res.Polish.LogLik
+		}
+	}
+	quartets := Stage{Name: "quartets", Accepted: res.Network.NumSources(), Time: time.Since(t0)}
+	for _, rd := range res.Rounds {
+		quartets.Tested += rd.Candidates
+	}
+	res.Stages = []Stage{quartets}
+	if !opt.Paper && opt.Polish == PolishEM && res.PolishSkipped == "" {
+		if err := residualStage(res, b, opt); err != nil {
+			return nil, err
 		}
 	}
 	res.Time = time.Since(t0)
@@ -446,7 +500,7 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 	rng := seed.Rand(opt.Src, seed.QuartetLearn)
 	m := mo.numEffects()
 	l := &learner{mo: mo, r: r, exact: exact, m: m, learned: newLearnedIndex(m), net: &noisyor.Network{Effects: slices.Clone(names)}}
-	res := &Result{Network: l.net}
+	res := &Result{Network: l.net, RankTol: r.rankTol, PMITol: r.pmiTol, PMITolAdaptive: r.pmiZ > 0}
 	var touched bitset // effects whose moments changed in the last round
 	for depth := 0; r.maxRounds == 0 || depth < r.maxRounds; depth++ {
 		round, next := l.round(depth, touched, rng)

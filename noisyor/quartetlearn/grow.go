@@ -1,0 +1,389 @@
+package quartetlearn
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/latentree/latentree/noisyor"
+)
+
+// residualPair is a pair of effects whose dependence the current network
+// does not explain: Z standard errors of excess log PMI (on the negative
+// moments) over the network's exact PMI.
+type residualPair struct {
+	a, b   int
+	excess float64 // log PMI_data − log PMI_network
+	z      float64
+}
+
+// residualPairs returns every pair of effects whose excess log PMI over
+// the network n is more than zTol standard errors (delta method on the
+// counts of the rows observing both), strongest first.
+func residualPairs(n *noisyor.Network, mo moments, zTol float64) ([]residualPair, [][]float64) {
+	m := mo.numEffects()
+	zm := make([][]float64, m)
+	for a := range zm {
+		zm[a] = make([]float64, m)
+	}
+	var out []residualPair
+	var t [4]float64
+	set := []int{0, 0}
+	// Exact single moments of the network.
+	single := make([]float64, m)
+	for a := range m {
+		single[a] = n.NegMoment([]int{a})
+	}
+	for a := range m {
+		for b := a + 1; b < m; b++ {
+			set[0], set[1] = a, b
+			rows := mo.neg(set, t[:])
+			if rows == 0 {
+				continue
+			}
+			// t[0] = N(ab), t[1] = N(a), t[2] = N(b) (bit 1: summed out).
+			nab, na, nb := t[0], t[1], t[2]
+			if !(nab > 0 && na > 0 && nb > 0) {
+				continue
+			}
+			mab := n.NegMoment(set)
+			if !(mab > 0 && single[a] > 0 && single[b] > 0) {
+				continue
+			}
+			ex := math.Log(nab/(na*nb)) - math.Log(mab/(single[a]*single[b]))
+			// Delta method, multinomial counts: n·Var(log PMI) =
+			// 1/N(ab) − 1/N(a) − 1/N(b) + 2·PMI − 1, which is 0 only
+			// when the pair's table is degenerate.
+			v := (1/nab - 1/na - 1/nb + 2*nab/(na*nb) - 1) / float64(rows)
+			if !(v > 0) {
+				continue
+			}
+			// The excess is negative dependence's sign too: only excess
+			// positive dependence (PMI above the network's) is a missing
+			// shared source.
+			z := ex / math.Sqrt(v)
+			zm[a][b], zm[b][a] = z, z
+			if z > zTol {
+				out = append(out, residualPair{a: a, b: b, excess: ex, z: z})
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y residualPair) int { return cmp.Compare(y.z, x.z) })
+	return out, zm
+}
+
+// zBonferroni returns the one-sided z threshold of level alpha over k
+// tests.
+func zBonferroni(alpha float64, k int) float64 {
+	return math.Sqrt2 * math.Erfcinv(2*alpha/float64(max(1, k)))
+}
+
+// cluster grows the candidate children of a new source from a seed
+// pair: while some effect's combined evidence of dependence with the
+// members, Σ_y z(x, y)/√|members| (Stouffer's sum of the residual
+// z-scores), exceeds zAdd, the effect with the largest is added. A
+// source's weaker children are dependent on each other only a little,
+// but on many of its children at once.
+func cluster(seed residualPair, zm [][]float64, zAdd float64) []int {
+	m := len(zm)
+	members := []int{seed.a, seed.b}
+	in := make([]bool, m)
+	in[seed.a], in[seed.b] = true, true
+	sum := make([]float64, m)
+	for x := range m {
+		sum[x] = zm[x][seed.a] + zm[x][seed.b]
+	}
+	for {
+		best, bs := -1, 0.0
+		for x := range m {
+			if !in[x] && (best < 0 || sum[x] > bs) {
+				best, bs = x, sum[x]
+			}
+		}
+		if best < 0 || bs/math.Sqrt(float64(len(members))) <= zAdd {
+			return members
+		}
+		members = append(members, best)
+		in[best] = true
+		for x := range m {
+			sum[x] += zm[x][best]
+		}
+	}
+}
+
+// initSource gives the candidate source on members (seed pair first) its
+// starting prior and failures from the residual moments, the network's
+// sources subtracted off: MIXTURE on the quartet of the seed pair and the
+// next two members, and each other member's failure from its pairwise
+// moments with the seed (pairFailure). Without a usable quartet it
+// starts at prior 0.1 and failures 0.5 and leaves the rest to EM.
+func initSource(n *noisyor.Network, mo moments, members []int) noisyor.Source {
+	learned := newLearnedIndex(len(n.Effects))
+	for i := range n.Sources {
+		learned.add(&n.Sources[i])
+	}
+	all := len(learned.sources)
+	s := noisyor.Source{Prior: 0.1}
+	fail := make(map[int]float64, len(members))
+	if len(members) >= 4 {
+		set := members[:4]
+		var t [16]float64
+		if mo.neg(set, t[:]) > 0 {
+			learned.adjust(set, t[:], all)
+			joint := t
+			noisyor.NegToJoint(joint[:], 4)
+			if p, f, ok := quartetMixture(&joint); ok && p > 0.005 && p < 0.6 {
+				s.Prior = p
+				for k, a := range set {
+					fail[a] = clampFail(f[k])
+				}
+				var t4 [4]float64
+				pair := []int{members[0], 0}
+				for _, x := range members[4:] {
+					pair[1] = x
+					if fail[members[0]] >= 1 || mo.neg(pair, t4[:]) == 0 {
+						continue
+					}
+					learned.adjust(pair, t4[:], all)
+					if fx, ok := pairFailure(t4[0], t4[1], t4[2], fail[members[0]], p); ok {
+						fail[x] = fx
+					}
+				}
+			}
+		}
+	}
+	for _, a := range members {
+		f, ok := fail[a]
+		if !ok || f >= 0.98 || f <= 0.01 {
+			f = 0.5
+		}
+		s.Children = append(s.Children, noisyor.Child{Effect: a, Failure: f})
+	}
+	slices.SortFunc(s.Children, func(x, y noisyor.Child) int { return x.Effect - y.Effect })
+	return s
+}
+
+// withSource returns a copy of n with s added and each of its children's
+// leak lowered so that the child's marginal is unchanged.
+func withSource(n *noisyor.Network, s noisyor.Source) *noisyor.Network {
+	out := n.Clone()
+	if out.Leak == nil {
+		out.Leak = make([]float64, len(out.Effects))
+	}
+	for _, c := range s.Children {
+		keep := (1 - out.Leak[c.Effect]) / (1 - s.Prior + s.Prior*c.Failure)
+		out.Leak[c.Effect] = min(max(1-keep, 1e-6), 1-1e-9)
+	}
+	s.Name = freeName(out)
+	out.Sources = append(out.Sources, s)
+	return out
+}
+
+// bic is the BIC score to maximise: log-likelihood − κ·ln(rows)/2.
+func bic(n *noisyor.Network, ll float64, rows int) float64 {
+	return ll - float64(n.NumParams())*math.Log(float64(rows))/2
+}
+
+// Stage reports one stage of Learn beyond the paper's.
+type Stage struct {
+	Name     string `json:"name"`
+	Tested   int    `json:"tested"`
+	Accepted int    `json:"accepted"`
+	// Trimmed counts the edges removed because they explain too few
+	// activations to pay for themselves (residual stage).
+	Trimmed int           `json:"trimmed,omitempty"`
+	Time    time.Duration `json:"time_ns"`
+}
+
+// growOpts are the settings of the residual stage.
+type growOpts struct {
+	zTol     float64
+	zAdd     float64 // cluster's threshold
+	emIter   int
+	patience int // consecutive rejections before stopping
+	workers  int
+}
+
+// residualStage runs the residual stage (grow) on the network of res and
+// polishes the result by EM to convergence when it added sources.
+func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
+	g := growOpts{zTol: opt.ResidualZ, emIter: opt.ResidualIter, patience: opt.Patience, workers: opt.Workers}
+	if g.zTol < 0 || !finite(g.zTol) {
+		return fmt.Errorf("noisyor: ResidualZ is %v, want a finite value ≥ 0", g.zTol)
+	}
+	if g.emIter < 0 || g.patience < 0 {
+		return fmt.Errorf("noisyor: ResidualIter %d and Patience %d must not be negative", g.emIter, g.patience)
+	}
+	m := len(b.Names)
+	if g.zTol == 0 {
+		g.zTol = zBonferroni(DefaultResidualAlpha, m*(m-1)/2)
+	}
+	if g.emIter == 0 {
+		g.emIter = DefaultResidualIter
+	}
+	if g.patience == 0 {
+		g.patience = DefaultPatience
+	}
+	g.zAdd = zBonferroni(DefaultResidualAlpha, m)
+	res.ResidualZ = g.zTol
+	n, ll := res.Network, res.LogLik
+	if math.IsNaN(ll) {
+		// No source yet (nothing to polish): the leaks alone, fitted.
+		fit, em, err := n.FitEM(b, noisyor.EMOptions{Workers: g.workers})
+		if err != nil {
+			return err
+		}
+		n, ll = fit, em.LogLik
+	}
+	net, ll, st := grow(n, ll, b, g)
+	if st.Accepted > 0 {
+		fit, em, err := net.FitEM(b, noisyor.EMOptions{Workers: g.workers})
+		if err == nil {
+			net, ll = fit, em.LogLik
+			res.Polish = em
+		}
+		st.Time += em.Duration
+	}
+	res.Network, res.LogLik = net, ll
+	res.Stages = append(res.Stages, st)
+	return nil
+}
+
+// grow is the residual stage: while the data hold a pair of effects more
+// dependent than the network n explains (residualPairs), the strongest
+// pair not yet tried seeds a candidate source whose children are the
+// effects dependent on the pair (cluster), started from the residual
+// moments (initSource); the candidate is added and the whole network
+// polished by g.emIter EM updates, and kept when that improves the BIC.
+// It stops when no untried pair is left or after g.patience rejections
+// in a row, and returns the network, its log-likelihood and the stage's
+// report.
+func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisyor.Network, float64, Stage) {
+	t0 := time.Now()
+	st := Stage{Name: "residual"}
+	mo := newDataMoments(b)
+	tried := make(map[[2]int]bool)
+	cur := bic(n, ll, b.Rows)
+	fails := 0
+	for fails < g.patience {
+		pairs, zm := residualPairs(n, mo, g.zTol)
+		var seed *residualPair
+		for i := range pairs {
+			if !tried[[2]int{pairs[i].a, pairs[i].b}] {
+				seed = &pairs[i]
+				break
+			}
+		}
+		if seed == nil {
+			break
+		}
+		members := cluster(*seed, zm, g.zAdd)
+		tried[[2]int{seed.a, seed.b}] = true
+		st.Tested++
+		s := initSource(n, mo, members)
+		fit, em, err := withSource(n, s).FitEM(b, noisyor.EMOptions{MaxIter: g.emIter, Workers: g.workers})
+		if err != nil {
+			// The candidate makes the E-step too wide: rejected.
+			fails++
+			continue
+		}
+		if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
+			n, ll, cur = fit, em.LogLik, sc
+			if trimmed, k := trimEdges(n, b); k > 0 {
+				if fit, em, err := trimmed.FitEM(b, noisyor.EMOptions{MaxIter: trimIter, Workers: g.workers}); err == nil {
+					if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
+						n, ll, cur = fit, em.LogLik, sc
+						st.Trimmed += k
+					}
+				}
+			}
+			st.Accepted++
+			fails = 0
+		} else {
+			// The pairs of a rejected cluster seed nothing more.
+			for _, x := range members {
+				for _, y := range members {
+					tried[[2]int{min(x, y), max(x, y)}] = true
+				}
+			}
+			fails++
+		}
+	}
+	st.Time = time.Since(t0)
+	return n, ll, st
+}
+
+// freeName returns the first name X<k> that no source of n has.
+func freeName(n *noisyor.Network) string {
+	for k := len(n.Sources) + 1; ; k++ {
+		name := "X" + strconv.Itoa(k)
+		if !slices.ContainsFunc(n.Sources, func(s noisyor.Source) bool { return s.Name == name }) {
+			return name
+		}
+	}
+}
+
+// trimIter is the number of EM updates after trimming edges.
+const trimIter = 5
+
+// trimEdges returns a copy of n without the edges that cannot pay for
+// themselves in BIC, and how many it removed. An edge X→a is judged as if
+// X were observed: the rows where X is on (p·rows of them) see a at 1
+// with probability r₁ = 1 − (1 − r₀)·f instead of r₀ = P(a = 1) under
+// the rest, so observing X would gain p·rows·KL(r₁ ‖ r₀) in
+// log-likelihood; with X hidden the gain is smaller, so an edge whose
+// bound is below its cost ln(rows)/2 goes. A source left with fewer than
+// two children goes too.
+func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int) {
+	out := n.Clone()
+	cost := math.Log(float64(b.Rows)) / 2
+	removed := 0
+	for s := range out.Sources {
+		src := &out.Sources[s]
+		kept := src.Children[:0]
+		for _, c := range src.Children {
+			obs := b.CountOnes(c.Effect) + b.CountZeros(c.Effect)
+			if obs == 0 {
+				kept = append(kept, c)
+				continue
+			}
+			// r₀: a's rate with X off, from its observed rate.
+			r := float64(b.CountOnes(c.Effect)) / float64(obs)
+			r0 := 1 - (1-r)/(1-src.Prior+src.Prior*c.Failure)
+			r0 = min(max(r0, 1e-9), 1-1e-9)
+			r1 := 1 - (1-r0)*c.Failure
+			if src.Prior*float64(obs)*klBern(r1, r0) < cost {
+				removed++
+				continue
+			}
+			kept = append(kept, c)
+		}
+		src.Children = kept
+	}
+	srcs := out.Sources[:0]
+	for _, src := range out.Sources {
+		if len(src.Children) >= 2 {
+			srcs = append(srcs, src)
+		} else {
+			removed += len(src.Children)
+		}
+	}
+	out.Sources = srcs
+	return out, removed
+}
+
+// klBern is the Kullback–Leibler divergence of Bernoulli(p) from
+// Bernoulli(q), in nats.
+func klBern(p, q float64) float64 {
+	d := 0.0
+	if p > 0 {
+		d += p * math.Log(p/q)
+	}
+	if p < 1 {
+		d += (1 - p) * math.Log((1-p)/(1-q))
+	}
+	return d
+}
