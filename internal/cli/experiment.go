@@ -21,7 +21,7 @@ func newExperimentCmd(e *env) *cobra.Command {
 		Long:    "experiment runs the experiments of the papers latentree implements and writes their results as CSV and plots.",
 		Example: `  latentree experiment structure-recovery --runs 200 --out results/structure-recovery`,
 	}
-	c.AddCommand(newRecoveryCmd(e), newNewsgroupsCmd(e), newQuartetRecoveryCmd(e), newQuartetTreesCmd(e), newSmallSampleCmd(e), newSpectralExpCmd(e), newNoisyorImageExpCmd(e), newNoisyorDepthExpCmd(e), newScaleExpCmd(e), newHiddenStatesExpCmd(e), newMixedExpCmd(e))
+	c.AddCommand(newRecoveryCmd(e), newNewsgroupsCmd(e), newQuartetRecoveryCmd(e), newQuartetTreesCmd(e), newSmallSampleCmd(e), newSpectralExpCmd(e), newNoisyorImageExpCmd(e), newNoisyorDepthExpCmd(e), newNoisyorRealExpCmd(e), newScaleExpCmd(e), newHiddenStatesExpCmd(e), newMixedExpCmd(e))
 	return c
 }
 
