@@ -34,7 +34,10 @@
 // learner in noisyor/quartetlearn (Jernite, Halpern & Sontag, NIPS 2013)
 // finds the sources, their children and the parameters, and polishes them
 // with FitEM; it needs every source to be singly coupled at some depth
-// (QuartetDepths says whether a network is). When the structure is known,
+// (QuartetDepths says whether a network is) and, for data where that
+// fails (overlapping sources, effects with several parents), continues
+// with a residual stage that adds sources while the BIC of the whole
+// network, fitted by FitEM, improves. When the structure is known,
 // FitEM fits its parameters. The variational EM baseline in noisyor/vem
 // (Šingliar & Hauskrecht, JMLR 2006) fits a given number of sources, each
 // a possible parent of every effect, from random starts; it is slower and

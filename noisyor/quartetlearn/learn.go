@@ -74,7 +74,8 @@ func ParseTest(s string) (Test, error) {
 }
 
 // Options configure Learn and LearnExact. The zero value runs the
-// paper's algorithm with its thresholds.
+// paper's algorithm with its thresholds (τe adaptive on data), then, on
+// data, the residual stage (see Paper).
 type Options struct {
 	// RankTol is τq, the rank test's bound on the third singular value
 	// (of a joint distribution, so a probability scale). Zero means
