@@ -31,8 +31,8 @@ latentree's stand-in for the image network: 8 sources over an 8×8 pixel grid
 (priors 0.25, failures 0.1, leaks 0.001), six of them learnable from the data
 as they are and two only after one subtraction (depth 1). For each training
 size it learns with variational EM (the true number of sources, --restarts
-random starts, the best bound kept) and with the quartet method (τq = 0.01;
-the row marked * uses τq = 0.003), and reports the sources found, how many
+random starts, the best bound kept) and with the quartet method alone, as the
+paper (noisyor learn --paper; τq = 0.01; the row marked * uses τq = 0.003), and reports the sources found, how many
 have exactly the true children, the largest parameter errors, the held-out
 log-likelihood per row (exact) and the time.
 
