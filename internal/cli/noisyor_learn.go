@@ -54,7 +54,9 @@ and the rank test (the third singular value of each 4×4 unfolding ≤ --rank-to
 find singly-coupled quartets; MIXTURE gives a source's prior and failures from
 one, EXTEND its other children by conditional PMI. Rounds continue until one
 finds nothing; a source's depth is the round that found it. Leaks are what the
-sources leave unexplained. τq defaults to the paper's 0.01. On data, τe defaults
+sources leave unexplained. On data τq defaults to 0.5/√rows, the largest standard
+error of a cell of the quartet's table (0.011 at 2,000 rows, where the paper used
+0.01; 0.005 at 10,000). τe defaults
 to an adaptive rule (the gap must exceed 0.005, 0.2·(PMI − 1) and 4 standard
 errors of its estimate from the counts), which finds weak sources (priors of a
 few percent, failures near 0.5) that the paper's fixed τe = 0.1 misses; give
@@ -172,7 +174,7 @@ leaks), which score and infer read.`,
 	f.StringVarP(&o.out, "out", "o", "", `write the learned network (model JSON) here ("-" for standard output)`)
 	f.StringVar(&o.exact, "exact", "", "learn from the exact moments of this noisy-or model file instead of data")
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
-	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.01; 1e-9 with --exact)")
+	f.Float64Var(&o.rankTol, "rank-tol", 0, "τq: largest third singular value of a singly-coupled quartet's unfoldings (default 0.5/√rows on data, 1e-9 with --exact; the paper used 0.01)")
 	f.Float64Var(&o.pmiTol, "pmi-tol", 0, "τe: PMI − CPMI above which three effects share a parent, in PRETEST and EXTEND (default: adaptive on data, 1e-9 with --exact; 0.1 is the paper's)")
 	f.BoolVar(&o.noPrune, "no-prune", false, "keep every source found (by default a source must improve the BIC of its children's columns)")
 	f.StringVar(&o.test, "test", "rank", "singly-coupled test: rank, or coherence (MIXTURE on the triplets agrees and reproduces the quartet within --rank-tol)")
@@ -420,7 +422,11 @@ func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string, held
 			if st.Name != "quartets" {
 				what = "sources"
 			}
-			fmt.Fprintf(tw, "%s\t%d %s\t%d sources\t%s\n", st.Name, st.Tested, what, st.Accepted, st.Time.Round(time.Millisecond))
+			acc := fmt.Sprintf("%d sources", st.Accepted)
+			if st.Removed > 0 {
+				acc += fmt.Sprintf(" (%d removed by trimming)", st.Removed)
+			}
+			fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\n", st.Name, st.Tested, what, acc, st.Time.Round(time.Millisecond))
 		}
 		tw.Flush()
 	}

@@ -15,8 +15,10 @@
 // quartet's triplets) their prior and failures on the quartet, EXTEND
 // (conditional PMI, eqs. 4–6) their other children. Rounds continue until
 // one finds nothing (or Options.MaxRounds); a source's depth is its round. Leaks are what the
-// sources leave unexplained. τq defaults to the paper's 0.01 for data and
-// to 1e-9 for exact moments; τe to 1e-9 for exact moments and, for data,
+// sources leave unexplained. τq defaults to 0.5/√rows for data
+// (RankTolFor: the largest standard error of a cell of the quartet's
+// table; the paper's 0.01 is that at 2,000 rows) and to 1e-9 for exact
+// moments; τe to 1e-9 for exact moments and, for data,
 // to an adaptive rule (a gap above 0.005, above 0.2·(PMI − 1) and above 4
 // standard errors of its estimate from the counts) that finds weak sources
 // the paper's fixed τe = 0.1 misses (priors of a few percent, failures

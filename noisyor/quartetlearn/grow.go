@@ -193,8 +193,10 @@ type Stage struct {
 	Tested   int    `json:"tested"`
 	Accepted int    `json:"accepted"`
 	// Trimmed counts the edges removed because they explain too few
-	// activations to pay for themselves (residual stage).
+	// activations to pay for themselves, and Removed the sources left with
+	// fewer than two children by that (residual stage).
 	Trimmed int           `json:"trimmed,omitempty"`
+	Removed int           `json:"removed,omitempty"`
 	Time    time.Duration `json:"time_ns"`
 }
 
@@ -292,11 +294,12 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 		}
 		if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
 			n, ll, cur = fit, em.LogLik, sc
-			if trimmed, k := trimEdges(n, b); k > 0 {
+			if trimmed, k, gone := trimEdges(n, b); k > 0 {
 				if fit, em, err := trimmed.FitEM(b, noisyor.EMOptions{MaxIter: trimIter, Workers: g.workers}); err == nil {
 					if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
 						n, ll, cur = fit, em.LogLik, sc
 						st.Trimmed += k
+						st.Removed += gone
 					}
 				}
 			}
@@ -336,8 +339,8 @@ const trimIter = 5
 // the rest, so observing X would gain p·rows·KL(r₁ ‖ r₀) in
 // log-likelihood; with X hidden the gain is smaller, so an edge whose
 // bound is below its cost ln(rows)/2 goes. A source left with fewer than
-// two children goes too.
-func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int) {
+// two children goes too; the last result counts those sources.
+func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int, int) {
 	out := n.Clone()
 	cost := math.Log(float64(b.Rows)) / 2
 	removed := 0
@@ -371,8 +374,9 @@ func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int) {
 			removed += len(src.Children)
 		}
 	}
+	gone := len(out.Sources) - len(srcs)
 	out.Sources = srcs
-	return out, removed
+	return out, removed, gone
 }
 
 // klBern is the Kullback–Leibler divergence of Bernoulli(p) from

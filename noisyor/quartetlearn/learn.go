@@ -36,6 +36,17 @@ const (
 	DefaultPatience      = 8
 )
 
+// RankTolFor is τq for data of the given number of rows: 0.5/√rows, the
+// largest standard error of a cell of the quartet's 16-cell table (a cell
+// at probability 1/2). The third singular value of a singly-coupled
+// quartet's unfolding is 0 but for sampling noise of that order, and the
+// noise shrinks with the rows, so a fixed τq is either too loose on large
+// samples or too strict on small ones; 0.5/√rows is 0.011 at 2,000 rows
+// (the paper's 0.01) and 0.005 at 10,000.
+func RankTolFor(rows int) float64 {
+	return 0.5 / math.Sqrt(float64(max(1, rows)))
+}
+
 // Test chooses how a candidate quartet is judged singly coupled.
 type Test uint8
 
@@ -79,8 +90,9 @@ func ParseTest(s string) (Test, error) {
 type Options struct {
 	// RankTol is τq, the rank test's bound on the third singular value
 	// (of a joint distribution, so a probability scale). Zero means
-	// DefaultRankTol (0.01, the paper's) for data and DefaultExactRankTol
-	// for exact moments. With TestCoherence it bounds the reconstruction
+	// RankTolFor(rows) for data (0.5/√rows; the paper used
+	// DefaultRankTol, 0.01) and DefaultExactRankTol for exact moments.
+	// With TestCoherence it bounds the reconstruction
 	// error instead.
 	RankTol float64
 	// PMITol is τe: PRETEST and EXTEND call three effects siblings when
@@ -497,6 +509,11 @@ func learn(mo moments, names []string, exact bool, opt Options) (*Result, error)
 	r, err := resolve(opt, exact)
 	if err != nil {
 		return nil, err
+	}
+	if !exact && opt.RankTol == 0 {
+		if d, ok := mo.(*dataMoments); ok {
+			r.rankTol = RankTolFor(d.b.Rows)
+		}
 	}
 	rng := seed.Rand(opt.Src, seed.QuartetLearn)
 	m := mo.numEffects()

@@ -62,7 +62,10 @@ func matchNetworks(t *testing.T, want, got *noisyor.Network, tol float64) map[st
 					t.Errorf("source %s child %d: failure %v, want %v", ws.Name, gs.Children[k].Effect, gs.Children[k].Failure, ws.Children[k].Failure)
 				}
 			}
-			depth[ws.Name] = gs.Learned.Depth
+			depth[ws.Name] = -1 // found by the residual stage
+			if gs.Learned != nil {
+				depth[ws.Name] = gs.Learned.Depth
+			}
 			break
 		}
 		if !found {
