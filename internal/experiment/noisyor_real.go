@@ -283,17 +283,23 @@ func PlotNoisyorReal(w io.Writer, res *NoisyorRealResult, format string) error {
 		lo, hi := 2.0, 16.0
 		if pts := res.VEM[set]; len(pts) > 0 {
 			lo, hi = pts[0][0], pts[len(pts)-1][0]
-			xy := make(plotter.XYs, len(pts))
-			for i, q := range pts {
-				xy[i].X, xy[i].Y = q[0], q[1]/float64(max(1, rows))
+			var xy plotter.XYs
+			for _, q := range pts {
+				// A K whose network gives a test row probability 0
+				// (−Inf) is left out.
+				if y := q[1] / float64(max(1, rows)); !math.IsInf(y, 0) && !math.IsNaN(y) {
+					xy = append(xy, plotter.XY{X: q[0], Y: y})
+				}
 			}
-			if err := addSeries(p, "VEM", xy, 0); err != nil {
-				return err
+			if len(xy) > 0 {
+				if err := addSeries(p, "VEM", xy, 0); err != nil {
+					return err
+				}
 			}
 		}
 		k := 1
 		for _, r := range res.Rows {
-			if r.Data != set || r.Method == "vem-best" {
+			if r.Data != set || r.Method == "vem-best" || math.IsInf(r.PerRow, 0) || math.IsNaN(r.PerRow) {
 				continue
 			}
 			if err := addSeries(p, r.Method, plotter.XYs{{X: lo, Y: r.PerRow}, {X: hi, Y: r.PerRow}}, k); err != nil {
