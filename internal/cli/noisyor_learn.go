@@ -435,7 +435,11 @@ func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string, held
 		if !p.Converged {
 			conv = "not converged"
 		}
-		fmt.Fprintf(w, "parameters: moment estimates polished by EM with the structure fixed: %d updates (%s), log-likelihood %.2f (%.4f per row), %s\n",
+		what := "moment estimates polished by EM with the structure fixed"
+		if len(res.Stages) > 1 && res.Stages[1].Accepted > 0 {
+			what = "the network after the residual stage polished by EM to convergence"
+		}
+		fmt.Fprintf(w, "parameters: %s: %d updates (%s), log-likelihood %.2f (%.4f per row), %s\n", what,
 			p.Iterations, conv, p.LogLik, p.LogLik/float64(max(1, res.Rows)), p.Duration.Round(time.Millisecond))
 	} else if res.PolishSkipped != "" {
 		fmt.Fprintf(w, "parameters: the moment estimates (EM polish skipped: %s)\n", res.PolishSkipped)
