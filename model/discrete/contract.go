@@ -88,6 +88,23 @@ func (m *Model) Contractor(d *data.Dataset, workers int) (*Contractor, error) {
 	// whatever the number of workers).
 	nblocks := (b.rows + contractorBlock - 1) / contractorBlock
 	blockLL := make([]float64, nblocks)
+	if kmax == 2 {
+		// Every node binary: the same messages node by node over a block
+		// of rows, the downward ones from prefix and suffix products.
+		nw := min(workers, nblocks)
+		scratch := make([]*binScratch, nw)
+		parallel.For(nw, nblocks, func(w, blk int) {
+			if scratch[w] == nil {
+				scratch[w] = c.newBinScratch()
+			}
+			r0 := blk * contractorBlock
+			blockLL[blk] = c.binBlock(r0, min(b.rows, r0+contractorBlock), rev, scratch[w])
+		})
+		for _, x := range blockLL {
+			c.LogLik += x
+		}
+		return c, nil
+	}
 	parallel.For(min(workers, nblocks), nblocks, func(_, blk int) {
 		f := make([]float64, kmax)
 		g := make([]float64, kmax)
@@ -136,6 +153,171 @@ func (m *Model) Contractor(d *data.Dataset, workers int) (*Contractor, error) {
 		c.LogLik += x
 	}
 	return c, nil
+}
+
+// binScratch is one goroutine's work space for binBlock.
+type binScratch struct {
+	f0, f1, s []float64
+	// m[i] holds M_{c→p}(0) and M_{c→p}(1) of a node's i-th child,
+	// interleaved, for every row of the block.
+	m [][]float64
+}
+
+func (c *Contractor) newBinScratch() *binScratch {
+	deg := 0
+	for _, ch := range c.r.Children {
+		deg = max(deg, len(ch))
+	}
+	sc := &binScratch{f0: make([]float64, contractorBlock), f1: make([]float64, contractorBlock), s: make([]float64, contractorBlock), m: make([][]float64, deg)}
+	for i := range sc.m {
+		sc.m[i] = make([]float64, 2*contractorBlock)
+	}
+	return sc
+}
+
+// binBlock computes the messages of rows [r0, r1) when every node is
+// binary, node by node, and returns the rows' log-likelihood (summed in
+// row order). The upward messages are those of the general loop; a
+// downward message β_{p|v} is p's evidence times the messages into p from
+// its children before v (a prefix product), from those after v and from
+// p's parent (a suffix product), so that a node of degree δ costs O(δ)
+// per row instead of O(δ²).
+func (c *Contractor) binBlock(r0, r1 int, rev [][]float64, sc *binScratch) float64 {
+	m, r := c.m, c.r
+	n := r1 - r0
+	f0, f1, s := sc.f0[:n], sc.f1[:n], sc.s[:n]
+	ll := 0.0
+	for i := len(r.Order) - 1; i >= 0; i-- {
+		v := r.Order[i]
+		c.binEvidence(v, r0, f0, f1, s)
+		for _, ch := range r.Children[v] {
+			t := m.CPT[ch][:4]
+			up, us := c.up[ch][2*r0:2*r1], c.upS[ch][r0:r1]
+			for j := range f0 {
+				b0, b1 := up[2*j], up[2*j+1]
+				f0[j] *= t[0]*b0 + t[1]*b1
+				f1[j] *= t[2]*b0 + t[3]*b1
+				s[j] += us[j]
+			}
+		}
+		if r.Parent[v] < 0 {
+			p0, p1 := m.Prior[0], m.Prior[1]
+			for j := range f0 {
+				if l := p0*f0[j] + p1*f1[j]; l > 0 {
+					ll += c.b.w(r0+j) * (math.Log(l) + s[j])
+				}
+			}
+			continue
+		}
+		storeBin(c.up[v][2*r0:2*r1], c.upS[v][r0:r1], f0, f1, s)
+	}
+	for _, p := range r.Order {
+		kids := r.Children[p]
+		if len(kids) == 0 {
+			continue
+		}
+		// The messages into p from its children.
+		for i, ch := range kids {
+			t := m.CPT[ch][:4]
+			up, mi := c.up[ch][2*r0:2*r1], sc.m[i][:2*n]
+			for j := range n {
+				b0, b1 := up[2*j], up[2*j+1]
+				mi[2*j], mi[2*j+1] = t[0]*b0+t[1]*b1, t[2]*b0+t[3]*b1
+			}
+		}
+		// Prefix products (with p's evidence), kept in the children's
+		// downward messages until the suffix pass.
+		c.binEvidence(p, r0, f0, f1, s)
+		for i, ch := range kids {
+			dn, ds := c.dn[ch][2*r0:2*r1], c.dnS[ch][r0:r1]
+			mi, us := sc.m[i][:2*n], c.upS[ch][r0:r1]
+			for j := range n {
+				dn[2*j], dn[2*j+1], ds[j] = f0[j], f1[j], s[j]
+				f0[j] *= mi[2*j]
+				f1[j] *= mi[2*j+1]
+				s[j] += us[j]
+			}
+		}
+		// Suffix products, starting from the message of p's parent.
+		if pp := r.Parent[p]; pp >= 0 {
+			t := rev[p][:4]
+			dn, ds := c.dn[p][2*r0:2*r1], c.dnS[p][r0:r1]
+			for j := range n {
+				b0, b1 := dn[2*j], dn[2*j+1]
+				f0[j], f1[j], s[j] = t[0]*b0+t[1]*b1, t[2]*b0+t[3]*b1, ds[j]
+			}
+		} else {
+			for j := range n {
+				f0[j], f1[j], s[j] = 1, 1, 0
+			}
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			ch := kids[i]
+			dn, ds := c.dn[ch][2*r0:2*r1], c.dnS[ch][r0:r1]
+			mi, us := sc.m[i][:2*n], c.upS[ch][r0:r1]
+			for j := range n {
+				x0, x1 := dn[2*j]*f0[j], dn[2*j+1]*f1[j]
+				storeBin1(dn[2*j:2*j+2], &ds[j], x0, x1, ds[j]+s[j])
+				f0[j] *= mi[2*j]
+				f1[j] *= mi[2*j+1]
+				s[j] += us[j]
+			}
+		}
+	}
+	return ll
+}
+
+// binEvidence sets f0, f1 to the 0/1 evidence of binary node v in rows
+// r0, r0+1, … (all 1 when v is hidden or the cell missing) and s to 0.
+func (c *Contractor) binEvidence(v, r0 int, f0, f1, s []float64) {
+	codes := c.b.codes[v]
+	if codes == nil {
+		for j := range f0 {
+			f0[j], f1[j], s[j] = 1, 1, 0
+		}
+		return
+	}
+	remap := c.b.remap[v]
+	codes = codes[r0 : r0+len(f0)]
+	for j, code := range codes {
+		s[j] = 0
+		switch {
+		case code == data.Missing:
+			f0[j], f1[j] = 1, 1
+		case remap[code] == 0:
+			f0[j], f1[j] = 1, 0
+		default:
+			f0[j], f1[j] = 0, 1
+		}
+	}
+}
+
+// storeBin stores the binary messages f0, f1 with log-scales s as store
+// does, row by row.
+func storeBin(dst, ls, f0, f1, s []float64) {
+	for j := range f0 {
+		storeBin1(dst[2*j:2*j+2], &ls[j], f0[j], f1[j], s[j])
+	}
+}
+
+// storeBin1 is store for one binary message (x0, x1) of log-scale s,
+// reading the exponent of the maximum from its bits (math.Frexp and
+// math.Ldexp give the same numbers, slower).
+func storeBin1(dst []float64, ls *float64, x0, x1, s float64) {
+	mx := max(x0, x1)
+	if mx <= 0 {
+		dst[0], dst[1], *ls = x0, x1, 0
+		return
+	}
+	e := int(math.Float64bits(mx)>>52&0x7ff) - 1022
+	if e <= -1022 || e > 1022 {
+		// Subnormal or huge: the general way.
+		_, e = math.Frexp(mx)
+		dst[0], dst[1], *ls = math.Ldexp(x0, -e), math.Ldexp(x1, -e), s+float64(e)*math.Ln2
+		return
+	}
+	f := math.Float64frombits(uint64(1023-e) << 52) // 2^−e, exact
+	dst[0], dst[1], *ls = x0*f, x1*f, s+float64(e)*math.Ln2
 }
 
 // evidence sets f to the 0/1 evidence of node v in row (all 1 when v is
@@ -212,6 +394,24 @@ func (c *Contractor) beta(w, u int) ([]float64, []float64) {
 // probability 0 left out). pseudo is EM's pseudo-count (model.EMOptions).
 // The returned model is rooted at model.DefaultRoot(ct).
 func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo float64) (*Model, float64, error) {
+	loc, ll, err := c.FitLocal(ct, keep, drop, iters, tol, pseudo)
+	if err != nil {
+		return nil, 0, err
+	}
+	nm, err := c.m.WithLocal(ct, loc, c.r, c.marg)
+	if err != nil {
+		return nil, 0, err
+	}
+	nm.local = loc
+	return nm, ll, nil
+}
+
+// FitLocal is Contract without the model: the fitted prior of keep and
+// transitions to its neighbours, and the contracted model's
+// log-likelihood. Contract's model is c's model WithLocal those; a search
+// that keeps few of the candidates it scores builds only the models it
+// keeps.
+func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo float64) (*Local, float64, error) {
 	m, old := c.m, c.m.Tree
 	if !old.HasEdge(keep, drop) || ct.Has(drop) || !ct.Has(keep) {
 		return nil, 0, fmt.Errorf("model: %d–%d is not an edge contracted in the tree given", keep, drop)
@@ -241,6 +441,10 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 		for row, s := range bs {
 			cst[row] += s
 		}
+	}
+	if k == 2 && slices.IndexFunc(nb, func(w int) bool { return m.States[w] != 2 }) < 0 {
+		ll := c.fitLocalBin(keep, pi, trans, betas, cst, iters, tol, pseudo)
+		return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
 	}
 	// Gather the neighbours' messages row by row into one flat array, and
 	// keep's evidence as a state (−1: none).
@@ -273,7 +477,6 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 	for i, w := range nb {
 		ctr[i] = make([]float64, k*m.States[w])
 	}
-	bin := k == 2 && kw == 2*len(nb)
 	ll := 0.0
 	last := iters == 1
 	for it := 0; it < iters; it++ {
@@ -288,53 +491,6 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 		}
 		for row := 0; row < rows; row++ {
 			ev := evs[row]
-			if bin {
-				// Every node binary: the same sums unrolled.
-				br := bflat[row*kw : (row+1)*kw]
-				a0, a1 := pi[0], pi[1]
-				if ev == 1 {
-					a0 = 0
-				} else if ev == 0 {
-					a1 = 0
-				}
-				zero := false
-				for i := range nb {
-					b0, b1 := br[2*i], br[2*i+1]
-					t := trans[i][:4]
-					m0, m1 := t[0]*b0+t[1]*b1, t[2]*b0+t[3]*b1
-					mw[2*i], mw[2*i+1] = m0, m1
-					a0 *= m0
-					a1 *= m1
-					zero = zero || m0 == 0 || m1 == 0
-				}
-				l := a0 + a1
-				if l <= 0 {
-					continue
-				}
-				wt := c.b.w(row)
-				if last {
-					ll += wt * (math.Log(l) + cst[row])
-					continue
-				}
-				if !zero {
-					il := wt / l
-					cpi[0] += a0 * il
-					cpi[1] += a1 * il
-					e0, e1 := a0*il, a1*il
-					for i := range nb {
-						b0, b1 := br[2*i], br[2*i+1]
-						t := trans[i][:4]
-						cx := ctr[i][:4]
-						f0, f1 := e0/mw[2*i], e1/mw[2*i+1]
-						cx[0] += f0 * t[0] * b0
-						cx[1] += f0 * t[1] * b1
-						cx[2] += f1 * t[2] * b0
-						cx[3] += f1 * t[3] * b1
-					}
-					continue
-				}
-				// A zero message: the general sums below.
-			}
 			for x := range a {
 				a[x] = pi[x]
 				if ev >= 0 && int32(x) != ev {
@@ -419,13 +575,109 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 		// parameter moves by more than tol.
 		last = it+2 >= iters || change <= tol
 	}
-	loc := &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}
-	nm, err := m.WithLocal(ct, loc, c.r, c.marg)
-	if err != nil {
-		return nil, 0, err
+	return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
+}
+
+// fitLocalBin is FitLocal's EM when keep and its neighbours are binary:
+// pi and trans (2 × 2 each) start at the model's and end fitted, betas
+// are the neighbours' messages and cst the sum of their log-scales by
+// row; it returns the log-likelihood. The messages are gathered row by
+// row into one array, and the evidence on the other neighbours of a
+// neighbour's edge, π(x) ev(x) Π_{j≠i} M_j(x), is a prefix times a suffix
+// product (no division, exact when a message is 0).
+func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float64, cst []float64, iters int, tol, pseudo float64) float64 {
+	nb, rows := len(trans), c.b.rows
+	kw := 2 * nb
+	bflat := make([]float64, rows*kw)
+	for i, src := range betas {
+		for row := range rows {
+			bflat[row*kw+2*i], bflat[row*kw+2*i+1] = src[2*row], src[2*row+1]
+		}
 	}
-	nm.local = loc
-	return nm, ll, nil
+	// Evidence of keep by row: 1 where state 0 is allowed, 2 where 1 is.
+	evs := make([]uint8, rows)
+	codes := c.b.codes[keep]
+	for row := range evs {
+		evs[row] = 3
+		if codes != nil && codes[row] != data.Missing {
+			evs[row] = 1 << c.b.remap[keep][codes[row]]
+		}
+	}
+	t := make([]float64, 4*nb)  // the transitions, flat
+	cx := make([]float64, 4*nb) // their expected counts
+	for i, tr := range trans {
+		copy(t[4*i:4*i+4], tr[:4])
+	}
+	mw := make([]float64, kw)  // M_i(x) at 2i+x
+	pre := make([]float64, kw) // prefix products at 2i+x
+	var cpi [2]float64
+	ll := 0.0
+	last := iters == 1
+	for it := 0; it < iters; it++ {
+		ll = 0
+		cpi[0], cpi[1] = pseudo, pseudo
+		for j := range cx {
+			cx[j] = pseudo
+		}
+		for row := range rows {
+			br := bflat[row*kw : (row+1)*kw]
+			ev := evs[row]
+			a0, a1 := pi[0], pi[1]
+			if ev&1 == 0 {
+				a0 = 0
+			}
+			if ev&2 == 0 {
+				a1 = 0
+			}
+			for i := 0; i < kw; i += 2 {
+				b0, b1 := br[i], br[i+1]
+				ti := t[2*i : 2*i+4]
+				m0, m1 := ti[0]*b0+ti[1]*b1, ti[2]*b0+ti[3]*b1
+				mw[i], mw[i+1] = m0, m1
+				pre[i], pre[i+1] = a0, a1
+				a0 *= m0
+				a1 *= m1
+			}
+			l := a0 + a1
+			if l <= 0 {
+				continue // probability 0: left out, as EM does
+			}
+			wt := c.b.w(row)
+			if last {
+				ll += wt * (math.Log(l) + cst[row])
+				continue // the last pass only scores
+			}
+			il := wt / l
+			cpi[0] += a0 * il
+			cpi[1] += a1 * il
+			s0, s1 := il, il
+			for i := kw - 2; i >= 0; i -= 2 {
+				b0, b1 := br[i], br[i+1]
+				ti, ci := t[2*i:2*i+4], cx[2*i:2*i+4]
+				f0, f1 := pre[i]*s0, pre[i+1]*s1
+				ci[0] += f0 * ti[0] * b0
+				ci[1] += f0 * ti[1] * b1
+				ci[2] += f1 * ti[2] * b0
+				ci[3] += f1 * ti[3] * b1
+				s0 *= mw[i]
+				s1 *= mw[i+1]
+			}
+		}
+		if last {
+			break
+		}
+		change := normalizeChange(pi, cpi[:], 1, 2)
+		for i := range trans {
+			change = max(change, normalizeChange(t[4*i:4*i+4], cx[4*i:4*i+4], 2, 2))
+		}
+		// The next pass scores only, after the last M-step or once no
+		// parameter moves by more than tol.
+		last = it+2 >= iters || change <= tol
+	}
+	for i, tr := range trans {
+		copy(tr[:4], t[4*i:4*i+4])
+	}
+	return ll
 }
 
 // Local is the part of a model at one node that Contractor.Contract

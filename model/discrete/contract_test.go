@@ -7,7 +7,9 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/model/discrete"
 	"github.com/latentree/latentree/simulate"
+	"github.com/latentree/latentree/tree"
 )
 
 // The Contractor's log-likelihood is the model's; the model Contract
@@ -90,5 +92,54 @@ func contractorExact(t *testing.T, binary bool) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d contractions tried", n)
+	}
+}
+
+// NumParamsOn counts the parameters of the model New would make, at every
+// root of a tree whose nodes have 2 to 4 states (hand check on a path
+// a–h–b with 3, 2 and 4 states rooted at h: 1 + 2·2 + 2·3 = 11), and
+// rejects a root outside the tree.
+func TestNumParamsOn(t *testing.T) {
+	p := tree.New()
+	a, err := p.AddNode(tree.Node{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.AddHidden()
+	b, err := p.AddNode(tree.Node{Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddEdge(a, h, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddEdge(h, b, 1); err != nil {
+		t.Fatal(err)
+	}
+	states := make([]int, p.MaxID())
+	states[a], states[h], states[b] = 3, 2, 4
+	if got, err := discrete.NumParamsOn(p, h, states); err != nil || got != 11 {
+		t.Fatalf("path rooted at the hidden node: %d, %v; want 11", got, err)
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	tr, err := simulate.RandomMinimal(rng, 12, simulate.MinimalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states = make([]int, tr.MaxID())
+	for _, v := range tr.Nodes() {
+		states[v] = 2 + rng.IntN(3)
+	}
+	for _, root := range tr.Nodes() {
+		m, err := discrete.New(tr, root, states)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := discrete.NumParamsOn(tr, root, states); err != nil || got != m.NumParams() {
+			t.Errorf("root %d: NumParamsOn %d, %v; the model's NumParams %d", root, got, err, m.NumParams())
+		}
+	}
+	if _, err := discrete.NumParamsOn(tr, tr.MaxID()+5, states); err == nil {
+		t.Error("a root outside the tree: no error")
 	}
 }

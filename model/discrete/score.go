@@ -9,6 +9,7 @@ import (
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/seed"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
 )
 
 // NumParams returns κ, the number of free parameters: k_root − 1 for the
@@ -29,6 +30,28 @@ func (m *Model) NumParams() int {
 		}
 	}
 	return kappa
+}
+
+// NumParamsOn returns the NumParams of a model on t rooted at root whose
+// node v has states[v] states, without the model: what a search that
+// scores candidate trees before it builds their models needs.
+func NumParamsOn(t *tree.Tree, root int, states []int) (int, error) {
+	if !t.Has(root) {
+		return 0, fmt.Errorf("model: root %d is not a node of the tree", root)
+	}
+	r := t.Root(root)
+	kappa := 0
+	for _, v := range r.Order {
+		if v >= len(states) || states[v] < 1 {
+			return 0, fmt.Errorf("model: node %d has no number of states", v)
+		}
+		if p := r.Parent[v]; p < 0 {
+			kappa += states[v] - 1
+		} else {
+			kappa += states[p] * (states[v] - 1)
+		}
+	}
+	return kappa, nil
 }
 
 // Score computes the log-likelihood of d and the scores derived from it.
