@@ -88,6 +88,10 @@ type pruneState struct {
 	m  model.Model
 	ll float64
 	em *model.EMResult
+	// local is the local fit of a candidate of the local search, whose
+	// model m (the current model WithLocal local) is built when the
+	// candidate is kept (pruneState.build).
+	local *discrete.Local
 	// con scores contractions of m locally (discrete m, local search),
 	// computed once on first use.
 	conOnce sync.Once
@@ -103,6 +107,25 @@ type pruneState struct {
 func (s *pruneState) contractor(dm *discrete.Model, d *data.Dataset, workers int) (*discrete.Contractor, error) {
 	s.conOnce.Do(func() { s.con, s.conErr = dm.Contractor(d, workers) })
 	return s.con, s.conErr
+}
+
+// build sets s.m, the model of a local candidate, to from's model
+// WithLocal s.local on ct, and ct's edge lengths to its distances; it
+// does nothing when s.m is set.
+func (s *pruneState) build(from *pruneState, ct *tree.Tree) error {
+	if s.m != nil {
+		return nil
+	}
+	fm, ok := from.m.(*discrete.Model)
+	if !ok || s.local == nil {
+		return errors.New("learn: a local candidate has no local fit")
+	}
+	nm, err := fm.WithLocal(ct, s.local, nil, nil)
+	if err != nil {
+		return err
+	}
+	s.m = nm
+	return setFittedLengths(ct, nm)
 }
 
 // contracted returns the nodes keep and drop of the edge of old whose
@@ -256,14 +279,17 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				if err != nil {
 					return 0, nil, err
 				}
-				dm, ll, err := con.Contract(ct, keep, drop, localIter, localTol, fit.EM.Pseudo)
+				// The candidate's model is built only if it is kept
+				// (pruneState.local).
+				loc, ll, err := con.FitLocal(ct, keep, drop, localIter, localTol, fit.EM.Pseudo)
 				if err != nil {
 					return 0, nil, err
 				}
-				if err := setFittedLengths(ct, dm); err != nil {
+				kappa, err := discrete.NumParamsOn(ct, model.DefaultRoot(ct), w.States)
+				if err != nil {
 					return 0, nil, err
 				}
-				return negScore(ll, dm), &pruneState{m: dm, ll: ll}, nil
+				return 2*ll - float64(kappa)*penalty, &pruneState{ll: ll, local: loc}, nil
 			}
 			var dm *discrete.Model
 			if dm, err = warmDiscrete(w, ct); err == nil {

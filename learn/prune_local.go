@@ -144,6 +144,9 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 			}
 			return true
 		}
+		if err := first.state.build(bst, first.t); err != nil {
+			return nil, err
+		}
 		mark(cands[better[0]])
 		cur, curTree, kept := first.state, first.t, 1
 		for _, i := range better[1:] {
@@ -152,6 +155,10 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 				continue
 			}
 			mark(c)
+			// A candidate's model is built when it is kept.
+			if err := out[i].state.build(bst, out[i].t); err != nil {
+				return nil, err
+			}
 			ct := curTree.Clone()
 			if err := ct.Contract(c.keep, c.drop); err != nil {
 				return nil, err

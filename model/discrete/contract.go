@@ -402,7 +402,6 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 	if err != nil {
 		return nil, 0, err
 	}
-	nm.local = loc
 	return nm, ll, nil
 }
 
@@ -691,7 +690,7 @@ type Local struct {
 }
 
 // LocalFit returns the local parameters a model returned by
-// Contractor.Contract was built from, or nil.
+// Contractor.Contract or WithLocal was built from, or nil.
 func (m *Model) LocalFit() *Local { return m.local }
 
 // WithLocal returns the model on ct (a tree whose edges away from
@@ -801,6 +800,7 @@ func (m *Model) WithLocal(ct *tree.Tree, loc *Local, r *tree.Rooted, marg [][]fl
 	for x := range nm.Prior {
 		nm.Prior[x] /= s
 	}
+	nm.local = loc
 	return nm, nm.Validate()
 }
 
