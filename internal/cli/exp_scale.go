@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,11 @@ func newScaleExpCmd(e *env) *cobra.Command {
 		tmp              string
 		out              string
 		asJSON           bool
+		targets          bool
+		runs             int
+		trees            int
+		treeLeaves       int
+		treeRows         int
 	)
 	c := &cobra.Command{
 		Use:   "scale",
@@ -41,9 +47,27 @@ memory, and measures one step at a time, after a garbage collection:
                  contraction and EM with its warm-up on samples; skipped when
                  rows × variables exceeds --max-em-cells
 
-It records the wall-clock seconds and the peak heap in use (sampled every
-10 ms). At 10⁷ rows and 100 variables the data files take about 2.7 GB in
---tmp, and the whole run about 15 minutes.
+Then (unless --targets=false) it measures issue 25's targets:
+
+  newsgroups-learn    learn with default options (CLNJ, the contraction by
+                      BIC, EM) on the 20 Newsgroups training split, the
+                      median of --target-runs runs, with the test split's
+                      BIC (skipped when the splits are not found, as for
+                      experiment newsgroups)
+  learn-em-tree       learn with default options on each of --trees random
+                      binary latent trees (--tree-leaves observed variables,
+                      --tree-rows rows), with EM's E-steps by phase and what
+                      EM run on from the result to tolerance 1e-9 gains;
+                      learn-em-trees gives their medians
+  structure-only-cmd  the whole command latentree learn --structure-only on
+                      an 80-variable × 1,000-row Gaussian CSV file (simulate
+                      --topology hmm), process start included, the median of
+                      --target-runs runs
+
+It records the wall-clock seconds, the CPU seconds (user and system, all
+threads) and the peak heap in use (sampled every 10 ms). At 10⁷ rows and
+100 variables the data files take about 2.7 GB in --tmp, and the whole run
+about 15 minutes, the targets about 5 more.
 
 Writes OUT.csv, OUT.md, OUT.svg and OUT.png (--out is a path prefix) and the
 table on standard output (JSON with --json).`,
@@ -55,7 +79,24 @@ table on standard output (JSON with --json).`,
 			if err := e.checkResults(nil, out, "csv", "md", "svg", "png"); err != nil {
 				return err
 			}
-			cfg := experiment.ScaleConfig{RowVars: rowVars, VarRows: varRows, Seed: seed, TempDir: tmp}
+			cfg := experiment.ScaleConfig{RowVars: rowVars, VarRows: varRows, Seed: seed, TempDir: tmp,
+				Targets: experiment.ScaleTargets{Skip: !targets, Runs: runs, Trees: trees, TreeLeaves: treeLeaves, TreeRows: treeRows}}
+			if runs < 1 {
+				return usagef("--target-runs %d: want at least 1", runs)
+			}
+			if trees < 0 || treeLeaves < 4 || treeRows < 10 {
+				return usagef("--trees %d, --tree-leaves %d, --tree-rows %d: want 0 or more trees of at least 4 variables and 10 rows", trees, treeLeaves, treeRows)
+			}
+			if trees == 0 {
+				cfg.Targets.Trees = -1
+			}
+			if targets {
+				cfg.Targets.NewsgroupsTrain, _ = experiment.FindDataFile("newsgroups100-train.csv")
+				cfg.Targets.NewsgroupsTest, _ = experiment.FindDataFile("newsgroups100-test.csv")
+				if exe, err := os.Executable(); err == nil {
+					cfg.Targets.Command = exe
+				}
+			}
 			var err error
 			if cfg.Rows, err = parseInts(rows); err != nil || len(cfg.Rows) == 0 {
 				return usagef("--rows %q: want comma-separated numbers of rows", rows)
@@ -123,5 +164,10 @@ table on standard output (JSON with --json).`,
 	f.StringVar(&tmp, "tmp", "", "directory for the data files (default the system's temporary directory)")
 	f.StringVarP(&out, "out", "o", "", "path prefix for OUT.csv, OUT.md, OUT.svg and OUT.png")
 	f.BoolVar(&asJSON, "json", false, "print the rows as JSON instead of the table")
+	f.BoolVar(&targets, "targets", true, "measure issue 25's targets after the grid")
+	f.IntVar(&runs, "target-runs", experiment.DefaultScaleTargetRuns, "timed runs of the newsgroups and whole-command targets (the median is reported)")
+	f.IntVar(&trees, "trees", experiment.DefaultScaleTrees, "random trees of the EM target (0: none)")
+	f.IntVar(&treeLeaves, "tree-leaves", experiment.DefaultScaleTreeLeaves, "observed variables of each tree of the EM target")
+	f.IntVar(&treeRows, "tree-rows", experiment.DefaultScaleTreeRows, "rows of each tree of the EM target")
 	return c
 }

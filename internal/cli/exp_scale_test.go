@@ -17,6 +17,8 @@ func TestExperimentScale(t *testing.T) {
 		{"--var-rows", "0"},
 		{"--max-em-cells", "NaN"},
 		{"--tmp", "/nonexistent/dir"},
+		{"--target-runs", "0"},
+		{"--trees", "-1"},
 	} {
 		code, _, errs := run(t, "", append([]string{"experiment", "scale"}, args...)...)
 		flag := strings.TrimPrefix(args[0], "--")
@@ -26,7 +28,7 @@ func TestExperimentScale(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "scale")
 	code, stdout, errs := run(t, "", "experiment", "scale", "--rows", "1000,2000", "--vars", "10", "--row-vars", "10",
-		"--var-rows", "1000", "--max-em-cells", "15000", "--tmp", t.TempDir(), "--out", out, "--json")
+		"--var-rows", "1000", "--max-em-cells", "15000", "--tmp", t.TempDir(), "--out", out, "--json", "--targets=false")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -47,7 +49,7 @@ func TestExperimentScale(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(out + ".md")
-	if !strings.Contains(string(b), "| 10 | 2000 | learn-em | – | – | skipped") {
+	if !strings.Contains(string(b), "| 10 | 2000 | learn-em | – | – | – | skipped") {
 		t.Errorf("table:\n%s", b)
 	}
 }

@@ -92,6 +92,9 @@ type ScaleConfig struct {
 	TempDir string
 	// Progress, if not nil, is called after every step.
 	Progress func(done, total int)
+	// Targets configures the measurements of issue 25's targets, made
+	// after the grid (ScaleTargets).
+	Targets ScaleTargets
 }
 
 // ScaleRow is one step at one point.
@@ -101,6 +104,11 @@ type ScaleRow struct {
 	Step      string `json:"step"`
 	// Seconds is the wall-clock time of the step; zero when skipped.
 	Seconds float64 `json:"seconds"`
+	// CPUSeconds is the CPU time (user and system, every thread) the
+	// process used during the step, or the command's for a whole
+	// command; zero when skipped or not measured (systems other than
+	// Unix).
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// PeakMB is the largest heap in use (runtime.MemStats.HeapInuse,
 	// sampled every 10 ms after a garbage collection) during the step, in
 	// MiB; it includes the process's baseline.
@@ -136,6 +144,7 @@ func (cfg *ScaleConfig) defaults() error {
 	if cfg.TempDir == "" {
 		cfg.TempDir = os.TempDir()
 	}
+	cfg.Targets.defaults()
 	for _, n := range append([]int{cfg.VarRows}, cfg.Rows...) {
 		if n < 10 {
 			return fmt.Errorf("experiment: %d rows: want at least 10", n)
@@ -182,7 +191,7 @@ func Scale(ctx context.Context, cfg ScaleConfig) ([]ScaleRow, error) {
 		return nil, err
 	}
 	pts := cfg.points()
-	total, done := len(pts)*len(ScaleSteps), 0
+	total, done := len(pts)*len(ScaleSteps)+cfg.Targets.steps(), 0
 	step := func() {
 		done++
 		if cfg.Progress != nil {
@@ -194,6 +203,13 @@ func Scale(ctx context.Context, cfg ScaleConfig) ([]ScaleRow, error) {
 		r, err := scalePointRun(ctx, &cfg, p, step)
 		if err != nil {
 			return nil, fmt.Errorf("experiment: %d variables × %d rows: %w", p.m, p.n, err)
+		}
+		rows = append(rows, r...)
+	}
+	if !cfg.Targets.Skip {
+		r, err := scaleTargets(ctx, &cfg, step)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
 		}
 		rows = append(rows, r...)
 	}
@@ -260,7 +276,7 @@ func scalePointRun(ctx context.Context, cfg *ScaleConfig, p scalePoint, step fun
 			r.FileMB = float64(fi.Size()) / (1 << 20)
 		}
 		var s *stats.Stats
-		r.Seconds, r.PeakMB, err = measure(func() error {
+		r.Seconds, r.CPUSeconds, r.PeakMB, err = measure(func() error {
 			br, err := data.OpenBlocks([]string{path}, data.BlockOptions{})
 			if err != nil {
 				return err
@@ -285,7 +301,7 @@ func scalePointRun(ctx context.Context, cfg *ScaleConfig, p scalePoint, step fun
 
 	r := row(ScaleStructure)
 	var res *learn.Result
-	r.Seconds, r.PeakMB, err = measure(func() error {
+	r.Seconds, r.CPUSeconds, r.PeakMB, err = measure(func() error {
 		var err error
 		res, err = learn.FromStats(st[0], learn.Options{Method: learn.CLNJ})
 		return err
@@ -306,7 +322,7 @@ func scalePointRun(ctx context.Context, cfg *ScaleConfig, p scalePoint, step fun
 		var lr *learn.Result
 		var readSec float64
 		var em string
-		r.Seconds, r.PeakMB, err = measure(func() error {
+		r.Seconds, r.CPUSeconds, r.PeakMB, err = measure(func() error {
 			t0 := time.Now()
 			pk, err := data.Pack(&data.Files{Paths: []string{pqPath}})
 			if err != nil {
@@ -504,8 +520,8 @@ func sameStats(a, b *stats.Stats) error {
 }
 
 // measure runs fn after a garbage collection and returns its wall-clock
-// seconds and the largest heap in use (MiB), sampled every 10 ms.
-func measure(fn func() error) (seconds, peakMB float64, err error) {
+// and CPU seconds and the largest heap in use (MiB), sampled every 10 ms.
+func measure(fn func() error) (seconds, cpu, peakMB float64, err error) {
 	runtime.GC()
 	var peak atomic.Uint64
 	sample := func() {
@@ -533,28 +549,28 @@ func measure(fn func() error) (seconds, peakMB float64, err error) {
 			}
 		}
 	})
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuSeconds()
 	err = fn()
-	seconds = time.Since(start).Seconds()
+	seconds, cpu = time.Since(start).Seconds(), cpuSeconds()-cpu0
 	close(stop)
 	wg.Wait()
 	sample()
-	return seconds, float64(peak.Load()) / (1 << 20), err
+	return seconds, cpu, float64(peak.Load()) / (1 << 20), err
 }
 
 // WriteScaleCSV writes the rows as CSV: variables, rows, step, seconds,
-// peak_mb, note.
+// cpu_seconds, peak_mb, note.
 func WriteScaleCSV(w io.Writer, rows []ScaleRow) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variables", "rows", "step", "seconds", "peak_mb", "note"}); err != nil {
+	if err := cw.Write([]string{"variables", "rows", "step", "seconds", "cpu_seconds", "peak_mb", "note"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		sec, mb := strconv.FormatFloat(r.Seconds, 'f', 4, 64), strconv.FormatFloat(r.PeakMB, 'f', 1, 64)
+		sec, cpu, mb := strconv.FormatFloat(r.Seconds, 'f', 4, 64), strconv.FormatFloat(r.CPUSeconds, 'f', 4, 64), strconv.FormatFloat(r.PeakMB, 'f', 1, 64)
 		if r.Skipped {
-			sec, mb = "", ""
+			sec, cpu, mb = "", "", ""
 		}
-		if err := cw.Write([]string{strconv.Itoa(r.Variables), strconv.Itoa(r.Rows), r.Step, sec, mb, r.Note}); err != nil {
+		if err := cw.Write([]string{strconv.Itoa(r.Variables), strconv.Itoa(r.Rows), r.Step, sec, cpu, mb, r.Note}); err != nil {
 			return err
 		}
 	}
@@ -565,13 +581,13 @@ func WriteScaleCSV(w io.Writer, rows []ScaleRow) error {
 // WriteScaleTable writes the rows as a Markdown table.
 func WriteScaleTable(w io.Writer, rows []ScaleRow) error {
 	var b strings.Builder
-	b.WriteString("| variables | rows | step | seconds | peak heap MB | note |\n|---:|---:|---|---:|---:|---|\n")
+	b.WriteString("| variables | rows | step | seconds | CPU seconds | peak heap MB | note |\n|---:|---:|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
-		sec, mb := fmt.Sprintf("%.3f", r.Seconds), fmt.Sprintf("%.1f", r.PeakMB)
+		sec, cpu, mb := fmt.Sprintf("%.3f", r.Seconds), fmt.Sprintf("%.3f", r.CPUSeconds), fmt.Sprintf("%.1f", r.PeakMB)
 		if r.Skipped {
-			sec, mb = "–", "–"
+			sec, cpu, mb = "–", "–", "–"
 		}
-		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", r.Variables, r.Rows, r.Step, sec, mb, r.Note)
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s |\n", r.Variables, r.Rows, r.Step, sec, cpu, mb, r.Note)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -8,7 +8,8 @@ import (
 )
 
 func TestScaleTiny(t *testing.T) {
-	cfg := ScaleConfig{Rows: []int{1000, 2000}, RowVars: 10, Vars: []int{10}, VarRows: 1000, Seed: 3, TempDir: t.TempDir(), MaxEMCells: 15000}
+	cfg := ScaleConfig{Rows: []int{1000, 2000}, RowVars: 10, Vars: []int{10}, VarRows: 1000, Seed: 3, TempDir: t.TempDir(), MaxEMCells: 15000,
+		Targets: ScaleTargets{Skip: true}}
 	rows, err := Scale(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,45 @@ func TestScaleTiny(t *testing.T) {
 	}
 	if !strings.Contains(svg.String(), "<svg") {
 		t.Error("no SVG")
+	}
+}
+
+// TestScaleTargetsTiny runs the targets on two small trees, without the
+// newsgroups splits and without an executable (those rows say they were
+// skipped): a row per tree with its time and E-steps, then their medians.
+func TestScaleTargetsTiny(t *testing.T) {
+	var steps []int
+	cfg := ScaleConfig{Rows: []int{1000}, RowVars: 8, Vars: []int{8}, VarRows: 1000, Seed: 3, TempDir: t.TempDir(),
+		Targets:  ScaleTargets{Runs: 1, Trees: 2, TreeLeaves: 8, TreeRows: 2000},
+		Progress: func(done, total int) { steps = append(steps, done, total) }}
+	rows, err := Scale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = rows[len(ScaleSteps):]
+	want := []string{ScaleNewsgroupsLearn, ScaleEMTree, ScaleEMTree, ScaleEMTrees, ScaleStructureCmd}
+	if len(rows) != len(want) {
+		t.Fatalf("%d target rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, r := range rows {
+		if r.Step != want[i] {
+			t.Errorf("row %d: step %s, want %s", i, r.Step, want[i])
+		}
+		skip := r.Step == ScaleNewsgroupsLearn || r.Step == ScaleStructureCmd
+		if r.Skipped != skip {
+			t.Errorf("row %d (%s): skipped %v", i, r.Step, r.Skipped)
+		}
+		if !skip && (!(r.Seconds > 0) || r.CPUSeconds < 0 || r.Variables != 8 || r.Rows != 2000) {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	for _, r := range rows[1:3] {
+		if !strings.Contains(r.Note, "E-steps") || !strings.Contains(r.Note, "tolerance 1e-9") {
+			t.Errorf("tree row without E-steps or the tight run: %q", r.Note)
+		}
+	}
+	if n := len(steps); n < 2 || steps[n-2] != steps[n-1] || steps[n-1] != len(ScaleSteps)+5 {
+		t.Errorf("progress %v: want to end at %d of %d", steps, len(ScaleSteps)+5, len(ScaleSteps)+5)
 	}
 }
 
