@@ -158,6 +158,12 @@ type ContractReport struct {
 	// the data (their covariance and row count) without fitting a model to
 	// return: structure only, or from statistics.
 	Covariance bool `json:"covariance,omitempty"`
+	// InitialEM is the E-steps and time by phase of the uncontracted
+	// tree's fit, which the search starts from (the final EM is
+	// Result.EM); SearchSeconds the wall-clock time of the whole search,
+	// that fit included.
+	InitialEM     *model.EMPhases `json:"initial_em,omitempty"`
+	SearchSeconds float64         `json:"search_seconds,omitempty"`
 }
 
 // QuartetOptions configures the quartet method.
@@ -573,7 +579,11 @@ func Learn(d *data.Dataset, opt Options) (*Result, error) {
 			}
 		}
 		res.Contraction = &ContractReport{Rule: rule, Contracted: pr.Contracted, Evaluated: pr.Evaluated,
-			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0, Kept: "contracted"}
+			InitialBIC: pr.InitialBIC, BIC: pr.BIC, ChowLiu: pr.Baseline == 0, Kept: "contracted", SearchSeconds: pr.SearchTime.Seconds()}
+		if pr.InitialEM != nil {
+			ph := pr.InitialEM.Phases
+			res.Contraction.InitialEM = &ph
+		}
 		switch pr.Baseline {
 		case 0:
 			res.Contraction.Kept = "chowliu"

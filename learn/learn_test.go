@@ -255,7 +255,12 @@ func TestContractProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	if calls == 0 || res.Contraction == nil || last != res.Contraction.Evaluated {
-		t.Errorf("%d calls, last %d, report %+v", calls, last, res.Contraction)
+		t.Fatalf("%d calls, last %d, report %+v", calls, last, res.Contraction)
+	}
+	// It reports the uncontracted tree's fit by phase and its own time.
+	c := res.Contraction
+	if c.InitialEM == nil || c.InitialEM.Full.ESteps < 1 || !(c.SearchSeconds > 0) || c.SearchSeconds < c.InitialEM.Full.Seconds {
+		t.Errorf("search report: initial EM %+v, %g s in all", c.InitialEM, c.SearchSeconds)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -81,6 +82,11 @@ type PruneResult struct {
 	// Baseline is the index of the baseline tree chosen instead of the
 	// contracted tree because its BIC was lower, or −1.
 	Baseline int
+	// InitialEM is the EM run that fitted the input tree (nil when the
+	// caller gave the fit); SearchTime the wall-clock time of the
+	// search, that fit included, before the final EM and the baselines.
+	InitialEM  *model.EMResult
+	SearchTime time.Duration
 }
 
 // pruneState is a model fitted to a tree during the search.
@@ -366,6 +372,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	}
 	var cr *structure.ContractResult[pruneState]
 	var err error
+	t0 := time.Now()
 	if _, warmDiscrete := initialModel(initial).(*discrete.Model); !opt.Refit && (warmDiscrete || initial == nil && d.AllDiscrete()) {
 		cr, err = contractLocal(t, discreteOps(d, opt.Workers), score, negScore, penalty, opt, progress)
 	} else {
@@ -374,6 +381,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 	if err != nil {
 		return nil, err
 	}
+	searchTime := time.Since(t0)
 	if dm, ok := cr.State.m.(*discrete.Model); ok && cr.Contracted > 0 {
 		// Finish the chosen model with fit's stopping rule (EM from its
 		// parameters only raises the likelihood, so the BIC only falls).
@@ -405,7 +413,10 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 		}
 	}
 	out := &PruneResult{Tree: cr.Tree, Model: cr.State.m, EM: cr.State.em, BIC: bicOf(cr.State), InitialBIC: bicOf(cr.InitialState),
-		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1}
+		Contracted: cr.Contracted, Evaluated: cr.Evaluated, Baseline: -1, SearchTime: searchTime}
+	if initial == nil && cr.InitialState != nil {
+		out.InitialEM = cr.InitialState.em
+	}
 	best := cr.Score
 	for i, b := range baselines {
 		if b == nil {
