@@ -519,15 +519,11 @@ func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 			for _, y := range a {
 				l += y
 			}
-			if l <= 0 {
-				continue // probability 0: left out, as EM does
+			if l <= 0 || last {
+				ll += c.scoreRow(row, l, cst)
+				continue
 			}
-			wt := c.b.w(row)
-			if last {
-				ll += wt * (math.Log(l) + cst[row])
-				continue // the last pass only scores
-			}
-			il := wt / l
+			il := c.b.w(row) / l
 			for x, y := range a {
 				cpi[x] += y * il
 			}
@@ -575,6 +571,17 @@ func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 		last = it+2 >= iters || change <= tol
 	}
 	return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
+}
+
+// scoreRow is a row's term of a local EM pass's log-likelihood, which
+// only the last pass sums: its weighted logarithm of the likelihood l (up
+// to the scale cst[row]), or 0 for a row of probability 0 (left out, as EM
+// does).
+func (c *Contractor) scoreRow(row int, l float64, cst []float64) float64 {
+	if l <= 0 {
+		return 0
+	}
+	return c.b.w(row) * (math.Log(l) + cst[row])
 }
 
 // fitLocalBin is FitLocal's EM when keep and its neighbours are binary:
@@ -637,16 +644,11 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 				a0 *= m0
 				a1 *= m1
 			}
-			l := a0 + a1
-			if l <= 0 {
-				continue // probability 0: left out, as EM does
+			if l := a0 + a1; l <= 0 || last {
+				ll += c.scoreRow(row, l, cst)
+				continue
 			}
-			wt := c.b.w(row)
-			if last {
-				ll += wt * (math.Log(l) + cst[row])
-				continue // the last pass only scores
-			}
-			il := wt / l
+			il := c.b.w(row) / (a0 + a1)
 			cpi[0] += a0 * il
 			cpi[1] += a1 * il
 			s0, s1 := il, il
