@@ -46,17 +46,9 @@ executable and its parents.`,
   LATENTREE_DATA=$HOME/data latentree experiment newsgroups --methods clnj`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			train, test := trainPath, testPath
-			var err error
-			if train == "" {
-				if train, err = findDataFile("newsgroups100-train.csv", "--train"); err != nil {
-					return err
-				}
-			}
-			if test == "" {
-				if test, err = findDataFile("newsgroups100-test.csv", "--test"); err != nil {
-					return err
-				}
+			train, test, err := newsgroupsFiles(trainPath, testPath)
+			if err != nil {
+				return err
 			}
 			if err := e.checkResults([]pathFlag{{"--train", train}, {"--test", test}}, out, "csv", "md"); err != nil {
 				return err
@@ -106,6 +98,25 @@ func runNewsgroups(e *env, trainPath, testPath, out string, cfg experiment.Newsg
 // dataEnvVar names the environment variable holding the directory of the
 // papers' data files.
 const dataEnvVar = experiment.DataEnvVar
+
+// newsgroupsFiles returns the training and test files of the 100
+// newsgroup words: train and test as given on the command line (--train,
+// --test), or, when empty, newsgroups100-train.csv and
+// newsgroups100-test.csv found by findDataFile.
+func newsgroupsFiles(train, test string) (string, string, error) {
+	var err error
+	if train == "" {
+		if train, err = findDataFile("newsgroups100-train.csv", "--train"); err != nil {
+			return "", "", err
+		}
+	}
+	if test == "" {
+		if test, err = findDataFile("newsgroups100-test.csv", "--test"); err != nil {
+			return "", "", err
+		}
+	}
+	return train, test, nil
+}
 
 // findDataFile finds a data file that was not named on the command line
 // (see experiment.FindDataFile), or returns a usage error listing where it

@@ -41,17 +41,9 @@ and OUT.png (one panel per dataset: VEM against K, the others as lines).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sets []experiment.NoisyorRealSet
 			if !noWords {
-				train, test := trainPath, testPath
-				var err error
-				if train == "" {
-					if train, err = findDataFile("newsgroups100-train.csv", "--train"); err != nil {
-						return err
-					}
-				}
-				if test == "" {
-					if test, err = findDataFile("newsgroups100-test.csv", "--test"); err != nil {
-						return err
-					}
+				train, test, err := newsgroupsFiles(trainPath, testPath)
+				if err != nil {
+					return err
 				}
 				if err := e.checkResults([]pathFlag{{"--train", train}, {"--test", test}}, out, "csv", "md", "png"); err != nil {
 					return err
