@@ -49,8 +49,14 @@ type NoisyorRealRow struct {
 	// K is the number of sources (hidden variables for the latent tree);
 	// for "vem-best" the K chosen on the test rows.
 	K, Edges int
-	// TestLL is the test log-likelihood; PerRow its mean per row.
+	// TestLL is the test log-likelihood; PerRow its mean per row. Both
+	// are −Inf when a test row has probability 0 under the model.
 	TestLL, PerRow float64
+	// ZeroRows counts the test rows with probability 0 (log-likelihood
+	// −Inf), and FinitePerRow is the mean log-likelihood over the other
+	// rows (equal to PerRow when ZeroRows is 0).
+	ZeroRows     int
+	FinitePerRow float64
 	// Seconds is the wall time: for vem-best the whole search over K.
 	Seconds float64
 	// Tested and Accepted count the learner's residual candidates.
@@ -126,20 +132,17 @@ func NoisyorReal(sets []NoisyorRealSet, cfg NoisyorRealConfig) (*NoisyorRealResu
 		if err != nil {
 			return nil, err
 		}
-		score := func(n *noisyor.Network) (float64, error) {
-			l, err := n.LogLikelihood(test, noisyor.LikOptions{})
-			if err != nil {
-				return 0, err
-			}
-			return l.LogLik, nil
+		score := func(n *noisyor.Network) (*noisyor.Likelihood, error) {
+			return n.LogLikelihood(test, noisyor.LikOptions{})
 		}
 		add := func(method string, n *noisyor.Network, secs float64, st []quartetlearn.Stage) error {
-			ll, err := score(n)
+			l, err := score(n)
 			if err != nil {
 				return err
 			}
 			row := NoisyorRealRow{Data: set.Name, Method: method, K: n.NumSources(), Edges: n.NumEdges(),
-				TestLL: ll, PerRow: ll / float64(test.Rows), Seconds: secs}
+				TestLL: l.LogLik, PerRow: l.LogLik / float64(test.Rows), Seconds: secs,
+				ZeroRows: l.Zero, FinitePerRow: finiteMean(l.FiniteLogLik, test.Rows-l.Zero)}
 			if len(st) > 1 {
 				row.Tested, row.Accepted = st[1].Tested, st[1].Accepted
 			}
@@ -177,10 +180,11 @@ func NoisyorReal(sets []NoisyorRealSet, cfg NoisyorRealConfig) (*NoisyorRealResu
 					return nil, fmt.Errorf("%s vem K=%d: %w", set.Name, k, err)
 				}
 				total += time.Since(t0).Seconds()
-				ll, err := score(vr.Network)
+				l, err := score(vr.Network)
 				if err != nil {
 					return nil, err
 				}
+				ll := l.LogLik
 				res.VEM[set.Name] = append(res.VEM[set.Name], [2]float64{float64(k), ll})
 				if ll > bestLL {
 					best, bestLL = vr.Network, ll
@@ -198,21 +202,40 @@ func NoisyorReal(sets []NoisyorRealSet, cfg NoisyorRealConfig) (*NoisyorRealResu
 				return nil, fmt.Errorf("%s latent tree: %w", set.Name, err)
 			}
 			secs := time.Since(t0).Seconds()
-			sc, err := lr.Model.Score(set.Test, model.InferOptions{})
+			rows, ll, err := lr.Model.LogLikelihood(set.Test, model.InferOptions{})
 			if err != nil {
 				return nil, err
 			}
+			zero, finite := 0, 0.0
+			for _, x := range rows {
+				if math.IsInf(x, -1) {
+					zero++
+				} else {
+					finite += x
+				}
+			}
 			res.Rows = append(res.Rows, NoisyorRealRow{Data: set.Name, Method: "latent-tree", K: lr.Tree.NumHidden(),
-				TestLL: sc.LogLik, PerRow: sc.LogLik / float64(set.Test.NumRows()), Seconds: secs})
+				TestLL: ll, PerRow: ll / float64(len(rows)), Seconds: secs,
+				ZeroRows: zero, FinitePerRow: finiteMean(finite, len(rows)-zero)})
 		}
 	}
 	return res, nil
 }
 
-// WriteNoisyorRealMarkdown writes the rows as a Markdown table.
+// finiteMean is sum/n, or NaN when no row is finite.
+func finiteMean(sum float64, n int) float64 {
+	if n <= 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// WriteNoisyorRealMarkdown writes the rows as a Markdown table. A method
+// that gives some test rows probability 0 has test LL and per row −Inf;
+// the table then says how many rows and gives the mean over the others.
 func WriteNoisyorRealMarkdown(w io.Writer, res *NoisyorRealResult) error {
-	fmt.Fprintln(w, "| data | method | sources (K) | edges | test LL | per row | seconds | residual tested / accepted |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| data | method | sources (K) | edges | test LL | per row | rows with P = 0 | per row over the others | seconds | residual tested / accepted |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range res.Rows {
 		stage := "–"
 		if r.Method == "learner" {
@@ -222,7 +245,11 @@ func WriteNoisyorRealMarkdown(w io.Writer, res *NoisyorRealResult) error {
 		if r.Method != "latent-tree" {
 			edges = fmt.Sprint(r.Edges)
 		}
-		if _, err := fmt.Fprintf(w, "| %s | %s | %d | %s | %.0f | %.4f | %.1f | %s |\n", r.Data, r.Method, r.K, edges, r.TestLL, r.PerRow, r.Seconds, stage); err != nil {
+		finite := "–"
+		if r.ZeroRows > 0 {
+			finite = fmt.Sprintf("%.4f", r.FinitePerRow)
+		}
+		if _, err := fmt.Fprintf(w, "| %s | %s | %d | %s | %.0f | %.4f | %d | %s | %.1f | %s |\n", r.Data, r.Method, r.K, edges, r.TestLL, r.PerRow, r.ZeroRows, finite, r.Seconds, stage); err != nil {
 			return err
 		}
 	}
@@ -232,15 +259,15 @@ func WriteNoisyorRealMarkdown(w io.Writer, res *NoisyorRealResult) error {
 // WriteNoisyorRealCSV writes the rows, then VEM's curve as rows of
 // method vem-K.
 func WriteNoisyorRealCSV(w io.Writer, res *NoisyorRealResult) error {
-	fmt.Fprintln(w, "data,method,k,edges,test_ll,per_row,seconds,residual_tested,residual_accepted")
+	fmt.Fprintln(w, "data,method,k,edges,test_ll,per_row,zero_rows,finite_per_row,seconds,residual_tested,residual_accepted")
 	for _, r := range res.Rows {
-		if _, err := fmt.Fprintf(w, "%s,%s,%d,%d,%.2f,%.6f,%.3f,%d,%d\n", r.Data, r.Method, r.K, r.Edges, r.TestLL, r.PerRow, r.Seconds, r.Tested, r.Accepted); err != nil {
+		if _, err := fmt.Fprintf(w, "%s,%s,%d,%d,%.2f,%.6f,%d,%.6f,%.3f,%d,%d\n", r.Data, r.Method, r.K, r.Edges, r.TestLL, r.PerRow, r.ZeroRows, r.FinitePerRow, r.Seconds, r.Tested, r.Accepted); err != nil {
 			return err
 		}
 	}
 	for _, set := range orderedKeys(res) {
 		for _, p := range res.VEM[set] {
-			if _, err := fmt.Fprintf(w, "%s,vem-K,%d,,%.2f,,,,\n", set, int(p[0]), p[1]); err != nil {
+			if _, err := fmt.Fprintf(w, "%s,vem-K,%d,,%.2f,,,,,,\n", set, int(p[0]), p[1]); err != nil {
 				return err
 			}
 		}
@@ -263,7 +290,8 @@ func orderedKeys(res *NoisyorRealResult) []string {
 
 // PlotNoisyorReal draws one panel per dataset: VEM's test log-likelihood
 // per row against K, and the learner's, the paper's and the latent
-// tree's as horizontal lines.
+// tree's as horizontal lines (over the rows with probability > 0, said in
+// the legend, for a method that gives some rows probability 0).
 func PlotNoisyorReal(w io.Writer, res *NoisyorRealResult, format string) error {
 	var panels []*plot.Plot
 	for _, set := range orderedKeys(res) {
@@ -299,10 +327,19 @@ func PlotNoisyorReal(w io.Writer, res *NoisyorRealResult, format string) error {
 		}
 		k := 1
 		for _, r := range res.Rows {
-			if r.Data != set || r.Method == "vem-best" || math.IsInf(r.PerRow, 0) || math.IsNaN(r.PerRow) {
+			if r.Data != set || r.Method == "vem-best" {
 				continue
 			}
-			if err := addSeries(p, r.Method, plotter.XYs{{X: lo, Y: r.PerRow}, {X: hi, Y: r.PerRow}}, k); err != nil {
+			// A method that gives some test rows probability 0 is drawn
+			// at its mean over the other rows, and its label says so.
+			y, label := r.PerRow, r.Method
+			if r.ZeroRows > 0 {
+				y, label = r.FinitePerRow, fmt.Sprintf("%s (%d rows P = 0 left out)", r.Method, r.ZeroRows)
+			}
+			if math.IsInf(y, 0) || math.IsNaN(y) {
+				continue
+			}
+			if err := addSeries(p, label, plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, k); err != nil {
 				return err
 			}
 			k++

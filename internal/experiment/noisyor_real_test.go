@@ -69,3 +69,38 @@ func TestNoisyorRealSmall(t *testing.T) {
 		t.Errorf("outputs:\n%s\n%s", csv.String(), md.String())
 	}
 }
+
+// TestNoisyorRealZeroRows checks that a method giving test rows
+// probability 0 is reported as such: the table and CSV give the number of
+// those rows and the mean over the others next to the −Inf totals, and the
+// plot draws it at that mean.
+func TestNoisyorRealZeroRows(t *testing.T) {
+	res := &NoisyorRealResult{Rows: []NoisyorRealRow{
+		{Data: "d", Method: "learner", K: 3, Edges: 9, TestLL: -150, PerRow: -15, FinitePerRow: -15},
+		{Data: "d", Method: "latent-tree", K: 4, TestLL: math.Inf(-1), PerRow: math.Inf(-1), ZeroRows: 2, FinitePerRow: -16.25},
+	}, VEM: map[string][][2]float64{"d": {{2, -170}, {3, math.Inf(-1)}}}}
+	var csv, md, png bytes.Buffer
+	if err := WriteNoisyorRealMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNoisyorRealCSV(&csv, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := PlotNoisyorReal(&png, res, "png"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| d | learner | 3 | 9 | -150 | -15.0000 | 0 | – |",
+		"| d | latent-tree | 4 | – | -Inf | -Inf | 2 | -16.2500 |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if want := "d,latent-tree,4,0,-Inf,-Inf,2,-16.250000,"; !strings.Contains(csv.String(), want) {
+		t.Errorf("CSV lacks %q:\n%s", want, csv.String())
+	}
+	if png.Len() == 0 {
+		t.Error("no plot")
+	}
+}
