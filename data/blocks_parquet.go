@@ -239,7 +239,18 @@ func (b *blockReader) checkParquet(ps *parquetSource, k, lo, hi, row0 int, numbe
 	}
 	r.state, r.code, r.f, r.text = r.state[:hi-lo], r.code[:hi-lo], r.f[:hi-lo], r.text[:hi-lo]
 	r.err = nil
+	bulk := pqBulk && !c.float && !ps.bytes[j]
 	for i := lo; i < hi; i++ {
+		// Runs of cells of a column of numbers whose codes are cached are
+		// read in bulk, without a call per cell; the rest of the loop
+		// takes each other cell.
+		if bulk && c.pq.dense != nil {
+			t := i - lo
+			i += pqBulkCodes(c.pq.dense, ps.raw[j][i:hi], ps.null[j][i:hi], r.state[t:], r.code[t:])
+			if i == hi {
+				break
+			}
+		}
 		t := i - lo
 		null := ps.null[j][i]
 		if !null {
@@ -286,6 +297,30 @@ func (b *blockReader) checkParquet(ps *parquetSource, k, lo, hi, row0 int, numbe
 	}
 }
 
+// pqBulk turns the bulk loops of checkParquet and addParquet on (off in
+// tests, to compare).
+var pqBulk = true
+
+// pqBulkCodes sets the states and codes of the leading cells of raw and
+// null (keys and nulls of a column of numbers) that are not null and whose
+// keys have a code in dense (a pqCache's), and returns their number.
+func pqBulkCodes(dense []int32, raw []uint64, null []bool, state []uint8, code []uint16) int {
+	dense = dense[:pqDense]
+	state, code = state[:len(raw)], code[:len(raw)]
+	null = null[:len(raw)]
+	for t, k := range raw {
+		if null[t] || k >= pqDense {
+			return t
+		}
+		e := dense[k]
+		if e < 0 {
+			return t
+		}
+		state[t], code[t] = pqCellCode, uint16(e)
+	}
+	return len(raw)
+}
+
 // addParquet is the add step of readBlockParquet for column k on the rows
 // of the chunk starting at row lo of the batch that are not dropped: it
 // stops at the column's first error.
@@ -293,8 +328,22 @@ func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, row0
 	rd, c, r := b.base, b.cols[k], &b.pqCols[k]
 	j := c.pos - 1
 	r.err = nil
-	for t, d := range drop {
-		if d {
+	for t := 0; t < len(drop); t++ {
+		if pqBulk && !c.float {
+			// A run of cells with codes, none dropped, is appended whole.
+			u := t
+			for u < len(drop) && !drop[u] && r.state[u] == pqCellCode {
+				u++
+			}
+			if u > t {
+				c.codes = append(c.codes, r.code[t:u]...)
+				c.observed += int64(u - t)
+				if t = u; t == len(drop) {
+					break
+				}
+			}
+		}
+		if drop[t] {
 			continue
 		}
 		i := lo + t

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,7 @@ type parquetSource struct {
 	left     int64 // rows left in the current row group
 	pages    []parquet.Pages
 	vr       []parquet.ValueReader // current page's values, per column
+	cur      []parquet.Page        // current page, per column (see release)
 	required []bool                // current page is plain and without nulls
 	kinds    []parquet.Kind        // physical types
 	bytes    []bool                // byte array columns
@@ -82,14 +84,17 @@ type pqPage struct {
 func (pg *pqPage) take(raw []uint64, null []bool) int {
 	k := min(len(raw), pg.n-pg.pos)
 	raw, null = raw[:k], null[:k]
+	// Rows without a null are read as those of a page without levels.
+	full := pg.defs == nil || bytes.IndexByte(pg.defs[pg.pos:pg.pos+k], 0) < 0
 	switch {
-	case pg.defs == nil && pg.idx == nil:
+	case full && pg.idx == nil:
 		copy(raw, pg.keys[pg.v:pg.v+k])
 		clear(null)
 		pg.v += k
-	case pg.defs == nil:
+	case full:
+		keys := pg.keys
 		for t, x := range pg.idx[pg.v : pg.v+k] {
-			raw[t] = pg.keys[x]
+			raw[t] = keys[x]
 		}
 		clear(null)
 		pg.v += k
@@ -219,6 +224,7 @@ func openParquet(name string, f *os.File) (src *parquetSource, err error) {
 	}
 	s.pages = make([]parquet.Pages, len(s.names))
 	s.vr = make([]parquet.ValueReader, len(s.names))
+	s.cur = make([]parquet.Page, len(s.names))
 	s.vals = make([][]parquet.Value, len(s.names))
 	s.required = make([]bool, len(s.names))
 	s.null = make([][]bool, len(s.names))
@@ -288,8 +294,23 @@ func (s *parquetSource) closePages() {
 		if p != nil {
 			p.Close()
 		}
+		s.release(j)
 		s.pages[j], s.vr[j] = nil, nil
 		s.page[j].on, s.page[j].dictOK = false, false
+	}
+}
+
+// release hands the current page of column j, read whole, back to the
+// Parquet library's buffer pool, which otherwise allocates (and clears)
+// every page's buffers afresh. The batch holds copies of the values of
+// numbers, but byte arrays point into their page: those pages are left to
+// the garbage collector.
+func (s *parquetSource) release(j int) {
+	if p := s.cur[j]; p != nil {
+		s.cur[j] = nil
+		if !s.bytes[j] {
+			parquet.Release(p)
+		}
 	}
 }
 
@@ -353,6 +374,7 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 			pg.on = false
 		}
 		if s.vr[j] == nil {
+			s.release(j)
 			p, err := s.pages[j].ReadPage()
 			if err != nil {
 				if err == io.EOF {
@@ -360,6 +382,7 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 				}
 				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
 			}
+			s.cur[j] = p
 			if s.decodePage(j, p) {
 				continue
 			}
@@ -395,12 +418,10 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 	}
 	vals := n
 	if defs != nil {
-		vals = 0
-		for _, d := range defs {
-			if d > 1 {
-				return false
-			}
-			vals += int(d)
+		// Levels are 0 (null) or 1.
+		vals = bytes.Count(defs, []byte{1})
+		if vals+bytes.Count(defs, []byte{0}) != n {
+			return false
 		}
 	}
 	pg := &s.page[j]

@@ -55,16 +55,18 @@ func pqParRows(n int) []pqParRow {
 }
 
 // Reading a Parquet file column by column in parallel, with the pages of
-// numbers decoded whole, gives the blocks and errors of reading it on one
-// goroutine through the Parquet library's values, for any number of
-// goroutines, block size, missing-value policy and missing tokens.
+// numbers decoded whole and cells with cached codes taken in bulk, gives
+// the blocks and errors of reading it on one goroutine through the Parquet
+// library's values cell by cell, for any number of goroutines, block size,
+// missing-value policy and missing tokens. The files have nulls, several
+// row groups ("written": 3) and dictionary-encoded pages.
 func TestParquetParallelAlike(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"generic": writeTemp(t, dir, "g.parquet", pqWrite(t, pqParRows(10000))),
 		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
 	}
-	defer func(w int, d bool) { columnWorkers, pqDecodePages = w, d }(columnWorkers, pqDecodePages)
+	defer func(w int, d, b bool) { columnWorkers, pqDecodePages, pqBulk = w, d, b }(columnWorkers, pqDecodePages, pqBulk)
 	for name, p := range files {
 		for _, opt := range []BlockOptions{
 			{ReadOptions: ReadOptions{Missing: MissingKeep}},
@@ -76,9 +78,9 @@ func TestParquetParallelAlike(t *testing.T) {
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Discrete: []string{"E", "x"}}, FirstBlockTyping: true, BlockRows: 100},
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"B", "answer"}}},
 		} {
-			columnWorkers, pqDecodePages = 1, false
+			columnWorkers, pqDecodePages, pqBulk = 1, false, false
 			want, werr := readAll([]string{p}, opt)
-			pqDecodePages = true
+			pqDecodePages, pqBulk = true, true
 			for _, w := range []int{1, 2, 3, 16} {
 				columnWorkers = w
 				got, err := readAll([]string{p}, opt)
