@@ -1,9 +1,12 @@
 package data
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // pqParRow has the column kinds of Parquet files: optional integers (with
@@ -21,6 +24,7 @@ type pqParRow struct {
 	H float32
 	I *float32 `parquet:"i,dict"`
 	J *int64   `parquet:"j,dict"`
+	K *int32   `parquet:"k,dict"`
 }
 
 func pqParRows(n int) []pqParRow {
@@ -50,6 +54,11 @@ func pqParRows(n int) []pqParRow {
 			j := int64(i%3) - 1
 			r.J = &j
 		}
+		if i >= 50 && i%2500 != 7 {
+			// Nulls in a few rows only: many pages and batches have none.
+			k := int32(i%3) * 5
+			r.K = &k
+		}
 	}
 	return rows
 }
@@ -65,6 +74,7 @@ func TestParquetParallelAlike(t *testing.T) {
 	files := map[string]string{
 		"generic": writeTemp(t, dir, "g.parquet", pqWrite(t, pqParRows(10000))),
 		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
+		"groups":  writeTemp(t, dir, "r.parquet", pqWriteGroups(t, pqParRows(10000), 3500)),
 	}
 	defer func(w int, d, b bool) { columnWorkers, pqDecodePages, pqBulk = w, d, b }(columnWorkers, pqDecodePages, pqBulk)
 	for name, p := range files {
@@ -93,4 +103,19 @@ func TestParquetParallelAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pqWriteGroups is pqWrite with row groups of at most rows rows and small
+// pages.
+func pqWriteGroups[T any](t *testing.T, data []T, rows int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rows), parquet.PageBufferSize(2048))
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
