@@ -3,6 +3,7 @@ package data
 import (
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -140,6 +141,7 @@ type pqColumn struct {
 	f     []float64
 	text  []string
 	buf   []byte
+	bulk  int      // cells given codes by pqBulkCodes
 	at    fastLine // the row of the cell being added, for errors
 	err   error
 	errAt int // chunk row of err
@@ -205,7 +207,8 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 			drop = append(drop, d)
 		}
 		b.pqDrop = drop
-		forColumns(nc, func(k int) { b.addParquet(ps, k, lo, drop, row0) })
+		dropped := slices.Contains(drop, true)
+		forColumns(nc, func(k int) { b.addParquet(ps, k, lo, drop, dropped, row0) })
 		addRow := rows
 		for k := range b.pqCols {
 			if e := &b.pqCols[k]; e.err != nil && e.errAt < addRow {
@@ -238,7 +241,7 @@ func (b *blockReader) checkParquet(ps *parquetSource, k, lo, hi, row0 int, numbe
 		*r = pqColumn{state: make([]uint8, m), code: make([]uint16, m), f: make([]float64, m), text: make([]string, m), buf: r.buf}
 	}
 	r.state, r.code, r.f, r.text = r.state[:hi-lo], r.code[:hi-lo], r.f[:hi-lo], r.text[:hi-lo]
-	r.err = nil
+	r.err, r.bulk = nil, 0
 	bulk := pqBulk && !c.float && !ps.bytes[j]
 	for i := lo; i < hi; i++ {
 		// Runs of cells of a column of numbers whose codes are cached are
@@ -246,7 +249,9 @@ func (b *blockReader) checkParquet(ps *parquetSource, k, lo, hi, row0 int, numbe
 		// takes each other cell.
 		if bulk && c.pq.dense != nil {
 			t := i - lo
-			i += pqBulkCodes(c.pq.dense, ps.raw[j][i:hi], ps.null[j][i:hi], r.state[t:], r.code[t:])
+			m := pqBulkCodes(c.pq.dense, ps.raw[j][i:hi], ps.null[j][i:hi], r.state[t:], r.code[t:])
+			i += m
+			r.bulk += m
 			if i == hi {
 				break
 			}
@@ -322,12 +327,18 @@ func pqBulkCodes(dense []int32, raw []uint64, null []bool, state []uint8, code [
 }
 
 // addParquet is the add step of readBlockParquet for column k on the rows
-// of the chunk starting at row lo of the batch that are not dropped: it
-// stops at the column's first error.
-func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, row0 int) {
+// of the chunk starting at row lo of the batch that are not dropped (drop;
+// dropped tells if any is): it stops at the column's first error.
+func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, dropped bool, row0 int) {
 	rd, c, r := b.base, b.cols[k], &b.pqCols[k]
 	j := c.pos - 1
 	r.err = nil
+	if pqBulk && !c.float && !dropped && r.bulk == len(r.state) {
+		// Every cell has its code: the chunk is appended whole.
+		c.codes = append(c.codes, r.code[:len(drop)]...)
+		c.observed += int64(len(drop))
+		return
+	}
 	for t := 0; t < len(drop); t++ {
 		if pqBulk && !c.float {
 			// A run of cells with codes, none dropped, is appended whole.

@@ -3,7 +3,9 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -118,4 +120,73 @@ func pqWriteGroups[T any](t *testing.T, data []T, rows int64) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// BenchmarkOpenBlocksParquetInt32 reads in blocks 100 binary columns ×
+// 200,000 rows of the Parquet file latentree simulate writes (nullable,
+// dictionary-encoded INT32 columns), one row in 20 missing in every other
+// column, with the bulk loops (bulk) and cell by cell (per-cell). Issue
+// 25's target, statistics of 10^7 such rows in at most 10 s on 2 cores,
+// leaves about 0.2 s for the 200,000 rows, reading and statistics.
+func BenchmarkOpenBlocksParquetInt32(b *testing.B) {
+	const rows, cols = 200_000, 100
+	vars := make([]Variable, cols)
+	for j := range vars {
+		vars[j] = Variable{Name: fmt.Sprintf("v%03d", j), Kind: Discrete, States: []string{"0", "1"}}
+	}
+	d, err := New(vars, rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for j := range cols {
+		for i := range rows {
+			d.Discrete(j)[i] = uint16(rng.IntN(2))
+			if j%2 == 1 && rng.IntN(20) == 0 {
+				d.Discrete(j)[i] = Missing
+			}
+		}
+	}
+	var buf bytes.Buffer
+	w, err := NewParquetWriter(&buf, vars)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Write(d); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	p := writeTemp(b, b.TempDir(), "bench32.parquet", buf.Bytes())
+	defer func(v bool) { pqBulk = v }(pqBulk)
+	for _, bulk := range []bool{true, false} {
+		name := map[bool]string{true: "bulk", false: "per-cell"}[bulk]
+		b.Run(name, func(b *testing.B) {
+			pqBulk = bulk
+			b.SetBytes(int64(buf.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := OpenBlocks([]string{p}, BlockOptions{ReadOptions: ReadOptions{Missing: MissingKeep}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for {
+					blk, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += blk.NumRows()
+				}
+				r.Close()
+				if n != rows {
+					b.Fatalf("%d rows", n)
+				}
+			}
+		})
+	}
 }
