@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type pqPage struct {
 	defs     []byte
 	idx      []int32
 	keys     []uint64
+	i32      []int32  // the values of an INT32 page without dictionary, instead of keys
 	buf      []uint64 // the keys of a page without dictionary
 	dictOK   bool     // dictKeys holds the keys of the column chunk's dictionary
 	dictKeys []uint64
@@ -87,6 +89,12 @@ func (pg *pqPage) take(raw []uint64, null []bool) int {
 	// Rows without a null are read as those of a page without levels.
 	full := pg.defs == nil || bytes.IndexByte(pg.defs[pg.pos:pg.pos+k], 0) < 0
 	switch {
+	case full && pg.i32 != nil:
+		for t, x := range pg.i32[pg.v : pg.v+k] {
+			raw[t] = uint64(uint32(x))
+		}
+		clear(null)
+		pg.v += k
 	case full && pg.idx == nil:
 		copy(raw, pg.keys[pg.v:pg.v+k])
 		clear(null)
@@ -105,9 +113,12 @@ func (pg *pqPage) take(raw []uint64, null []bool) int {
 				raw[t] = 0
 				continue
 			}
-			if pg.idx != nil {
+			switch {
+			case pg.idx != nil:
 				raw[t] = pg.keys[pg.idx[pg.v]]
-			} else {
+			case pg.i32 != nil:
+				raw[t] = uint64(uint32(pg.i32[pg.v]))
+			default:
 				raw[t] = pg.keys[pg.v]
 			}
 			pg.v++
@@ -426,7 +437,7 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 	}
 	pg := &s.page[j]
 	data := p.Data()
-	var idx []int32
+	var idx, i32 []int32
 	var keys []uint64
 	if dict := p.Dictionary(); dict != nil {
 		if data.Kind() != encoding.Int32 {
@@ -450,6 +461,11 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 				return false
 			}
 		}
+	} else if k == parquet.Int32 && data.Kind() == encoding.Int32 {
+		// Read in place: the page is released only once read.
+		if i32 = data.Int32(); len(i32) != vals {
+			return false
+		}
 	} else {
 		var ok bool
 		if pg.buf, ok = pqDataKeys(k, &data, pg.buf[:0]); !ok || len(pg.buf) != vals {
@@ -458,7 +474,7 @@ func (s *parquetSource) decodePage(j int, p parquet.Page) bool {
 		keys = pg.buf
 	}
 	pg.on, pg.n, pg.pos, pg.v = true, n, 0, 0
-	pg.defs, pg.idx, pg.keys = defs, idx, keys
+	pg.defs, pg.idx, pg.keys, pg.i32 = defs, idx, keys, i32
 	return true
 }
 
@@ -471,19 +487,27 @@ var pqDecodePages = true
 func pqDataKeys(k parquet.Kind, data *encoding.Values, keys []uint64) ([]uint64, bool) {
 	switch {
 	case k == parquet.Int32 && data.Kind() == encoding.Int32:
-		for _, x := range data.Int32() {
+		xs := data.Int32()
+		keys = slices.Grow(keys, len(xs))
+		for _, x := range xs {
 			keys = append(keys, uint64(uint32(x)))
 		}
 	case k == parquet.Int64 && data.Kind() == encoding.Int64:
-		for _, x := range data.Int64() {
+		xs := data.Int64()
+		keys = slices.Grow(keys, len(xs))
+		for _, x := range xs {
 			keys = append(keys, uint64(x))
 		}
 	case k == parquet.Float && data.Kind() == encoding.Float:
-		for _, x := range data.Float() {
+		xs := data.Float()
+		keys = slices.Grow(keys, len(xs))
+		for _, x := range xs {
 			keys = append(keys, uint64(math.Float32bits(x)))
 		}
 	case k == parquet.Double && data.Kind() == encoding.Double:
-		for _, x := range data.Double() {
+		xs := data.Double()
+		keys = slices.Grow(keys, len(xs))
+		for _, x := range xs {
 			keys = append(keys, math.Float64bits(x))
 		}
 	default:
