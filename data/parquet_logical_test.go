@@ -22,10 +22,10 @@ type pqTimestampRow struct {
 	Ts int64 `parquet:"ts,timestamp(millisecond)"`
 }
 
-func pqWrite[T any](t *testing.T, rows []T) []byte {
+func pqWrite[T any](t *testing.T, rows []T, opts ...parquet.WriterOption) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf)
+	w := parquet.NewGenericWriter[T](&buf, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}

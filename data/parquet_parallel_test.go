@@ -72,13 +72,14 @@ func pqParRows(n int) []pqParRow {
 // the blocks and errors of reading it on one goroutine through the Parquet
 // library's values cell by cell, for any number of goroutines, block size,
 // missing-value policy and missing tokens. The files have nulls, several
-// row groups ("written": 3) and dictionary-encoded pages.
+// row groups ("written", "groups": 3, the latter with small pages), plain
+// and dictionary-encoded pages.
 func TestParquetParallelAlike(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"generic": writeTemp(t, dir, "g.parquet", pqWrite(t, pqParRows(10000))),
 		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
-		"groups":  writeTemp(t, dir, "r.parquet", pqWriteGroups(t, pqParRows(10000), 3500)),
+		"groups":  writeTemp(t, dir, "r.parquet", pqWrite(t, pqParRows(10000), parquet.MaxRowsPerRowGroup(3500), parquet.PageBufferSize(2048))),
 	}
 	defer func(w int, d, b bool) { columnWorkers, pqDecodePages, pqBulk = w, d, b }(columnWorkers, pqDecodePages, pqBulk)
 	for name, p := range files {
@@ -107,21 +108,6 @@ func TestParquetParallelAlike(t *testing.T) {
 			}
 		}
 	}
-}
-
-// pqWriteGroups is pqWrite with row groups of at most rows rows and small
-// pages.
-func pqWriteGroups[T any](t *testing.T, data []T, rows int64) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(rows), parquet.PageBufferSize(2048))
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // BenchmarkOpenBlocksParquetInt32 reads in blocks 100 binary columns ×
