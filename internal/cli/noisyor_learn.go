@@ -153,7 +153,7 @@ leaks), which score and infer read.`,
 				prov.Data = nil
 			} else if res.Polish != nil {
 				prov.Method = "quartet+em"
-				if len(res.Stages) > 1 && res.Stages[1].Accepted > 0 {
+				if len(res.Stages) > 1 && res.Stages[1].Accepted+res.Stages[1].Extended > 0 {
 					prov.Method = "quartet+residual+em"
 				}
 			}
@@ -423,6 +423,9 @@ func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string, held
 				what = "sources"
 			}
 			acc := fmt.Sprintf("%d sources", st.Accepted)
+			if st.Extended > 0 {
+				acc += fmt.Sprintf(", %d extended", st.Extended)
+			}
 			if st.Removed > 0 {
 				acc += fmt.Sprintf(" (%d removed by trimming)", st.Removed)
 			}
@@ -436,7 +439,7 @@ func printNoisyorLearn(w io.Writer, res *quartetlearn.Result, input string, held
 			conv = "not converged"
 		}
 		what := "moment estimates polished by EM with the structure fixed"
-		if len(res.Stages) > 1 && res.Stages[1].Accepted > 0 {
+		if len(res.Stages) > 1 && res.Stages[1].Accepted+res.Stages[1].Extended > 0 {
 			what = "the network after the residual stage polished by EM to convergence"
 		}
 		fmt.Fprintf(w, "parameters: %s: %d updates (%s), log-likelihood %.2f (%.4f per row), %s\n", what,

@@ -66,10 +66,18 @@
 //     (eq. 3). Children may already have parents, so effects get several
 //     parents and sources share children.
 //  3. Acceptance. The candidate is added and the whole network polished
-//     by EM (noisyor.Network.FitEM: exact likelihood); it is kept when the
-//     BIC improves, and then the edges that cannot pay for themselves are
-//     trimmed (the gain of an edge if its source were observed, an upper
-//     bound, must reach ln(rows)/2). A rejected candidate's pairs seed no
+//     by EM (noisyor.Network.FitEM: exact likelihood). When a source of
+//     the network already has at least two of the candidate's members as
+//     children, giving it the other members instead is tried too (a
+//     source whose first candidate lacked a weak child leaves residual
+//     dependence that is its own, and a second source over nearly the same
+//     children would also improve the BIC, by less). The better of the two
+//     is kept when its BIC beats the network's own after the same number
+//     of EM updates (so that a candidate is not credited with EM still
+//     converging on the sources it shares with the network), and then the
+//     edges that cannot pay for themselves are trimmed (the gain of an
+//     edge if its source were observed, an upper bound, must reach
+//     ln(rows)/2). A rejected candidate's pairs seed no
 //     more; the stage ends when no untried pair is left or after
 //     Options.Patience rejections in a row, and the network is polished
 //     by EM to convergence.

@@ -195,9 +195,13 @@ type Stage struct {
 	// Trimmed counts the edges removed because they explain too few
 	// activations to pay for themselves, and Removed the sources left with
 	// fewer than two children by that (residual stage).
-	Trimmed int           `json:"trimmed,omitempty"`
-	Removed int           `json:"removed,omitempty"`
-	Time    time.Duration `json:"time_ns"`
+	Trimmed int `json:"trimmed,omitempty"`
+	Removed int `json:"removed,omitempty"`
+	// Extended counts the candidates kept as more children of a source
+	// already there rather than as a new source (residual stage; not in
+	// Accepted).
+	Extended int           `json:"extended,omitempty"`
+	Time     time.Duration `json:"time_ns"`
 }
 
 // growOpts are the settings of the residual stage.
@@ -241,7 +245,7 @@ func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
 		n, ll = fit, em.LogLik
 	}
 	net, ll, st := grow(n, ll, b, g)
-	if st.Accepted > 0 {
+	if st.Accepted+st.Extended > 0 {
 		fit, em, err := net.FitEM(b, noisyor.EMOptions{Workers: g.workers})
 		if err == nil {
 			net, ll = fit, em.LogLik
@@ -259,7 +263,10 @@ func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
 // pair not yet tried seeds a candidate source whose children are the
 // effects dependent on the pair (cluster), started from the residual
 // moments (initSource); the candidate is added and the whole network
-// polished by g.emIter EM updates, and kept when that improves the BIC.
+// polished by g.emIter EM updates, and so is the alternative of giving
+// the members to the source that already has most of them
+// (overlapping, withChildren); the better is kept when its BIC beats
+// that of the network itself after g.emIter EM updates.
 // It stops when no untried pair is left or after g.patience rejections
 // in a row, and returns the network, its log-likelihood and the stage's
 // report.
@@ -269,6 +276,8 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 	mo := newDataMoments(b)
 	tried := make(map[[2]int]bool)
 	cur := bic(n, ll, b.Rows)
+	var base *noisyor.Network // nil: to be computed for the current n
+	baseLL, baseScore := ll, cur
 	fails := 0
 	for fails < g.patience {
 		pairs, zm := residualPairs(n, mo, g.zTol)
@@ -285,15 +294,38 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 		members := cluster(*seed, zm, g.zAdd)
 		tried[[2]int{seed.a, seed.b}] = true
 		st.Tested++
-		s := initSource(n, mo, members)
-		fit, em, err := withSource(n, s).FitEM(b, noisyor.EMOptions{MaxIter: g.emIter, Workers: g.workers})
-		if err != nil {
-			// The candidate makes the E-step too wide: rejected.
-			fails++
-			continue
+		if base == nil {
+			// The baseline: the current network given the same EM
+			// budget as a candidate, so that a candidate is not
+			// credited with the gain of EM still converging on the
+			// sources it shares with the network.
+			base, baseLL, baseScore = n, ll, cur
+			if fit, em, err := n.FitEM(b, noisyor.EMOptions{MaxIter: g.emIter, Workers: g.workers}); err == nil {
+				if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
+					base, baseLL, baseScore = fit, em.LogLik, sc
+				}
+			}
 		}
-		if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
-			n, ll, cur = fit, em.LogLik, sc
+		s := initSource(n, mo, members)
+		starts := []*noisyor.Network{withSource(n, s)}
+		if k := overlapping(n, members); k >= 0 {
+			starts = append(starts, withChildren(n, k, s))
+		}
+		var best *noisyor.Network
+		bestLL, bestScore, extended := 0.0, baseScore, false
+		for i, start := range starts {
+			fit, em, err := start.FitEM(b, noisyor.EMOptions{MaxIter: g.emIter, Workers: g.workers})
+			if err != nil {
+				// The candidate makes the E-step too wide: rejected.
+				continue
+			}
+			if sc := bic(fit, em.LogLik, b.Rows); sc > bestScore {
+				best, bestLL, bestScore, extended = fit, em.LogLik, sc, i > 0
+			}
+		}
+		if best != nil {
+			n, ll, cur = best, bestLL, bestScore
+			base = nil
 			if trimmed, k, gone := trimEdges(n, b); k > 0 {
 				if fit, em, err := trimmed.FitEM(b, noisyor.EMOptions{MaxIter: trimIter, Workers: g.workers}); err == nil {
 					if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
@@ -303,7 +335,11 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 					}
 				}
 			}
-			st.Accepted++
+			if extended {
+				st.Extended++
+			} else {
+				st.Accepted++
+			}
 			fails = 0
 		} else {
 			// The pairs of a rejected cluster seed nothing more.
@@ -315,8 +351,55 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 			fails++
 		}
 	}
+	if base != nil && baseScore > cur {
+		n, ll = base, baseLL
+	}
 	st.Time = time.Since(t0)
 	return n, ll, st
+}
+
+// overlapping returns the source of n that has the most of the
+// candidate's members among its children, at least two and not all of
+// them (−1 if none). Such a source already explains part of the
+// members' dependence: the residual stage then also tries giving it the
+// other members (withChildren) instead of adding a second source over
+// nearly the same children, which a source whose first candidate lacked
+// a weak child would otherwise get.
+func overlapping(n *noisyor.Network, members []int) int {
+	best, most := -1, 1
+	for s, src := range n.Sources {
+		k := 0
+		for _, c := range src.Children {
+			if slices.Contains(members, c.Effect) {
+				k++
+			}
+		}
+		if k > most && k < len(members) {
+			best, most = s, k
+		}
+	}
+	return best
+}
+
+// withChildren returns a copy of n in which source k also has the
+// children of cand that it lacks, with cand's starting failures, and
+// those effects' leaks lowered so that their marginals are unchanged.
+func withChildren(n *noisyor.Network, k int, cand noisyor.Source) *noisyor.Network {
+	out := n.Clone()
+	if out.Leak == nil {
+		out.Leak = make([]float64, len(out.Effects))
+	}
+	src := &out.Sources[k]
+	for _, c := range cand.Children {
+		if slices.ContainsFunc(src.Children, func(x noisyor.Child) bool { return x.Effect == c.Effect }) {
+			continue
+		}
+		keep := (1 - out.Leak[c.Effect]) / (1 - src.Prior + src.Prior*c.Failure)
+		out.Leak[c.Effect] = min(max(1-keep, 1e-6), 1-1e-9)
+		src.Children = append(src.Children, c)
+	}
+	slices.SortFunc(src.Children, func(x, y noisyor.Child) int { return x.Effect - y.Effect })
+	return out
 }
 
 // freeName returns the first name X<k> that no source of n has.
