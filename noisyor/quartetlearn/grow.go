@@ -200,8 +200,11 @@ type Stage struct {
 	// Extended counts the candidates kept as more children of a source
 	// already there rather than as a new source (residual stage; not in
 	// Accepted).
-	Extended int           `json:"extended,omitempty"`
-	Time     time.Duration `json:"time_ns"`
+	Extended int `json:"extended,omitempty"`
+	// Merged counts the pairs of sources joined into one by the merge
+	// step after the residual stage (mergeSources).
+	Merged int           `json:"merged,omitempty"`
+	Time   time.Duration `json:"time_ns"`
 }
 
 // growOpts are the settings of the residual stage.
@@ -244,14 +247,30 @@ func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
 		}
 		n, ll = fit, em.LogLik
 	}
+	before := make(map[string]bool, len(n.Sources))
+	for _, src := range n.Sources {
+		before[src.Name] = true
+	}
 	net, ll, st := grow(n, ll, b, g)
 	if st.Accepted+st.Extended > 0 {
+		t0 := time.Now()
 		fit, em, err := net.FitEM(b, noisyor.EMOptions{Workers: g.workers})
 		if err == nil {
 			net, ll = fit, em.LogLik
 			res.Polish = em
+			net, ll, st.Merged = mergeSources(net, ll, b, before, g.workers)
+			// The final polish may leave an edge that pays for nothing
+			// (failure ≈ 1): trimmed when that improves BIC.
+			if trimmed, k, gone := trimEdges(net, b); k > 0 {
+				if fit, em, err := trimmed.FitEM(b, noisyor.EMOptions{Workers: g.workers}); err == nil &&
+					bic(fit, em.LogLik, b.Rows) > bic(net, ll, b.Rows) {
+					net, ll = fit, em.LogLik
+					st.Trimmed += k
+					st.Removed += gone
+				}
+			}
 		}
-		st.Time += em.Duration
+		st.Time += time.Since(t0)
 	}
 	res.Network, res.LogLik = net, ll
 	res.Stages = append(res.Stages, st)
@@ -473,4 +492,82 @@ func klBern(p, q float64) float64 {
 		d += (1 - p) * math.Log((1-p)/(1-q))
 	}
 	return d
+}
+
+// mergeSources is the merge step after the residual stage's final
+// polish. The residual stage may split one true source into two over
+// overlapping children (each with about half its prior) when giving the
+// missing children to the source already there loses to a new source
+// after only a few EM updates. For each pair of sources sharing at least
+// two children, one of them new (not named in before), in order of their
+// indices, the network with one source over the union of their children
+// is polished by EM to convergence, from the parameters of the pair's
+// source with the larger prior (the other's failures for the children it
+// alone has) and the sum of their priors; it replaces the network, whose
+// log-likelihood ll is that of EM to convergence with the same options,
+// when its BIC is higher. It returns the network, its log-likelihood and
+// the number of merges.
+func mergeSources(n *noisyor.Network, ll float64, b *noisyor.Binary, before map[string]bool, workers int) (*noisyor.Network, float64, int) {
+	merged := 0
+	cur := bic(n, ll, b.Rows)
+	tried := make(map[[2]string]bool)
+	for {
+		found := false
+		for i := 0; i < len(n.Sources) && !found; i++ {
+			for j := i + 1; j < len(n.Sources) && !found; j++ {
+				si, sj := &n.Sources[i], &n.Sources[j]
+				key := [2]string{si.Name, sj.Name}
+				if tried[key] || (before[si.Name] && before[sj.Name]) || sharedChildren(si, sj) < 2 {
+					continue
+				}
+				tried[key] = true
+				fit, em, err := mergedPair(n, i, j).FitEM(b, noisyor.EMOptions{Workers: workers})
+				if err != nil {
+					continue
+				}
+				if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
+					n, ll, cur = fit, em.LogLik, sc
+					merged++
+					found = true
+				}
+			}
+		}
+		if !found {
+			return n, ll, merged
+		}
+	}
+}
+
+// sharedChildren returns the number of effects that are children of both
+// sources.
+func sharedChildren(x, y *noisyor.Source) int {
+	k := 0
+	for _, c := range x.Children {
+		if slices.ContainsFunc(y.Children, func(d noisyor.Child) bool { return d.Effect == c.Effect }) {
+			k++
+		}
+	}
+	return k
+}
+
+// mergedPair returns a copy of n in which sources i and j are one source
+// over the union of their children: the one with the larger prior (i on
+// a tie) keeps its name and failures, takes the other's failures for the
+// children it lacks, and gets the sum of their priors (at most 0.99).
+func mergedPair(n *noisyor.Network, i, j int) *noisyor.Network {
+	out := n.Clone()
+	keep, drop := i, j
+	if out.Sources[j].Prior > out.Sources[i].Prior {
+		keep, drop = j, i
+	}
+	src, other := &out.Sources[keep], out.Sources[drop]
+	src.Prior = min(src.Prior+other.Prior, 0.99)
+	for _, c := range other.Children {
+		if !slices.ContainsFunc(src.Children, func(d noisyor.Child) bool { return d.Effect == c.Effect }) {
+			src.Children = append(src.Children, c)
+		}
+	}
+	slices.SortFunc(src.Children, func(x, y noisyor.Child) int { return x.Effect - y.Effect })
+	out.Sources = slices.Delete(out.Sources, drop, drop+1)
+	return out
 }

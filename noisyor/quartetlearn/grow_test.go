@@ -410,3 +410,63 @@ func TestGrowExtendsPartialSource(t *testing.T) {
 		}
 	}
 }
+
+// childrenOf returns the effects of each source of n.
+func childrenOf(n *noisyor.Network) [][]int {
+	var out [][]int
+	for _, src := range n.Sources {
+		var cs []int
+		for _, c := range src.Children {
+			cs = append(cs, c.Effect)
+		}
+		out = append(out, cs)
+	}
+	return out
+}
+
+// TestMergeSourcesSplit: on data sampled from overlapNet, a network in
+// which one source is split into two overlapping ones (all its children
+// but the last, and all but the first, each with half its prior; the
+// second new), fitted by EM, is merged back into the true structure,
+// prior within 0.03, log-likelihood as a brute-force sum gives. On the
+// true network, whose sources share two children pairwise, with S2 and
+// S3 counted as new, the merge is refused.
+func TestMergeSourcesSplit(t *testing.T) {
+	truth, b, _ := overlapData(t)
+	before := map[string]bool{"S1": true, "S2": true, "S3": true}
+	for s := range truth.Sources {
+		split := truth.Clone()
+		src := &split.Sources[s]
+		src.Prior /= 2
+		second := noisyor.Source{Name: "X4", Prior: src.Prior, Children: slices.Clone(src.Children[1:])}
+		src.Children = src.Children[:len(src.Children)-1]
+		split.Sources = append(split.Sources, second)
+		start, em, err := split.FitEM(b, noisyor.EMOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ll, merged := mergeSources(start, em.LogLik, b, before, 0)
+		// The merged source may be last; overlapNet's sources are in
+		// the order of their first child.
+		slices.SortStableFunc(got.Sources, func(x, y noisyor.Source) int { return x.Children[0].Effect - y.Children[0].Effect })
+		if merged != 1 || !slices.EqualFunc(childrenOf(got), childrenOf(truth), slices.Equal) {
+			t.Fatalf("S%d split: %d merges, children %v; want 1 and %v", s+1, merged, childrenOf(got), childrenOf(truth))
+		}
+		for k := range truth.Sources {
+			if d := math.Abs(got.Sources[k].Prior - truth.Sources[k].Prior); d > 0.03 {
+				t.Errorf("S%d split: S%d prior %.3f, want %.3f", s+1, k+1, got.Sources[k].Prior, truth.Sources[k].Prior)
+			}
+		}
+		if brute := bruteLogLik(t, got, b); math.Abs(ll-brute) > 1e-7*math.Abs(brute) {
+			t.Errorf("S%d split: log-likelihood %.6f, brute force %.6f", s+1, ll, brute)
+		}
+	}
+	fit, em, err := truth.FitEM(b, noisyor.EMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, merged := mergeSources(fit, em.LogLik, b, map[string]bool{"S1": true}, 0)
+	if merged != 0 || !slices.EqualFunc(childrenOf(got), childrenOf(truth), slices.Equal) {
+		t.Errorf("true network: %d merges, children %v; want none", merged, childrenOf(got))
+	}
+}

@@ -1,6 +1,7 @@
 package quartetlearn
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -18,24 +19,28 @@ import (
 func TestLearnRandomLearnableNetworks(t *testing.T) {
 	testenv.SkipUnlessLong(t, "learns two random 20-source networks from 100,000 rows")
 	for trial := range 2 {
-		n, err := noisyor.RandomNetwork(rand.NewPCG(uint64(trial), 5), noisyor.RandomOptions{Learnable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := n.Sample(rand.NewPCG(uint64(trial), 6), 100000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := noisyor.NewBinary(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Learn(b, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("trial %d: %d sources, %d edges; learned %d sources, %d edges", trial, n.NumSources(), n.NumEdges(), res.Network.NumSources(), res.Network.NumEdges())
-		matchNetworks(t, n, res.Network, 0.05)
+		// A subtest per trial, so that one can be run alone:
+		// -run 'TestLearnRandomLearnableNetworks/trial=1'.
+		t.Run(fmt.Sprintf("trial=%d", trial), func(t *testing.T) {
+			n, err := noisyor.RandomNetwork(rand.NewPCG(uint64(trial), 5), noisyor.RandomOptions{Learnable: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := n.Sample(rand.NewPCG(uint64(trial), 6), 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := noisyor.NewBinary(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Learn(b, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d sources, %d edges; learned %d sources, %d edges; stages %+v", n.NumSources(), n.NumEdges(), res.Network.NumSources(), res.Network.NumEdges(), res.Stages)
+			matchNetworks(t, n, res.Network, 0.05)
+		})
 	}
 }
 
