@@ -81,6 +81,16 @@
 //     more; the stage ends when no untried pair is left or after
 //     Options.Patience rejections in a row, and the network is polished
 //     by EM to convergence.
+//  4. Merge. Giving a weak child to the source already there can still
+//     lose, after only a few EM updates, to a second source over nearly
+//     the same children, each with about half the true prior. So each
+//     pair of sources sharing at least two children, one of them added by
+//     this stage, is tried as one source over the union of their children
+//     (the parameters of the one with the larger prior, the sum of the
+//     priors), polished by EM to convergence like the network itself; it
+//     is kept when the BIC improves (mergeSources). Last, edges are
+//     trimmed again as in 3, kept trimmed when the BIC of the network
+//     polished to convergence improves.
 //
 // Why this and not the alternatives the issue lists. Quartets that fail
 // only the rank test are still quartets: a topic of rare words has few
