@@ -94,7 +94,9 @@ func appendField(buf []byte, s string, single bool) []byte {
 		}
 		return buf
 	}
-	quote := strings.ContainsAny(s, ",\"\r\n\t") || strings.HasPrefix(s, "\ufeff")
+	// ';' and '|' are quoted too: a header with one of them outside quotes
+	// (and no comma) would be read back as delimited by it.
+	quote := strings.ContainsAny(s, ",;|\"\r\n\t") || strings.HasPrefix(s, "\ufeff")
 	if !quote {
 		r0, _ := utf8.DecodeRuneInString(s)
 		r1, _ := utf8.DecodeLastRuneInString(s)

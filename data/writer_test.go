@@ -118,4 +118,10 @@ func TestRoundTrip(t *testing.T) {
 
 	s := mustDiscrete(t, []Variable{{Name: "only", Kind: Discrete, States: []string{"0", "1"}}}, [][]uint16{{Missing, 1, 0, Missing}})
 	roundTrip(t, s)
+
+	// A lone name holding ';' or '|' must not make the header read back
+	// as delimited by it (found by FuzzReadCSV).
+	for _, name := range []string{"|", "a;b", "x|y"} {
+		roundTrip(t, mustDiscrete(t, []Variable{{Name: name, Kind: Discrete, States: []string{"0", "1"}}}, [][]uint16{{0, 1}}))
+	}
 }
