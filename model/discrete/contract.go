@@ -411,6 +411,17 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 // that keeps few of the candidates it scores builds only the models it
 // keeps.
 func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo float64) (*Local, float64, error) {
+	return c.FitLocalFrom(ct, keep, drop, nil, iters, tol, pseudo)
+}
+
+// FitLocalFrom is FitLocal with EM started from the prior and transitions
+// of from, a local fit of the same contraction against another model
+// (typically the one a search scored it on before), instead of from the
+// model's own pairwise marginals: a fit that continues an earlier one.
+// from is ignored (FitLocal's start) when nil, or when its node or
+// neighbours are not those of keep in ct, or its numbers of states are
+// not the model's.
+func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, iters int, tol, pseudo float64) (*Local, float64, error) {
 	m, old := c.m, c.m.Tree
 	if !old.HasEdge(keep, drop) || ct.Has(drop) || !ct.Has(keep) {
 		return nil, 0, fmt.Errorf("model: %d–%d is not an edge contracted in the tree given", keep, drop)
@@ -441,6 +452,7 @@ func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 			cst[row] += s
 		}
 	}
+	c.startFrom(from, keep, nb, pi, trans)
 	if k == 2 && slices.IndexFunc(nb, func(w int) bool { return m.States[w] != 2 }) < 0 {
 		ll := c.fitLocalBin(keep, pi, trans, betas, cst, iters, tol, pseudo)
 		return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
@@ -573,6 +585,27 @@ func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 	return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
 }
 
+// startFrom copies the prior of keep and the transitions to its
+// neighbours nb from from into pi and trans when from is a local fit at
+// keep with the same neighbours (in any order) and shapes.
+func (c *Contractor) startFrom(from *Local, keep int, nb []int, pi []float64, trans [][]float64) {
+	if from == nil || from.Keep != keep || len(from.Neighbors) != len(nb) || len(from.Prior) != len(pi) {
+		return
+	}
+	idx := make([]int, len(nb))
+	for i, w := range nb {
+		j := slices.Index(from.Neighbors, w)
+		if j < 0 || len(from.Trans[j]) != len(trans[i]) {
+			return
+		}
+		idx[i] = j
+	}
+	copy(pi, from.Prior)
+	for i, j := range idx {
+		copy(trans[i], from.Trans[j])
+	}
+}
+
 // scoreRow is a row's term of a local EM pass's log-likelihood, which
 // only the last pass sums: its weighted logarithm of the likelihood l (up
 // to the scale cst[row]), or 0 for a row of probability 0 (left out, as EM
@@ -587,19 +620,17 @@ func (c *Contractor) scoreRow(row int, l float64, cst []float64) float64 {
 // fitLocalBin is FitLocal's EM when keep and its neighbours are binary:
 // pi and trans (2 × 2 each) start at the model's and end fitted, betas
 // are the neighbours' messages and cst the sum of their log-scales by
-// row; it returns the log-likelihood. The messages are gathered row by
-// row into one array, and the evidence on the other neighbours of a
-// neighbour's edge, π(x) ev(x) Π_{j≠i} M_j(x), is a prefix times a suffix
-// product (no division, exact when a message is 0).
+// row; it returns the log-likelihood. A pass works through blocks of
+// localBlock rows, one neighbour at a time over the block's rows (short
+// loops without dependencies from row to row): the messages M_i into keep
+// from its neighbours, then the evidence on the other neighbours of a
+// neighbour's edge, π(x) ev(x) Π_{j≠i} M_j(x), as a prefix product (kept
+// per neighbour and row) times a suffix product (no division, exact when a
+// message is 0). The expected count of the transition entry (x, y) to
+// neighbour i is T_i(x, y) times Σ_rows w π(x) ev(x) Π_{j≠i} M_j(x) β_i(y)
+// / l: the sum is accumulated and multiplied by T_i once per pass.
 func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float64, cst []float64, iters int, tol, pseudo float64) float64 {
 	nb, rows := len(trans), c.b.rows
-	kw := 2 * nb
-	bflat := make([]float64, rows*kw)
-	for i, src := range betas {
-		for row := range rows {
-			bflat[row*kw+2*i], bflat[row*kw+2*i+1] = src[2*row], src[2*row+1]
-		}
-	}
 	// Evidence of keep by row: 1 where state 0 is allowed, 2 where 1 is.
 	evs := make([]uint8, rows)
 	codes := c.b.codes[keep]
@@ -609,63 +640,99 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 			evs[row] = 1 << c.b.remap[keep][codes[row]]
 		}
 	}
-	t := make([]float64, 4*nb)  // the transitions, flat
-	cx := make([]float64, 4*nb) // their expected counts
+	t := make([]float64, 4*nb)   // the transitions, flat
+	cx := make([]float64, 4*nb)  // their expected counts
+	acc := make([]float64, 4*nb) // the sums above, by transition entry
 	for i, tr := range trans {
 		copy(t[4*i:4*i+4], tr[:4])
 	}
-	mw := make([]float64, kw)  // M_i(x) at 2i+x
-	pre := make([]float64, kw) // prefix products at 2i+x
+	const blk = localBlock
+	// Per block: the prefix products (pre0, pre1) and the messages (m0,
+	// m1) of neighbour i at [i*blk, (i+1)*blk), and by row the running
+	// products a0, a1 and suffix products s0, s1.
+	buf := make([]float64, 4*nb*blk+4*blk)
+	pre0, pre1 := buf[:nb*blk], buf[nb*blk:2*nb*blk]
+	m0s, m1s := buf[2*nb*blk:3*nb*blk], buf[3*nb*blk:4*nb*blk]
+	tail := buf[4*nb*blk:]
+	a0, a1, s0, s1 := tail[:blk], tail[blk:2*blk], tail[2*blk:3*blk], tail[3*blk:4*blk]
 	var cpi [2]float64
 	ll := 0.0
 	last := iters == 1
 	for it := 0; it < iters; it++ {
 		ll = 0
 		cpi[0], cpi[1] = pseudo, pseudo
-		for j := range cx {
-			cx[j] = pseudo
-		}
-		for row := range rows {
-			br := bflat[row*kw : (row+1)*kw]
-			ev := evs[row]
-			a0, a1 := pi[0], pi[1]
-			if ev&1 == 0 {
-				a0 = 0
+		clear(acc)
+		for r0 := 0; r0 < rows; r0 += blk {
+			n := min(blk, rows-r0)
+			a0, a1, s0, s1 := a0[:n], a1[:n], s0[:n], s1[:n]
+			for j, ev := range evs[r0 : r0+n] {
+				a0[j], a1[j] = pi[0], pi[1]
+				if ev&1 == 0 {
+					a0[j] = 0
+				}
+				if ev&2 == 0 {
+					a1[j] = 0
+				}
 			}
-			if ev&2 == 0 {
-				a1 = 0
+			for i := range nb {
+				b := betas[i][2*r0 : 2*(r0+n)]
+				ti := t[4*i : 4*i+4]
+				t0, t1, t2, t3 := ti[0], ti[1], ti[2], ti[3]
+				p0, p1 := pre0[i*blk:i*blk+n], pre1[i*blk:i*blk+n]
+				q0, q1 := m0s[i*blk:i*blk+n], m1s[i*blk:i*blk+n]
+				for j := range a0 {
+					b0, b1 := b[2*j], b[2*j+1]
+					x0, x1 := t0*b0+t1*b1, t2*b0+t3*b1
+					p0[j], p1[j] = a0[j], a1[j]
+					q0[j], q1[j] = x0, x1
+					a0[j] *= x0
+					a1[j] *= x1
+				}
 			}
-			for i := 0; i < kw; i += 2 {
-				b0, b1 := br[i], br[i+1]
-				ti := t[2*i : 2*i+4]
-				m0, m1 := ti[0]*b0+ti[1]*b1, ti[2]*b0+ti[3]*b1
-				mw[i], mw[i+1] = m0, m1
-				pre[i], pre[i+1] = a0, a1
-				a0 *= m0
-				a1 *= m1
-			}
-			if l := a0 + a1; l <= 0 || last {
-				ll += c.scoreRow(row, l, cst)
+			if last {
+				for j := range a0 {
+					ll += c.scoreRow(r0+j, a0[j]+a1[j], cst)
+				}
 				continue
 			}
-			il := c.b.w(row) / (a0 + a1)
-			cpi[0] += a0 * il
-			cpi[1] += a1 * il
-			s0, s1 := il, il
-			for i := kw - 2; i >= 0; i -= 2 {
-				b0, b1 := br[i], br[i+1]
-				ti, ci := t[2*i:2*i+4], cx[2*i:2*i+4]
-				f0, f1 := pre[i]*s0, pre[i+1]*s1
-				ci[0] += f0 * ti[0] * b0
-				ci[1] += f0 * ti[1] * b1
-				ci[2] += f1 * ti[2] * b0
-				ci[3] += f1 * ti[3] * b1
-				s0 *= mw[i]
-				s1 *= mw[i+1]
+			// s starts at w/l (0 for a row of probability 0, which adds
+			// nothing to the counts).
+			for j := range a0 {
+				il := 0.0
+				if l := a0[j] + a1[j]; l > 0 {
+					il = c.b.w(r0+j) / l
+				}
+				cpi[0] += a0[j] * il
+				cpi[1] += a1[j] * il
+				s0[j], s1[j] = il, il
+			}
+			for i := nb - 1; i >= 0; i-- {
+				b := betas[i][2*r0 : 2*(r0+n)]
+				p0, p1 := pre0[i*blk:i*blk+n], pre1[i*blk:i*blk+n]
+				q0, q1 := m0s[i*blk:i*blk+n], m1s[i*blk:i*blk+n]
+				var c00, c01, c10, c11 float64
+				for j := range s0 {
+					b0, b1 := b[2*j], b[2*j+1]
+					f0, f1 := p0[j]*s0[j], p1[j]*s1[j]
+					c00 += f0 * b0
+					c01 += f0 * b1
+					c10 += f1 * b0
+					c11 += f1 * b1
+					s0[j] *= q0[j]
+					s1[j] *= q1[j]
+				}
+				ai := acc[4*i : 4*i+4]
+				ai[0] += c00
+				ai[1] += c01
+				ai[2] += c10
+				ai[3] += c11
 			}
 		}
 		if last {
 			break
+		}
+		for j, x := range acc {
+			cx[j] = pseudo + t[j]*x
 		}
 		change := normalizeChange(pi, cpi[:], 1, 2)
 		for i := range trans {
@@ -680,6 +747,9 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 	}
 	return ll
 }
+
+// localBlock is the number of rows of a block of fitLocalBin's passes.
+const localBlock = 256
 
 // Local is the part of a model at one node that Contractor.Contract
 // fitted: the node's prior and the transitions P(w | Keep) to its

@@ -3,6 +3,7 @@ package discrete_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -141,5 +142,91 @@ func TestNumParamsOn(t *testing.T) {
 	}
 	if _, err := discrete.NumParamsOn(tr, tr.MaxID()+5, states); err == nil {
 		t.Error("a root outside the tree: no error")
+	}
+}
+
+// FitLocalFrom continues a local fit: on a binary and a general model
+// (as TestContractorExact), 2 EM iterations from the fit that 2 iterations
+// reached give the parameters and log-likelihood of 4 iterations from the
+// start, to the bit; a local fit at another node is ignored (the start of
+// FitLocal).
+func TestFitLocalFrom(t *testing.T) {
+	for _, binary := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(8, 2))
+		tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
+		if binary {
+			opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
+		}
+		m, err := simulate.General(rng, tr, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Sample(rng, 700)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := m.Contractor(d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var other *discrete.Local
+		n := 0
+		for _, e := range tr.Edges() {
+			keep, drop := e.U, e.V
+			if !tr.IsHidden(drop) {
+				keep, drop = drop, keep
+			}
+			if !tr.IsHidden(drop) {
+				continue
+			}
+			ct := tr.Clone()
+			if err := ct.Contract(keep, drop); err != nil {
+				t.Fatal(err)
+			}
+			// iters counts passes over the rows, the last one scoring:
+			// 3 passes are 2 EM iterations.
+			half, _, err := c.FitLocal(ct, keep, drop, 3, 0, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cont, llc, err := c.FitLocalFrom(ct, keep, drop, half, 3, 0, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, llf, err := c.FitLocal(ct, keep, drop, 5, 0, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if llc != llf || !slices.Equal(cont.Prior, full.Prior) {
+				t.Errorf("binary %v, contract %d into %d: continued fit %.12g %v, 4 iterations %.12g %v", binary, drop, keep, llc, cont.Prior, llf, full.Prior)
+			}
+			for i := range cont.Trans {
+				if !slices.Equal(cont.Trans[i], full.Trans[i]) {
+					t.Errorf("binary %v, contract %d into %d: transition %d %v, want %v", binary, drop, keep, i, cont.Trans[i], full.Trans[i])
+				}
+			}
+			if other != nil && other.Keep != keep {
+				_, llo, err := c.FitLocalFrom(ct, keep, drop, other, 3, 0, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, ll3, err := c.FitLocal(ct, keep, drop, 3, 0, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if llo != ll3 {
+					t.Errorf("binary %v, contract %d into %d: a fit at node %d as start gives %.12g, FitLocal %.12g", binary, drop, keep, other.Keep, llo, ll3)
+				}
+			}
+			other = half
+			n++
+		}
+		if n < 5 {
+			t.Fatalf("only %d contractions tried", n)
+		}
 	}
 }
