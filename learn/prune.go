@@ -98,6 +98,11 @@ type pruneState struct {
 	// model m (the current model WithLocal local) is built when the
 	// candidate is kept (pruneState.build).
 	local *discrete.Local
+	// starts holds, for a current model of the local search, the last
+	// local fits of the candidates scored in earlier rounds, by edge
+	// (edgeKey): a candidate's EM continues from there when its merged
+	// node has the same neighbours (discrete.Contractor.FitLocalFrom).
+	starts map[[2]int]*discrete.Local
 	// con scores contractions of m locally (discrete m, local search),
 	// computed once on first use.
 	conOnce sync.Once
@@ -287,7 +292,7 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				}
 				// The candidate's model is built only if it is kept
 				// (pruneState.local).
-				loc, ll, err := con.FitLocal(ct, keep, drop, localIter, localTol, fit.EM.Pseudo)
+				loc, ll, err := con.FitLocalFrom(ct, keep, drop, warm.starts[edgeKey(keep, drop)], localIter, localTol, fit.EM.Pseudo)
 				if err != nil {
 					return 0, nil, err
 				}

@@ -27,11 +27,12 @@ type scoreFunc = structure.ScoreFunc[pruneState]
 // log-likelihood the next round's messages give exactly, replaces the
 // current model when it scores at least the best candidate alone (else
 // the best candidate alone does). Rounds stop when no candidate improves
-// the score or after MaxEvals scorings. The result does not depend on
-// Workers: candidates are scored in parallel but compared in a fixed
-// order. The input tree is scored with score(t, nil, false). ops puts
-// the kept local fits together and scores the result (discreteOps,
-// gaussianOps).
+// the score or after MaxEvals scorings. A candidate scored in an earlier
+// round starts its local fit from its last one (pruneState.starts). The
+// result does not depend on Workers: candidates are scored in parallel
+// but compared in a fixed order. The input tree is scored with score(t,
+// nil, false). ops puts the kept local fits together and scores the
+// result (discreteOps, gaussianOps).
 func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(float64, model.Model) float64, margin float64, opt PruneOptions, progress func(evaluated, contracted int)) (*structure.ContractResult[pruneState], error) {
 	workers := opt.Workers
 	if workers == 0 {
@@ -54,6 +55,9 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 	// was scored on; changed the nodes within one edge of a kept
 	// contraction in the last round.
 	var gain map[[2]int]float64
+	// fits holds each candidate's last local fit (discrete search), by
+	// edge.
+	fits := map[[2]int]*discrete.Local{}
 	changed := map[int]bool{}
 	near := func(c cand) bool { return changed[c.keep] || changed[c.drop] }
 	for {
@@ -84,6 +88,10 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 			}
 			cands = kept
 		}
+		// A candidate scored before continues its local EM from its last
+		// fit when its merged node has the same neighbours (fits is
+		// written only between rounds).
+		bst.starts = fits
 		if opt.MaxEvals > 0 {
 			cands = cands[:min(len(cands), opt.MaxEvals-res.Evaluated)]
 		}
@@ -110,6 +118,9 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 				return nil, o.err
 			}
 			gain[edgeKey(cands[i].keep, cands[i].drop)] = o.score - bs
+			if o.state != nil && o.state.local != nil {
+				fits[edgeKey(cands[i].keep, cands[i].drop)] = o.state.local
+			}
 			if o.score > bs {
 				better = append(better, i)
 			}
