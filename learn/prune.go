@@ -61,6 +61,19 @@ const DefaultLocalIter = 8
 
 const localTol = 1e-6
 
+// FirstFitGain is the bound on the remaining gain in log-likelihood
+// (model.EMOptions.Gain) at which the EM of the input tree stops in the
+// local contraction search of a discrete tree, as a fraction of one
+// parameter's penalty (log n / 2 for BIC): the search ranks contractions
+// of that fit, and fits the chosen tree again at the end. On the 50
+// simulated binary trees of TestContractLocalVsRefit (200–10,000 rows),
+// 0.1 saved 44% of the E-steps of that fit (DefaultTol's rule: 6,098 in
+// all), and the searches' BIC was 0.09 lower on average, 0.51 higher on
+// the worst tree; 0.3 saved 55% and was 7 higher on one tree. On the
+// newsgroups data (8,121 rows, 98 hidden nodes) 0.1 stops after 175
+// E-steps instead of 256.
+const FirstFitGain = 0.1
+
 // DefaultQuickIter is the default number of EM iterations per candidate
 // contraction.
 const DefaultQuickIter = 5
@@ -74,7 +87,8 @@ type PruneResult struct {
 	// EM is the EM run that fitted Model.
 	EM *model.EMResult
 	// BIC is Model's BIC on the data (−2 log L + κ log n, smaller is
-	// better); InitialBIC that of the input tree fitted by model.Fit.
+	// better); InitialBIC that of the input tree fitted by model.Fit
+	// (with the search's stopping rule, see ContractByBIC).
 	BIC, InitialBIC float64
 	// Contracted counts the contractions kept, Evaluated the candidates
 	// scored.
@@ -173,7 +187,9 @@ func contracted(old, ct *tree.Tree) (keep, drop int, ok bool) {
 
 // ContractByBIC contracts edges of t at hidden nodes while the BIC of the
 // fitted model improves (the score −BIC = 2 log L − κ log n, higher is
-// better). The input tree is fitted by model.Fit with fit. A discrete tree,
+// better). The input tree is fitted by model.Fit with fit (for the local
+// search of a discrete tree, with EM stopped sooner: FirstFitGain unless
+// fit.EM sets Gain or another stopping rule). A discrete tree,
 // and a Gaussian one on data without missing cells, is searched with local
 // scores by default (see PruneOptions.Refit): each candidate re-fits only
 // the parameters at the merged node, with the rest of the model held, and
@@ -353,6 +369,13 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				if d.AllContinuous() {
 					// Ranked like every Gaussian candidate (see above).
 					f.EM.Accel, f.EM.Stop = model.AccelNone, model.StopRelative
+				}
+				if !opt.Refit && d.AllDiscrete() && f.EM.Gain == 0 && f.EM.Stop == model.StopAuto {
+					// The local search only ranks contractions of this
+					// fit, and the chosen tree is fitted again at the
+					// end: EM stops at a fraction of a parameter's
+					// penalty.
+					f.EM.Gain = FirstFitGain * penalty / 2
 				}
 				m, res, err = model.Fit(ct, d, f)
 			}

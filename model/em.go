@@ -47,6 +47,12 @@ type EMOptions struct {
 	// the stopping rule use; zero probabilities of the start are first
 	// raised to 1e-10 so that it is finite.
 	Pseudo float64
+	// Gain, when positive, replaces StopAuto's tolerance Tol·|L| by Gain
+	// nats in discrete EM: the final run stops once its bound on the
+	// remaining gain in log-likelihood (see StopAuto) is at most Gain. A
+	// fit that only ranks changes to a model can stop at a fraction of a
+	// parameter's BIC penalty, log(n)/2 (learn.ContractByBIC's first fit).
+	Gain float64
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
@@ -290,6 +296,8 @@ func (o EMOptions) validateSteps() error {
 	switch {
 	case o.Pseudo < 0 || math.IsNaN(o.Pseudo) || math.IsInf(o.Pseudo, 0):
 		return fmt.Errorf("model: EM pseudo-count %g must be finite and non-negative", o.Pseudo)
+	case o.Gain < 0 || math.IsNaN(o.Gain) || math.IsInf(o.Gain, 0):
+		return fmt.Errorf("model: EM gain tolerance %g must be finite and non-negative", o.Gain)
 	case o.Accel != AccelSQUAREM && o.Accel != AccelNone:
 		return fmt.Errorf("model: unknown EM acceleration %d", int(o.Accel))
 	case o.Stop != StopAuto && o.Stop != StopRelative:

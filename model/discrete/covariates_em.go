@@ -9,7 +9,6 @@ import (
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
-	"github.com/latentree/latentree/model/internal/squarem"
 	"github.com/latentree/latentree/tree"
 )
 
@@ -144,7 +143,7 @@ func (m *Model) fitRegressionEM(d *data.Dataset, opt model.EMOptions) (*model.EM
 	b.rootPost = make([]float64, b.rows*k)
 	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows}
 	l := &emLoop{e: newEngine(m), rs: b, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter,
-		stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}, reg: &regEM{b: b, k: k},
+		stop: finalStopper(opt, tol), reg: &regEM{b: b, k: k},
 		record: func(it int, obj float64) {
 			res.Trace = append(res.Trace, obj)
 			if opt.Progress != nil {

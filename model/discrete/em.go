@@ -495,7 +495,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 			l := &emLoop{e: ce, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: rIter, stop: squarem.Stopper{Relative: true, Tol: tol}}
 			if rIter < 0 {
 				// A full run: the final run's rule, acceleration and bound.
-				l.maxIter, l.stop = maxIter, squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol}
+				l.maxIter, l.stop = maxIter, finalStopper(opt, tol)
 				if opt.Accel == model.AccelNone {
 					l.plain()
 				} else {
@@ -521,7 +521,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 		res.Phases.Restarts.Seconds += time.Since(t0).Seconds()
 		t0 = time.Now()
 	}
-	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol},
+	l := &emLoop{e: e, rs: rs, workers: opt.Workers, pseudo: opt.Pseudo, maxIter: maxIter, stop: finalStopper(opt, tol),
 		record: func(it int, obj float64) {
 			res.Trace = append(res.Trace, obj)
 			if opt.Progress != nil {
@@ -547,6 +547,12 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 	res.Phases.Full.ESteps += l.it
 	res.Phases.Full.Seconds += time.Since(t0).Seconds()
 	return nil
+}
+
+// finalStopper is the stopping rule of EM's final run: opt's rule with
+// tolerance tol, or opt.Gain nats.
+func finalStopper(opt model.EMOptions, tol float64) squarem.Stopper {
+	return squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Abs: opt.Gain}
 }
 
 // emBounds returns opt's MaxIter and Tol, or their defaults when not

@@ -179,7 +179,7 @@ func TestParseAccelStop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 5))
 	m := smallModel(t, rng)
 	d := randomData(t, m, rng, 50, 0)
-	for _, opt := range []model.EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}} {
+	for _, opt := range []model.EMOptions{{Accel: 7}, {Stop: -1}, {Tol: math.NaN()}, {Pseudo: -1}, {Gain: -1}, {Gain: math.Inf(1)}} {
 		if _, err := m.FitEM(d, opt); err == nil {
 			t.Errorf("FitEM accepted %+v", opt)
 		}
@@ -215,5 +215,31 @@ func TestEMSameForAnyWorkers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// EMOptions.Gain replaces StopAuto's tolerance Tol·|L| in nats: a Gain
+// larger than any gain stops SQUAREM at its second cycle boundary (4
+// E-steps: the start and one cycle), a smaller one later, and the default
+// rule later still (|L| ≈ 2·10⁴ here, so Tol·|L| ≈ 0.02 nat).
+func TestEMGain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 7))
+	m := binaryModel(t, rng, 9, 4, 2)
+	d := randomData(t, m, rng, 3000, 0.05)
+	steps := func(gain float64) int {
+		fit := m.Clone()
+		fit.Randomize(rand.NewPCG(1, 1))
+		res, err := fit.FitEM(d, model.EMOptions{Restarts: -1, Gain: gain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Iterations
+	}
+	huge, some, none := steps(1e9), steps(1), steps(0)
+	if huge != 4 {
+		t.Errorf("Gain 1e9: %d E-steps, want 4", huge)
+	}
+	if !(huge < some && some < none) {
+		t.Errorf("E-steps with Gain 1e9, 1 and 0 (default): %d, %d, %d; want increasing", huge, some, none)
 	}
 }

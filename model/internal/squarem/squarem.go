@@ -50,8 +50,11 @@ type Stopper struct {
 	// Scale, when positive, caps the |L| of StopAuto's tolerance
 	// Tol·min(|L|, Scale); zero means Tol·|L|.
 	Scale float64
-	prev  float64 // the previous boundary's objective
-	n     int     // boundaries seen
+	// Abs, when positive, is StopAuto's tolerance in nats, in place of
+	// Tol·|L|.
+	Abs  float64
+	prev float64 // the previous boundary's objective
+	n    int     // boundaries seen
 }
 
 // Done records the objective at a new boundary and gEM, the gain of the
@@ -82,6 +85,9 @@ func (s *Stopper) Prev() float64 { return s.prev }
 
 // Eps is StopAuto's tolerance at objective obj.
 func (s *Stopper) Eps(obj float64) float64 {
+	if s.Abs > 0 {
+		return s.Abs
+	}
 	if s.Scale > 0 {
 		return s.Tol * min(math.Abs(obj), s.Scale)
 	}
