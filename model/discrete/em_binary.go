@@ -3,6 +3,7 @@ package discrete
 import (
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
@@ -159,16 +160,47 @@ func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	pool := make([]*binWork, model.Workers(nw))
 	e.forBlockRange(b.rows, binBlock, model.Workers(nw), func(wk int, r0, nb int) {
 		if pool[wk] == nil {
-			pool[wk] = e.newBinWork(leaf)
+			pool[wk] = e.getBinWork(leaf)
 		}
 		c := e.newCounts()
 		e.estepBinary(b, x, leaf, thr, miss, pool[wk], r0, nb, c)
 		parts[r0/binBlock] = c
 	})
+	e.putBinWork(leaf, pool)
 	for _, p := range parts[1:] {
 		parts[0].add(p)
 	}
 	return parts[0]
+}
+
+// getBinWork returns work buffers for the observed leaves leaf: kept from
+// an earlier E-step of the engine when there is one (EM runs hundreds of
+// E-steps, each of which would otherwise allocate every worker's buffers
+// anew), else new ones.
+func (e *engine) getBinWork(leaf []bool) *binWork {
+	e.binMu.Lock()
+	defer e.binMu.Unlock()
+	if n := len(e.binFree); n > 0 && slices.Equal(e.binLeaf, leaf) {
+		w := e.binFree[n-1]
+		e.binFree = e.binFree[:n-1]
+		return w
+	}
+	return e.newBinWork(leaf)
+}
+
+// putBinWork keeps the buffers of pool (nil entries skipped), made for
+// leaf, for later E-steps.
+func (e *engine) putBinWork(leaf []bool, pool []*binWork) {
+	e.binMu.Lock()
+	defer e.binMu.Unlock()
+	if !slices.Equal(e.binLeaf, leaf) {
+		e.binFree, e.binLeaf = nil, leaf
+	}
+	for _, w := range pool {
+		if w != nil {
+			e.binFree = append(e.binFree, w)
+		}
+	}
 }
 
 // estepBinary adds the expected counts of rows [r0, r0+nb) to c: an

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/internal/parallel"
@@ -92,6 +93,11 @@ type engine struct {
 	parent   []int
 	children [][]int
 	k        []int
+	// binFree holds the binary E-step's work buffers between E-steps
+	// (expectedBinary), for the observed leaves binLeaf.
+	binMu   sync.Mutex
+	binFree []*binWork
+	binLeaf []bool
 }
 
 func newEngine(m *Model) *engine {
