@@ -122,6 +122,9 @@ type pruneState struct {
 	conOnce sync.Once
 	con     *discrete.Contractor
 	conErr  error
+	// reuse, when set, is a contractor no longer needed, in whose memory
+	// con is made (handOver).
+	reuse *discrete.Contractor
 	// gcon is con for a Gaussian m (contractGaussian).
 	gconOnce sync.Once
 	gcon     *gaussian.Contractor
@@ -130,8 +133,23 @@ type pruneState struct {
 
 // contractor returns the local scorer of s's discrete model on d.
 func (s *pruneState) contractor(dm *discrete.Model, d *data.Dataset, workers int) (*discrete.Contractor, error) {
-	s.conOnce.Do(func() { s.con, s.conErr = dm.Contractor(d, workers) })
+	s.conOnce.Do(func() {
+		if s.reuse != nil {
+			s.con, s.conErr = s.reuse.Reuse(dm, d, workers)
+			s.reuse = nil
+			return
+		}
+		s.con, s.conErr = dm.Contractor(d, workers)
+	})
 	return s.con, s.conErr
+}
+
+// handOver gives s's contractor, if it has one, to next to be made in
+// (discrete.Contractor.Reuse): s's contractor must not be used afterwards.
+func (s *pruneState) handOver(next *pruneState) {
+	if s.con != nil && next != s && next.con == nil {
+		next.reuse, s.con = s.con, nil
+	}
 }
 
 // build sets s.m, the model of a local candidate, to from's model

@@ -181,6 +181,9 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 			cur, curTree = &pruneState{m: nm}, ct
 			kept++
 		}
+		// The current model's contractor is no longer needed: the next
+		// one is made in its memory.
+		bst.handOver(cur)
 		if kept > 1 {
 			// The kept fits were each made against the current model:
 			// score them together exactly, and keep the best candidate
@@ -189,6 +192,7 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 				return nil, err
 			}
 			if negScore(cur.ll, cur.m) < first.score {
+				cur.handOver(first.state)
 				cur, curTree, kept = first.state, first.t, 1
 			} else if err := setFittedLengths(curTree, cur.m); err != nil {
 				return nil, err

@@ -49,6 +49,29 @@ const contractorBlock = 256
 // contractions (see Contractor) on workers goroutines (0: GOMAXPROCS);
 // the result does not depend on workers.
 func (m *Model) Contractor(d *data.Dataset, workers int) (*Contractor, error) {
+	return m.contractor(d, workers, nil)
+}
+
+// Reuse returns m.Contractor(d, workers) made in c's memory (its messages
+// take 2 × edges × states × distinct rows numbers, which a search that
+// moves from model to model would otherwise allocate anew each time). c
+// must not be used afterwards.
+func (c *Contractor) Reuse(m *Model, d *data.Dataset, workers int) (*Contractor, error) {
+	var free [][]float64
+	for _, ls := range [][][]float64{c.up, c.dn, c.upS, c.dnS} {
+		for _, x := range ls {
+			if x != nil {
+				free = append(free, x)
+			}
+		}
+	}
+	*c = Contractor{}
+	return m.contractor(d, workers, free)
+}
+
+// contractor is Contractor, taking the messages' slices from free (any
+// lengths) when they are long enough.
+func (m *Model) contractor(d *data.Dataset, workers int, free [][]float64) (*Contractor, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -64,12 +87,23 @@ func (m *Model) Contractor(d *data.Dataset, workers int) (*Contractor, error) {
 	n := m.Tree.MaxID()
 	c := &Contractor{m: m, b: b, r: r, marg: m.Marginals(),
 		up: make([][]float64, n), dn: make([][]float64, n), upS: make([][]float64, n), dnS: make([][]float64, n)}
+	// Every entry is written below: a slice from free needs no clearing.
+	alloc := func(n int) []float64 {
+		for i := len(free) - 1; i >= 0; i-- {
+			if x := free[i]; cap(x) >= n {
+				free[i] = free[len(free)-1]
+				free = free[:len(free)-1]
+				return x[:n]
+			}
+		}
+		return make([]float64, n)
+	}
 	for _, v := range r.Order {
 		if p := r.Parent[v]; p >= 0 {
-			c.up[v] = make([]float64, b.rows*m.States[v])
-			c.dn[v] = make([]float64, b.rows*m.States[p])
-			c.upS[v] = make([]float64, b.rows)
-			c.dnS[v] = make([]float64, b.rows)
+			c.up[v] = alloc(b.rows * m.States[v])
+			c.dn[v] = alloc(b.rows * m.States[p])
+			c.upS[v] = alloc(b.rows)
+			c.dnS[v] = alloc(b.rows)
 		}
 	}
 	// rev[v] = P(parent | v) for the downward messages.

@@ -230,3 +230,85 @@ func TestFitLocalFrom(t *testing.T) {
 		}
 	}
 }
+
+// A Contractor made by Reuse in another's memory is the one Contractor
+// makes: the same log-likelihood and local fits, to the bit (binary and
+// general models, the second Contractor for a contraction of the first
+// one's model).
+func TestContractorReuse(t *testing.T) {
+	for _, binary := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(8, 3))
+		tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
+		if binary {
+			opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
+		}
+		m, err := simulate.General(rng, tr, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Sample(rng, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, err := m.Contractor(d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Contract the first edge at a hidden node; score every
+		// contraction of the result with both contractors.
+		var m2 *discrete.Model
+		for _, e := range tr.Edges() {
+			if tr.IsHidden(e.V) {
+				ct := tr.Clone()
+				if err := ct.Contract(e.U, e.V); err != nil {
+					t.Fatal(err)
+				}
+				if m2, _, err = old.Contract(ct, e.U, e.V, 5, 0, 0); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		fresh, err := m2.Contractor(d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reused, err := old.Reuse(m2, d, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fresh.LogLik != reused.LogLik {
+			t.Fatalf("binary %v: log-likelihood %.12g reused, %.12g fresh", binary, reused.LogLik, fresh.LogLik)
+		}
+		n := 0
+		for _, e := range m2.Tree.Edges() {
+			keep, drop := e.U, e.V
+			if !m2.Tree.IsHidden(drop) {
+				continue
+			}
+			ct := m2.Tree.Clone()
+			if err := ct.Contract(keep, drop); err != nil {
+				t.Fatal(err)
+			}
+			_, a, err := fresh.FitLocal(ct, keep, drop, 4, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, b, err := reused.FitLocal(ct, keep, drop, 4, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a != b {
+				t.Errorf("binary %v, contract %d into %d: %.12g reused, %.12g fresh", binary, drop, keep, b, a)
+			}
+			n++
+		}
+		if n < 3 {
+			t.Fatalf("binary %v: only %d contractions compared", binary, n)
+		}
+	}
+}
