@@ -27,23 +27,8 @@ func TestContractorExact(t *testing.T) {
 // contractorExact is TestContractorExact on a general model, or on a
 // binary one (binary: every node binary, the unrolled sums).
 func contractorExact(t *testing.T, binary bool) {
-	rng := rand.New(rand.NewPCG(8, 1))
-	tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
-	if binary {
-		opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
-	}
-	m, err := simulate.General(rng, tr, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := m.Sample(rng, 400)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, d := contractorModel(t, binary, 1, 400)
+	tr := m.Tree
 	for r := 0; r < 400; r += 37 {
 		d.Discrete(r % d.NumVars())[r] = data.Missing
 	}
@@ -94,6 +79,31 @@ func contractorExact(t *testing.T, binary bool) {
 	if n < 10 {
 		t.Fatalf("only %d contractions tried", n)
 	}
+}
+
+// contractorModel returns a model on a random minimal tree of 15 nodes
+// (3-state observed and 2–3-state hidden variables, or all binary) drawn
+// with seed, and rows rows sampled from it.
+func contractorModel(t *testing.T, binary bool, seed uint64, rows int) (*discrete.Model, *data.Dataset) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(8, seed))
+	tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
+	if binary {
+		opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
+	}
+	m, err := simulate.General(rng, tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Sample(rng, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, d
 }
 
 // NumParamsOn counts the parameters of the model New would make, at every
@@ -152,23 +162,8 @@ func TestNumParamsOn(t *testing.T) {
 // FitLocal).
 func TestFitLocalFrom(t *testing.T) {
 	for _, binary := range []bool{false, true} {
-		rng := rand.New(rand.NewPCG(8, 2))
-		tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
-		if binary {
-			opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
-		}
-		m, err := simulate.General(rng, tr, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := m.Sample(rng, 700)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, d := contractorModel(t, binary, 2, 700)
+		tr := m.Tree
 		c, err := m.Contractor(d, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -237,23 +232,8 @@ func TestFitLocalFrom(t *testing.T) {
 // one's model).
 func TestContractorReuse(t *testing.T) {
 	for _, binary := range []bool{false, true} {
-		rng := rand.New(rand.NewPCG(8, 3))
-		tr, err := simulate.RandomMinimal(rng, 15, simulate.MinimalOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt := simulate.GeneralOptions{ObservedStates: 3, HiddenMin: 2, HiddenMax: 3}
-		if binary {
-			opt = simulate.GeneralOptions{ObservedStates: 2, HiddenMin: 2, HiddenMax: 2}
-		}
-		m, err := simulate.General(rng, tr, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := m.Sample(rng, 500)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, d := contractorModel(t, binary, 3, 500)
+		tr := m.Tree
 		old, err := m.Contractor(d, 2)
 		if err != nil {
 			t.Fatal(err)
