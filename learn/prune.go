@@ -115,7 +115,7 @@ type pruneState struct {
 	// starts holds, for a current model of the local search, the last
 	// local fits of the candidates scored in earlier rounds, by edge
 	// (edgeKey): a candidate's EM continues from there when its merged
-	// node has the same neighbours (discrete.Contractor.FitLocalFrom).
+	// node has the same neighbours (discrete.LocalOptions.From).
 	starts map[[2]int]*discrete.Local
 	// con scores contractions of m locally (discrete m, local search),
 	// computed once on first use.
@@ -324,13 +324,17 @@ func contractByBIC(t *tree.Tree, d *data.Dataset, fit model.FitOptions, opt Prun
 				if err != nil {
 					return 0, nil, err
 				}
-				// The candidate's model is built only if it is kept
-				// (pruneState.local).
-				loc, ll, err := con.FitLocalFrom(ct, keep, drop, warm.starts[edgeKey(keep, drop)], localIter, localTol, fit.EM.Pseudo)
+				kappa, err := discrete.NumParamsOn(ct, model.DefaultRoot(ct), w.States)
 				if err != nil {
 					return 0, nil, err
 				}
-				kappa, err := discrete.NumParamsOn(ct, model.DefaultRoot(ct), w.States)
+				// The candidate's model is built only if it is kept
+				// (pruneState.local). A fit that cannot come within the
+				// search's margin (penalty) of the current score ends
+				// early: its score, below that, is all the search needs.
+				floor := (negScore(warm.ll, w) - penalty + float64(kappa)*penalty) / 2
+				loc, ll, err := con.FitLocalWith(ct, keep, drop, discrete.LocalOptions{Iters: localIter, Tol: localTol, Pseudo: fit.EM.Pseudo,
+					From: warm.starts[edgeKey(keep, drop)], Screen: true, Floor: floor})
 				if err != nil {
 					return 0, nil, err
 				}

@@ -445,17 +445,38 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, iters int, tol, pseudo 
 // that keeps few of the candidates it scores builds only the models it
 // keeps.
 func (c *Contractor) FitLocal(ct *tree.Tree, keep, drop, iters int, tol, pseudo float64) (*Local, float64, error) {
-	return c.FitLocalFrom(ct, keep, drop, nil, iters, tol, pseudo)
+	return c.FitLocalWith(ct, keep, drop, LocalOptions{Iters: iters, Tol: tol, Pseudo: pseudo})
 }
 
-// FitLocalFrom is FitLocal with EM started from the prior and transitions
-// of from, a local fit of the same contraction against another model
-// (typically the one a search scored it on before), instead of from the
-// model's own pairwise marginals: a fit that continues an earlier one.
-// from is ignored (FitLocal's start) when nil, or when its node or
-// neighbours are not those of keep in ct, or its numbers of states are
-// not the model's.
-func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, iters int, tol, pseudo float64) (*Local, float64, error) {
+// LocalOptions configures Contractor.FitLocalWith.
+type LocalOptions struct {
+	// Iters bounds the passes over the rows: EM iterations and the pass
+	// that scores the last parameters (at least 1).
+	Iters int
+	// Tol ends EM sooner, once no parameter moves by more than Tol in an
+	// iteration; Pseudo is EM's pseudo-count (model.EMOptions).
+	Tol, Pseudo float64
+	// From, when not nil, is the start of EM instead of the model's own
+	// pairwise marginals: a local fit of the same contraction against
+	// another model (typically the one a search scored it on before), so
+	// that the fit continues it. It is ignored when its node or
+	// neighbours are not those of keep in the contracted tree, or its
+	// numbers of states are not the model's.
+	From *Local
+	// Floor, when Screen is set, ends EM early for a fit that cannot
+	// reach a log-likelihood of Floor: with Iters of at least 6, the
+	// log-likelihoods L1 and L3 after 1 and 3 iterations are computed,
+	// and when L3 + 2·r·(L3 − L1)/2, with r the iterations left, is below
+	// Floor (EM's gains per iteration, taken as at most twice their
+	// average over iterations 2 and 3, cannot reach it), the fit ends
+	// there with the parameters and log-likelihood of L3.
+	Floor  float64
+	Screen bool
+}
+
+// FitLocalWith is FitLocal with options (a start, and screening).
+func (c *Contractor) FitLocalWith(ct *tree.Tree, keep, drop int, opt LocalOptions) (*Local, float64, error) {
+	iters, tol, pseudo := opt.Iters, opt.Tol, opt.Pseudo
 	m, old := c.m, c.m.Tree
 	if !old.HasEdge(keep, drop) || ct.Has(drop) || !ct.Has(keep) {
 		return nil, 0, fmt.Errorf("model: %d–%d is not an edge contracted in the tree given", keep, drop)
@@ -486,9 +507,10 @@ func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, it
 			cst[row] += s
 		}
 	}
-	c.startFrom(from, keep, nb, pi, trans)
+	c.startFrom(opt.From, keep, nb, pi, trans)
+	scr := newLocalScreen(opt)
 	if k == 2 && slices.IndexFunc(nb, func(w int) bool { return m.States[w] != 2 }) < 0 {
-		ll := c.fitLocalBin(keep, pi, trans, betas, cst, iters, tol, pseudo)
+		ll := c.fitLocalBin(keep, pi, trans, betas, cst, iters, tol, pseudo, scr)
 		return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
 	}
 	// Gather the neighbours' messages row by row into one flat array, and
@@ -526,6 +548,7 @@ func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, it
 	last := iters == 1
 	for it := 0; it < iters; it++ {
 		ll = 0
+		scoring := scr.scores(it)
 		for x := range cpi {
 			cpi[x] = pseudo
 		}
@@ -565,8 +588,10 @@ func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, it
 			for _, y := range a {
 				l += y
 			}
-			if l <= 0 || last {
+			if last || scoring {
 				ll += c.scoreRow(row, l, cst)
+			}
+			if l <= 0 || last {
 				continue
 			}
 			il := c.b.w(row) / l
@@ -605,7 +630,7 @@ func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, it
 				}
 			}
 		}
-		if last {
+		if last || scoring && scr.hopeless(it, ll) {
 			break
 		}
 		change := normalizeChange(pi, cpi, 1, k)
@@ -617,6 +642,34 @@ func (c *Contractor) FitLocalFrom(ct *tree.Tree, keep, drop int, from *Local, it
 		last = it+2 >= iters || change <= tol
 	}
 	return &Local{Keep: keep, Prior: pi, Neighbors: nb, Trans: trans}, ll, nil
+}
+
+// localScreen applies LocalOptions.Floor to a local fit's passes.
+type localScreen struct {
+	on    bool
+	floor float64
+	iters int
+	ll1   float64
+}
+
+func newLocalScreen(opt LocalOptions) localScreen {
+	return localScreen{on: opt.Screen && opt.Iters >= 6, floor: opt.Floor, iters: opt.Iters}
+}
+
+// scores reports whether pass it (its E-step at the parameters of it
+// iterations) sums the log-likelihood for screening.
+func (s *localScreen) scores(it int) bool { return s.on && (it == 1 || it == 3) }
+
+// hopeless records ll, the log-likelihood after it iterations (a pass for
+// which scores holds), and reports whether the fit cannot reach the floor.
+func (s *localScreen) hopeless(it int, ll float64) bool {
+	if it == 1 {
+		s.ll1 = ll
+		return false
+	}
+	// Passes it+1 … iters−1 are EM iterations but the last, which scores.
+	left := float64(s.iters - 1 - it)
+	return ll+2*left*(ll-s.ll1)/2 < s.floor
 }
 
 // startFrom copies the prior of keep and the transitions to its
@@ -638,6 +691,57 @@ func (c *Contractor) startFrom(from *Local, keep int, nb []int, pi []float64, tr
 	for i, j := range idx {
 		copy(trans[i], from.Trans[j])
 	}
+}
+
+// blockLogLik returns the sum of scoreRow over the rows r0, r0+1, … of a
+// block whose likelihoods (up to the scales cst) are a0 + a1, using buf
+// (as long as a0) for them: without row weights, the logarithm of their
+// product, kept as a mantissa and a power of 2, plus the scales (one
+// logarithm per block instead of one per row).
+func (c *Contractor) blockLogLik(r0 int, a0, a1, cst, buf []float64) float64 {
+	if c.b.weight != nil {
+		s := 0.0
+		for j := range a0 {
+			if l := a0[j] + a1[j]; l > 0 {
+				s += c.b.weight[r0+j] * (math.Log(l) + cst[j])
+			}
+		}
+		return s
+	}
+	l := buf[:len(a0)]
+	sc := 0.0
+	for j := range a0 {
+		l[j] = a0[j] + a1[j]
+		if l[j] > 0 {
+			sc += cst[j]
+		}
+	}
+	return logSum(l) + sc
+}
+
+// logSum returns Σ log x over the entries x > 0 of xs: their product as a
+// mantissa in [1, 2) and a power of 2, read from its bits after each
+// factor (a subnormal product is renormalised by math.Frexp).
+func logSum(xs []float64) float64 {
+	m, e := 1.0, 0
+	for _, x := range xs {
+		if !(x > 0) {
+			continue
+		}
+		m *= x
+		b := math.Float64bits(m)
+		ex := int(b >> 52 & 0x7ff)
+		if ex == 0 || ex == 0x7ff {
+			// Subnormal (or, for x beyond 2^1023, infinite: not a
+			// likelihood here).
+			f, fe := math.Frexp(m)
+			m, e = f*2, e+fe-1
+			continue
+		}
+		m = math.Float64frombits(b&^(0x7ff<<52) | 1023<<52)
+		e += ex - 1023
+	}
+	return math.Log(m) + float64(e)*math.Ln2
 }
 
 // scoreRow is a row's term of a local EM pass's log-likelihood, which
@@ -663,7 +767,7 @@ func (c *Contractor) scoreRow(row int, l float64, cst []float64) float64 {
 // message is 0). The expected count of the transition entry (x, y) to
 // neighbour i is T_i(x, y) times Σ_rows w π(x) ev(x) Π_{j≠i} M_j(x) β_i(y)
 // / l: the sum is accumulated and multiplied by T_i once per pass.
-func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float64, cst []float64, iters int, tol, pseudo float64) float64 {
+func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float64, cst []float64, iters int, tol, pseudo float64, scr localScreen) float64 {
 	nb, rows := len(trans), c.b.rows
 	// Evidence of keep by row: 1 where state 0 is allowed, 2 where 1 is.
 	evs := make([]uint8, rows)
@@ -694,6 +798,7 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 	last := iters == 1
 	for it := 0; it < iters; it++ {
 		ll = 0
+		scoring := scr.scores(it)
 		cpi[0], cpi[1] = pseudo, pseudo
 		clear(acc)
 		for r0 := 0; r0 < rows; r0 += blk {
@@ -723,10 +828,10 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 					a1[j] *= x1
 				}
 			}
+			if last || scoring {
+				ll += c.blockLogLik(r0, a0, a1, cst[r0:r0+n], s0)
+			}
 			if last {
-				for j := range a0 {
-					ll += c.scoreRow(r0+j, a0[j]+a1[j], cst)
-				}
 				continue
 			}
 			// s starts at w/l (0 for a row of probability 0, which adds
@@ -762,7 +867,7 @@ func (c *Contractor) fitLocalBin(keep int, pi []float64, trans, betas [][]float6
 				ai[3] += c11
 			}
 		}
-		if last {
+		if last || scoring && scr.hopeless(it, ll) {
 			break
 		}
 		for j, x := range acc {

@@ -155,7 +155,7 @@ func TestNumParamsOn(t *testing.T) {
 	}
 }
 
-// FitLocalFrom continues a local fit: on a binary and a general model
+// LocalOptions.From continues a local fit: on a binary and a general model
 // (as TestContractorExact), 2 EM iterations from the fit that 2 iterations
 // reached give the parameters and log-likelihood of 4 iterations from the
 // start, to the bit; a local fit at another node is ignored (the start of
@@ -188,7 +188,7 @@ func TestFitLocalFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cont, llc, err := c.FitLocalFrom(ct, keep, drop, half, 3, 0, 0.5)
+			cont, llc, err := c.FitLocalWith(ct, keep, drop, discrete.LocalOptions{Iters: 3, Pseudo: 0.5, From: half})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestFitLocalFrom(t *testing.T) {
 				}
 			}
 			if other != nil && other.Keep != keep {
-				_, llo, err := c.FitLocalFrom(ct, keep, drop, other, 3, 0, 0.5)
+				_, llo, err := c.FitLocalWith(ct, keep, drop, discrete.LocalOptions{Iters: 3, Pseudo: 0.5, From: other})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -216,6 +216,29 @@ func TestFitLocalFrom(t *testing.T) {
 				if llo != ll3 {
 					t.Errorf("binary %v, contract %d into %d: a fit at node %d as start gives %.12g, FitLocal %.12g", binary, drop, keep, other.Keep, llo, ll3)
 				}
+			}
+			// Screening: a floor never reached changes nothing; one
+			// that cannot be reached ends the fit after 3 iterations,
+			// with their parameters and log-likelihood (4 passes).
+			lo, lllo, err := c.FitLocalWith(ct, keep, drop, discrete.LocalOptions{Iters: 8, Pseudo: 0.5, Screen: true, Floor: math.Inf(-1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l8, ll8, err := c.FitLocal(ct, keep, drop, 8, 0, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hi, llhi, err := c.FitLocalWith(ct, keep, drop, discrete.LocalOptions{Iters: 8, Pseudo: 0.5, Screen: true, Floor: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l4, ll4, err := c.FitLocal(ct, keep, drop, 4, 0, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lllo != ll8 || !slices.Equal(lo.Prior, l8.Prior) || llhi != ll4 || !slices.Equal(hi.Prior, l4.Prior) {
+				t.Errorf("binary %v, contract %d into %d: screened fits %.12g %v and %.12g %v, want %.12g %v and %.12g %v",
+					binary, drop, keep, lllo, lo.Prior, llhi, hi.Prior, ll8, l8.Prior, ll4, l4.Prior)
 			}
 			other = half
 			n++
