@@ -62,16 +62,17 @@ const DefaultLocalIter = 8
 const localTol = 1e-6
 
 // FirstFitGain is the bound on the remaining gain in log-likelihood
-// (model.EMOptions.Gain) at which the EM of the input tree stops in the
-// local contraction search of a discrete tree, as a fraction of one
-// parameter's penalty (log n / 2 for BIC): the search ranks contractions
-// of that fit, and fits the chosen tree again at the end. On the 50
-// simulated binary trees of TestContractLocalVsRefit (200–10,000 rows),
-// 0.1 saved 44% of the E-steps of that fit (DefaultTol's rule: 6,098 in
-// all), and the searches' BIC was 0.09 lower on average, 0.51 higher on
-// the worst tree; 0.3 saved 55% and was 7 higher on one tree. On the
-// newsgroups data (8,121 rows, 98 hidden nodes) 0.1 stops after 175
-// E-steps instead of 256.
+// (model.EMOptions.Gain, a floor on the default tolerance) at which the EM
+// of the input tree stops in the local contraction search of a discrete
+// tree, as a fraction of one parameter's penalty (log n / 2 for BIC): the
+// search ranks contractions of that fit, and fits the chosen tree again
+// at the end. On the 50 simulated binary trees of
+// TestContractLocalVsRefit (200–10,000 rows), 0.1 saved 44% of the
+// E-steps of that fit (DefaultTol's rule: 6,098 in all), and the
+// searches' BIC was 0.09 lower on average, 0.51 higher on the worst
+// tree; 0.3 saved 55% and was 7 higher on one tree. On the newsgroups
+// data (8,121 rows, 98 hidden nodes) 0.1 stops after 175 E-steps instead
+// of 256. On large data DefaultTol·|L| is the larger tolerance.
 const FirstFitGain = 0.1
 
 // DefaultQuickIter is the default number of EM iterations per candidate

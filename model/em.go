@@ -47,11 +47,12 @@ type EMOptions struct {
 	// the stopping rule use; zero probabilities of the start are first
 	// raised to 1e-10 so that it is finite.
 	Pseudo float64
-	// Gain, when positive, replaces StopAuto's tolerance Tol·|L| by Gain
-	// nats in discrete EM: the final run stops once its bound on the
-	// remaining gain in log-likelihood (see StopAuto) is at most Gain. A
-	// fit that only ranks changes to a model can stop at a fraction of a
-	// parameter's BIC penalty, log(n)/2 (learn.ContractByBIC's first fit).
+	// Gain is a floor on StopAuto's tolerance in discrete EM, in nats:
+	// the final run stops once its bound on the remaining gain in
+	// log-likelihood (see StopAuto) is at most the larger of Gain and
+	// Tol·|L|. A fit that only ranks changes to a model can stop at a
+	// fraction of a parameter's BIC penalty, log(n)/2
+	// (learn.ContractByBIC's first fit).
 	Gain float64
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.

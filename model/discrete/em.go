@@ -550,7 +550,7 @@ func (m *Model) runEM(rs rowSet, res *model.EMResult, opt model.EMOptions, rng *
 }
 
 // finalStopper is the stopping rule of EM's final run: opt's rule with
-// tolerance tol, or opt.Gain nats.
+// tolerance tol, and opt.Gain nats at least.
 func finalStopper(opt model.EMOptions, tol float64) squarem.Stopper {
 	return squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Abs: opt.Gain}
 }

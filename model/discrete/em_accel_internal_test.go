@@ -218,10 +218,11 @@ func TestEMSameForAnyWorkers(t *testing.T) {
 	}
 }
 
-// EMOptions.Gain replaces StopAuto's tolerance Tol·|L| in nats: a Gain
-// larger than any gain stops SQUAREM at its second cycle boundary (4
+// EMOptions.Gain is a floor on StopAuto's tolerance Tol·|L| in nats: a
+// Gain larger than any gain stops SQUAREM at its second cycle boundary (4
 // E-steps: the start and one cycle), a smaller one later, and the default
-// rule later still (|L| ≈ 2·10⁴ here, so Tol·|L| ≈ 0.02 nat).
+// rule later still (|L| ≈ 2·10⁴ here, so Tol·|L| ≈ 0.02 nat); a Gain
+// below Tol·|L| changes nothing.
 func TestEMGain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 7))
 	m := binaryModel(t, rng, 9, 4, 2)
@@ -236,6 +237,9 @@ func TestEMGain(t *testing.T) {
 		return res.Iterations
 	}
 	huge, some, none := steps(1e9), steps(1), steps(0)
+	if tiny := steps(1e-9); tiny != none {
+		t.Errorf("Gain 1e-9: %d E-steps, the default rule %d", tiny, none)
+	}
 	if huge != 4 {
 		t.Errorf("Gain 1e9: %d E-steps, want 4", huge)
 	}

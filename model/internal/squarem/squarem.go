@@ -50,8 +50,8 @@ type Stopper struct {
 	// Scale, when positive, caps the |L| of StopAuto's tolerance
 	// Tol·min(|L|, Scale); zero means Tol·|L|.
 	Scale float64
-	// Abs, when positive, is StopAuto's tolerance in nats, in place of
-	// Tol·|L|.
+	// Abs is a floor on StopAuto's tolerance, in nats: the tolerance is
+	// the larger of Abs and Tol·|L| (or Tol·min(|L|, Scale)).
 	Abs  float64
 	prev float64 // the previous boundary's objective
 	n    int     // boundaries seen
@@ -85,11 +85,9 @@ func (s *Stopper) Prev() float64 { return s.prev }
 
 // Eps is StopAuto's tolerance at objective obj.
 func (s *Stopper) Eps(obj float64) float64 {
-	if s.Abs > 0 {
-		return s.Abs
-	}
+	l := math.Abs(obj)
 	if s.Scale > 0 {
-		return s.Tol * min(math.Abs(obj), s.Scale)
+		l = min(l, s.Scale)
 	}
-	return s.Tol * math.Abs(obj)
+	return max(s.Tol*l, s.Abs)
 }

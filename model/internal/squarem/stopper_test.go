@@ -46,16 +46,13 @@ func TestStopperHandChecked(t *testing.T) {
 	if !s.Done(-999.9995, 0.0005) {
 		t.Error("StopAuto did not stop with gains 0.0005")
 	}
-	// Abs replaces Tol·|L|: at Abs 4, 1000·g ≤ 4 first at the gain
-	// 8/2048, the twelfth value; at Abs 1 the fourteenth, as Tol 1e-3
-	// alone, even with Tol 1 (which alone stops at the fourth, gain 1).
+	// Abs is a floor on the tolerance Tol·|L| ≈ 1: at Abs 4, 1000·g ≤ 4
+	// first at the gain 8/2048, the twelfth value; at Abs 1/4 the
+	// fourteenth, as Tol alone.
 	if got := at(Stopper{Tol: 1e-3, Abs: 4}, seq); got != 12 {
 		t.Errorf("StopAuto with Abs 4 stopped at value %d, want 12", got)
 	}
-	if got := at(Stopper{Tol: 1, Abs: 1}, seq); got != 14 {
-		t.Errorf("StopAuto with Abs 1 stopped at value %d, want 14", got)
-	}
-	if got := at(Stopper{Tol: 1}, seq); got != 4 {
-		t.Errorf("StopAuto with Tol 1 stopped at value %d, want 4", got)
+	if got := at(Stopper{Tol: 1e-3, Abs: 0.25}, seq); got != 14 {
+		t.Errorf("StopAuto with Abs 0.25 stopped at value %d, want 14", got)
 	}
 }
