@@ -938,6 +938,7 @@ type gaussEM struct {
 	nodes []int
 	pats  []gaussPattern
 	bp    *gaussBP
+	fp    []*forestPattern // per dense pattern, set by forest
 }
 
 // gaussPattern is a pattern of observed cells. When dense, its rows enter
@@ -996,8 +997,7 @@ func (em *gaussEM) estep() (*gaussStats, error) {
 	if !bp.usable() {
 		return nil, errors.New("model: EM reached an edge correlation of ±1")
 	}
-	var zo []float64 // covariance of every node with every observed column
-	for _, pt := range em.pats {
+	for i, pt := range em.pats {
 		if !pt.dense {
 			for _, row := range pt.rows {
 				w := b.wt(row)
@@ -1017,118 +1017,27 @@ func (em *gaussEM) estep() (*gaussStats, error) {
 			}
 			continue
 		}
-		if zo == nil {
-			zo = g.covariance(em.nodes, b.obs)
-		}
-		if err := em.densePattern(pt, zo, st); err != nil {
+		if err := em.forestPattern(i, st); err != nil {
 			return nil, err
 		}
 	}
 	return st, nil
 }
 
-// densePattern adds to st the expected statistics of the rows of a dense
-// pattern. With o its observed columns, δ the difference of their sample
-// and model means, D = scatter + n δδᵀ, and A = Σ_zo Σ_oo⁻¹ for all nodes
-// z: Σ E[x_z] = n μ_z + n A_z δ and
-// Σ E[x_u x_v] = n μ_u μ_v + n μ_u A_v δ + n μ_v A_u δ + A_u D A_vᵀ + n (Σ_uv − A_u Σ_ov).
-func (em *gaussEM) densePattern(pt gaussPattern, zo []float64, st *gaussStats) error {
-	g, b := em.g, em.b
-	p := len(b.obs)
-	idx := pt.idx
-	q := len(idx)
-	nn := len(em.nodes)
-	cnt := pt.cnt
-	sub := mat.NewSymDense(q, nil)
-	for a, i := range idx {
-		v := b.obs[i]
-		for c, j := range idx {
-			// The row of node v in zo.
-			sub.SetSym(a, c, zo[em.nodeIndex(v)*p+j])
-		}
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sub) {
-		return errors.New("model: EM reached a singular covariance of the observed variables")
-	}
-	zx := mat.NewDense(nn, q, nil)
-	for x := range em.nodes {
-		for a, i := range idx {
-			zx.Set(x, a, zo[x*p+i])
-		}
-	}
-	var at mat.Dense
-	if err := ch.SolveTo(&at, zx.T()); err != nil {
-		return err
-	}
-	A := mat.DenseCopyOf(at.T()) // nn×q
-	delta := mat.NewVecDense(q, nil)
-	for a, i := range idx {
-		delta.SetVec(a, pt.mean[a]-g.Mean[b.obs[i]])
-	}
-	D := mat.NewDense(q, q, append([]float64(nil), pt.scatter...))
-	D.RankOne(D, cnt, delta, delta)
-	var B mat.Dense
-	B.Mul(A, D) // nn×q
-	var Ad mat.VecDense
-	Ad.MulVec(A, delta) // nn
-	// Log-likelihood: −½ [n (q log 2π + log|Σ_oo|) + tr(Σ_oo⁻¹ D)].
-	var sol mat.Dense
-	if err := ch.SolveTo(&sol, D); err != nil {
-		return err
-	}
-	st.ll += -0.5 * (cnt*(float64(q)*math.Log(2*math.Pi)+ch.LogDet()) + mat.Trace(&sol))
-	r := g.Rooted()
-	pair := func(x, y int, u, v int, cov float64) float64 {
-		s := cnt * g.Mean[u] * g.Mean[v]
-		s += cnt * (g.Mean[u]*Ad.AtVec(y) + g.Mean[v]*Ad.AtVec(x))
-		s += mat.Dot(B.RowView(x), A.RowView(y))
-		c := cov
-		for a := range idx {
-			c -= A.At(x, a) * zx.At(y, a)
-		}
-		return s + cnt*c
-	}
-	for x, v := range em.nodes {
-		st.s1[v] += cnt*g.Mean[v] + cnt*Ad.AtVec(x)
-		st.s2[v] += pair(x, x, v, v, g.Var[v])
-		if pp := r.Parent[v]; pp >= 0 {
-			y := em.nodeIndex(pp)
-			st.sp[v] += pair(x, y, v, pp, g.Rho[v]*math.Sqrt(g.Var[v]*g.Var[pp]))
-		}
-	}
-	return nil
-}
-
 // loglik returns the log-likelihood of the data of em's patterns, which
 // must all be dense, at the model's parameters.
 func (em *gaussEM) loglik() (float64, error) {
-	g, b := em.g, em.b
-	full := g.covariance(b.obs, b.obs)
-	p := len(b.obs)
-	ll := 0.0
-	for _, pt := range em.pats {
+	n := em.g.Tree.MaxID()
+	st := &gaussStats{s1: make([]float64, n), s2: make([]float64, n), sp: make([]float64, n)}
+	for i, pt := range em.pats {
 		if !pt.dense {
 			return 0, errors.New("model: loglik of a sparse pattern")
 		}
-		q := len(pt.idx)
-		var ch mat.Cholesky
-		if !ch.Factorize(subCovariance(full, p, pt.idx)) {
-			return 0, errors.New("model: the model's covariance of the observed variables is singular (a correlation of ±1?)")
-		}
-		delta := mat.NewVecDense(q, nil)
-		for a, i := range pt.idx {
-			delta.SetVec(a, pt.mean[a]-g.Mean[b.obs[i]])
-		}
-		D := mat.NewDense(q, q, append([]float64(nil), pt.scatter...))
-		D.RankOne(D, pt.cnt, delta, delta)
-		var sol mat.Dense
-		if err := ch.SolveTo(&sol, D); err != nil {
+		if err := em.forestPattern(i, st); err != nil {
 			return 0, err
 		}
-		ll += -0.5 * (pt.cnt*(float64(q)*math.Log(2*math.Pi)+ch.LogDet()) + mat.Trace(&sol))
 	}
-	return ll, nil
+	return st.ll, nil
 }
 
 // nodeIndex returns the position of node v in em.nodes (which is sorted).
