@@ -118,6 +118,8 @@ type pruneState struct {
 	// (edgeKey): a candidate's EM continues from there when its merged
 	// node has the same neighbours (discrete.LocalOptions.From).
 	starts map[[2]int]*discrete.Local
+	// glocal is local for a Gaussian candidate (contractGaussian).
+	glocal *gaussian.Contraction
 	// con scores contractions of m locally (discrete m, local search),
 	// computed once on first use.
 	conOnce sync.Once
@@ -159,6 +161,14 @@ func (s *pruneState) handOver(next *pruneState) {
 func (s *pruneState) build(from *pruneState, ct *tree.Tree) error {
 	if s.m != nil {
 		return nil
+	}
+	if s.glocal != nil {
+		gm, err := s.glocal.Build()
+		if err != nil {
+			return err
+		}
+		s.m = gm
+		return setFittedLengths(ct, gm)
 	}
 	fm, ok := from.m.(*discrete.Model)
 	if !ok || s.local == nil {

@@ -37,8 +37,9 @@ const (
 // bestLocal scores every contraction of an edge at a hidden node of s's
 // tree locally (gaussian.Contractor) and returns the best by its Change
 // less the penalty of the edge it removes (first in edge order among
-// equals), as the contracted tree and its Contraction, or nil when there is
-// no candidate; and the number of candidates scored.
+// equals), as the contracted tree and its Contraction (whose model is not
+// built: gaussian.Contractor.Score), or nil when there is no candidate; and
+// the number of candidates scored.
 func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool) (*tree.Tree, *gaussian.Contraction, int, error) {
 	g := s.m.(*gaussian.Model)
 	con, err := s.gcontractor(g, mom)
@@ -65,7 +66,7 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 		if err := ct.Contract(keep, drop); err != nil {
 			return nil, nil, n, err
 		}
-		c, err := con.Contract(ct, keep, drop, gaussLocalIter, gaussLocalTol)
+		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
 		if err != nil {
 			return nil, nil, n, err
 		}
@@ -129,7 +130,8 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	if opt.AIC {
 		penalty = 2
 	}
-	negScore := func(ll float64, m model.Model) float64 { return 2*ll - float64(m.NumParams())*penalty }
+	scoreOf := func(ll float64, params int) float64 { return 2*ll - float64(params)*penalty }
+	negScore := func(ll float64, m model.Model) float64 { return scoreOf(ll, m.NumParams()) }
 	bicOf := func(ll float64, m model.Model) float64 { return -2*ll + float64(m.NumParams())*logN }
 	gopt := gaussOptions(fit)
 	fitTree := func(ct *tree.Tree, o gaussian.Options) (*pruneState, error) {
@@ -162,17 +164,15 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		if err != nil {
 			return 0, nil, err
 		}
-		c, err := con.Contract(ct, keep, drop, gaussLocalIter, gaussLocalTol)
+		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
 		if err != nil {
-			return 0, nil, err
-		}
-		if err := setFittedLengths(ct, c.Model); err != nil {
 			return 0, nil, err
 		}
 		// Ranked by the contraction's own cost (Change), not by what the
 		// refit around it also gains where the current model is short of
-		// its maximum; the state's log-likelihood is exact.
-		return negScore(con.LogLik+c.Change, c.Model), &pruneState{m: c.Model, ll: c.LogLik}, nil
+		// its maximum; the state's log-likelihood is exact. Its model is
+		// built when the candidate is kept (pruneState.build).
+		return scoreOf(con.LogLik+c.Change, gaussian.NumParamsOn(ct)), &pruneState{glocal: c, ll: c.LogLik}, nil
 	}
 	ops := gaussianOps(mom)
 	cr, err := contractLocal(t, ops, score, negScore, penalty, opt, progress)
@@ -217,7 +217,11 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		if cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
 			break
 		}
-		if err := setFittedLengths(cand, c.Model); err != nil {
+		cm, err := c.Build()
+		if err != nil {
+			return nil, err
+		}
+		if err := setFittedLengths(cand, cm); err != nil {
 			return nil, err
 		}
 		st, err := fitTree(cand, gopt)

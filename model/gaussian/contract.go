@@ -158,7 +158,8 @@ type localFit struct {
 	rho  map[int]float64
 }
 
-// Contraction is a contraction scored by Contractor.Contract.
+// Contraction is a contraction scored by Contractor.Contract (or
+// Contractor.Score, which leaves Model to Build).
 type Contraction struct {
 	// Model is the contracted model and LogLik its exact log-likelihood.
 	Model  *Model
@@ -169,6 +170,24 @@ type Contraction struct {
 	// itself costs, whether or not the contractor's model was at its
 	// maximum there.
 	Change float64
+
+	g   *Model
+	ct  *tree.Tree
+	loc *localFit
+}
+
+// Build returns the contracted model, Model, building it first when the
+// contraction was scored by Contractor.Score.
+func (c *Contraction) Build() (*Model, error) {
+	if c.Model != nil {
+		return c.Model, nil
+	}
+	m, err := c.g.withLocal(c.ct, c.loc)
+	if err != nil {
+		return nil, err
+	}
+	c.Model = m
+	return m, nil
 }
 
 // Contract scores the contraction of the edge keep–drop of the
@@ -181,6 +200,20 @@ type Contraction struct {
 // new correlations start from those of the model (the products along the
 // paths through drop).
 func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Contraction, error) {
+	out, err := c.Score(ct, keep, drop, maxIter, tol)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := out.Build(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Score is Contract without building the contracted model: the
+// Contraction's Model is nil until its Build is called, which is what a
+// search that scores many contractions and keeps few needs.
+func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Contraction, error) {
 	g := c.g
 	t := g.Tree
 	switch {
@@ -289,11 +322,7 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 	for a, i := range use {
 		loc.rho[ms[i].node] = r[a]
 	}
-	nm, err := g.withLocal(ct, loc)
-	if err != nil {
-		return nil, err
-	}
-	return &Contraction{Model: nm, LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax}, nil
+	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, g: g, ct: ct, loc: loc}, nil
 }
 
 // withLocal returns the model on t (a contraction of g's tree that merges

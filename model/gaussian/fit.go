@@ -177,9 +177,10 @@ func subCovariance(full []float64, p int, idx []int) *mat.SymDense {
 // NumParams returns κ: one correlation per edge and a mean and a variance
 // per observed variable (hidden variables have mean 0 and variance 1, which
 // fixes their scale).
-func (g *Model) NumParams() int {
-	return g.Tree.NumEdges() + 2*g.Tree.NumObserved()
-}
+func (g *Model) NumParams() int { return NumParamsOn(g.Tree) }
+
+// NumParamsOn returns the NumParams of a model on t.
+func NumParamsOn(t *tree.Tree) int { return t.NumEdges() + 2*t.NumObserved() }
 
 // LogLikelihood returns the log-likelihood of every row of d under the
 // model's distribution of its observed variables, and their sum. Missing
