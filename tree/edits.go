@@ -3,6 +3,7 @@ package tree
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -98,15 +99,21 @@ func (t *Tree) Clone() *Tree {
 		live:  t.live,
 		edges: t.edges,
 	}
-	for k, a := range t.adj {
-		c.adj[k] = slices.Clone(a)
+	// One backing array for all adjacency lists (each capped at its
+	// length, so that appending to one moves it rather than overwriting
+	// the next): searches clone a tree per candidate.
+	total := 0
+	for _, a := range t.adj {
+		total += len(a)
 	}
-	if t.byName != nil {
-		c.byName = make(map[string]int, len(t.byName))
-		for k, v := range t.byName {
-			c.byName[k] = v
+	buf := make([]Half, total)
+	for k, a := range t.adj {
+		if len(a) > 0 {
+			n := copy(buf, a)
+			c.adj[k], buf = buf[:n:n], buf[n:]
 		}
 	}
+	c.byName = maps.Clone(t.byName)
 	return c
 }
 

@@ -154,8 +154,19 @@ func (c *Contractor) combine(v, to int) *message {
 // localFit is a contraction's new correlations: of keep with each of its
 // neighbours.
 type localFit struct {
-	keep int
-	rho  map[int]float64
+	keep  int
+	nodes []int
+	rho   []float64
+}
+
+// corr returns the new correlation of keep with its neighbour v.
+func (l *localFit) corr(v int) float64 {
+	for i, u := range l.nodes {
+		if u == v {
+			return l.rho[i]
+		}
+	}
+	return 0
 }
 
 // Contraction is a contraction scored by Contractor.Contract (or
@@ -226,16 +237,13 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	// The measurements: keep itself when observed, then every other
 	// neighbour of keep and of drop that the data say something about.
 	type meas struct {
-		node    int
-		m       *message
-		arm     float64 // correlation with the centre of its side (keep or drop)
-		far     bool    // on drop's side
-		start   float64 // correlation with keep in the model
-		nu      float64
-		y, sy   []float64
-		present bool
+		node  int
+		m     *message
+		arm   float64 // correlation with the centre of its side (keep or drop)
+		far   bool    // on drop's side
+		start float64 // correlation with keep in the model
 	}
-	var ms []meas
+	ms := make([]meas, 0, len(t.Neighbors(keep))+len(t.Neighbors(drop)))
 	for _, w := range t.Neighbors(keep) {
 		if w != drop {
 			a := g.edgeCorr(keep, w)
@@ -248,7 +256,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 			ms = append(ms, meas{node: w, m: c.msg[[2]int{w, drop}], arm: a, far: true, start: a * rkd})
 		}
 	}
-	var use []int // indices of informative measurements
+	use := make([]int, 0, len(ms)) // indices of informative measurements
 	for i := range ms {
 		if !math.IsInf(ms[i].m.nu, 1) {
 			use = append(use, i)
@@ -265,9 +273,9 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	if obsKeep {
 		j := c.col[keep]
 		s := 1 / math.Sqrt(g.Var[keep])
-		ys[0] = make([]float64, p)
+		both := make([]float64, 2*p)
+		ys[0], sys[0] = both[:p], both[p:]
 		ys[0][j] = s
-		sys[0] = make([]float64, p)
 		for i := range p {
 			sys[0][i] = c.mom.Cov[i*p+j] * s
 		}
@@ -297,6 +305,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	}
 	old[len(use)] = rkd
 	ost := &star{Y: Y, nus: nus, k: k, off: off, n: n, far: far, two: true}
+	ost.scratch()
 	llOld, err := ost.eval(old, nil)
 	if err != nil {
 		return nil, err
@@ -310,17 +319,18 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	for a, i := range use {
 		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
 	}
-	st := &star{Y: Y, nus: nus, k: k, off: off, n: n}
+	// Its scratch is the old star's, done with.
+	st := &star{Y: Y, nus: nus, k: k, off: off, n: n, sig: ost.sig, L: ost.L, inv: ost.inv, tmp: ost.tmp, gm: ost.gm, x: ost.x}
 	llNew, err := st.fit(r, maxIter, tol)
 	if err != nil {
 		return nil, err
 	}
-	loc := &localFit{keep: keep, rho: map[int]float64{}}
-	for _, x := range ms {
-		loc.rho[x.node] = x.start // uninformative: the path's correlation
+	loc := &localFit{keep: keep, nodes: make([]int, len(ms)), rho: make([]float64, len(ms))}
+	for i, x := range ms {
+		loc.nodes[i], loc.rho[i] = x.node, x.start // uninformative: the path's correlation
 	}
 	for a, i := range use {
-		loc.rho[ms[i].node] = r[a]
+		loc.rho[i] = r[a]
 	}
 	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, g: g, ct: ct, loc: loc}, nil
 }
@@ -347,9 +357,9 @@ func (g *Model) withLocal(t *tree.Tree, loc *localFit) (*Model, error) {
 		}
 		switch {
 		case v == loc.keep:
-			out.Rho[v] = loc.rho[p]
+			out.Rho[v] = loc.corr(p)
 		case p == loc.keep:
-			out.Rho[v] = loc.rho[v]
+			out.Rho[v] = loc.corr(v)
 		case g.Tree.HasEdge(v, p):
 			out.Rho[v] = g.edgeCorr(v, p)
 		default:
@@ -516,14 +526,21 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 // short.)
 func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 	m := len(r)
-	g := make([]float64, m)
+	// Scratch: g, x, xn, rn, gn, d, gf, sv, yv, hy (m each) and H (m²).
+	buf := make([]float64, 10*m+m*m)
+	next := func(k int) []float64 {
+		out := buf[:k:k]
+		buf = buf[k:]
+		return out
+	}
+	g := next(m)
 	ll, err := s.eval(r, g)
 	if err != nil || m == 0 {
 		return ll, err
 	}
-	x := make([]float64, m)
+	x := next(m)
 	copy(x, r)
-	H := make([]float64, m*m) // inverse of the negative Hessian
+	H := next(m * m) // inverse of the negative Hessian
 	reset := func() {
 		gmax := 0.0
 		for _, v := range g {
@@ -536,7 +553,8 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 	}
 	reset()
 	fresh := true
-	xn, rn, gn, d, gf := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	xn, rn, gn, d, gf := next(m), next(m), next(m), next(m), next(m)
+	sv, yv, hy := next(m), next(m), next(m)
 	for range maxIter {
 		// Coordinates held at the bound by a gradient pointing out of
 		// the box take no part in the step.
@@ -590,7 +608,6 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 		gain := lln - ll
 		// BFGS update of H for the minimisation of −ℓ: s = Δx, y = −Δg.
 		sy := 0.0
-		sv, yv := make([]float64, m), make([]float64, m)
 		for i := range m {
 			sv[i], yv[i] = xn[i]-x[i], g[i]-gn[i]
 			sy += sv[i] * yv[i]
@@ -609,7 +626,6 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 		}
 		fresh = false
 		if sy > 1e-12 {
-			hy := make([]float64, m)
 			yhy := 0.0
 			for i := range m {
 				v := 0.0
@@ -659,10 +675,10 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool, L, inv, x []f
 			}
 		}
 	}
-	// solve writes Σ⁻¹ b to x.
-	solve := func(x []float64, b func(i int) float64) {
+	// solve overwrites x with Σ⁻¹ x.
+	solve := func(x []float64) {
 		for i := range k {
-			s := b(i)
+			s := x[i]
 			for m := range i {
 				s -= L[i*k+m] * x[m]
 			}
@@ -678,13 +694,10 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool, L, inv, x []f
 	}
 	tr := 0.0
 	if inverse {
+		clear(inv[:k*k])
 		for col := range k {
-			solve(inv[col*k:(col+1)*k], func(i int) float64 {
-				if i == col {
-					return 1
-				}
-				return 0
-			})
+			inv[col*k+col] = 1
+			solve(inv[col*k : (col+1)*k])
 		}
 		for i := range k {
 			for j := range k {
@@ -694,7 +707,10 @@ func smallLogLik(sig, Y []float64, k int, n float64, inverse bool, L, inv, x []f
 		return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
 	}
 	for col := range k {
-		solve(x, func(i int) float64 { return Y[i*k+col] })
+		for i := range k {
+			x[i] = Y[i*k+col]
+		}
+		solve(x[:k])
 		tr += x[col]
 	}
 	return -0.5 * n * (float64(k)*math.Log(2*math.Pi) + logdet + tr), inv, nil
