@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
@@ -27,9 +28,9 @@ import (
 // are known: a few operations per neighbour pair, and EM on the star of
 // keep and its neighbours fits the new correlations.
 //
-// The messages are computed once, in Model.Contractor (about p² per edge
-// of the tree for p observed variables). A Contractor is safe for
-// concurrent use.
+// The messages are computed once, in Model.Contractor, and each one's
+// product with the sample covariance (p² for p observed variables) when
+// a contraction first needs it. A Contractor is safe for concurrent use.
 type Contractor struct {
 	g   *Model
 	mom *Moments
@@ -45,8 +46,36 @@ type Contractor struct {
 // observed; +Inf when the subtree says nothing), and S·y for the sample
 // covariance S.
 type message struct {
-	y, sy []float64
-	nu    float64
+	y  []float64
+	nu float64
+	// sy is computed on first use (syOnce): a search rescores few
+	// candidates after its first round.
+	syOnce sync.Once
+	sy     []float64
+}
+
+// syOf returns S·y for the message e.
+func (c *Contractor) syOf(e *message) []float64 {
+	e.syOnce.Do(func() {
+		m := c.mom
+		p := len(m.Names)
+		var nz []int
+		for j, x := range e.y {
+			if x != 0 {
+				nz = append(nz, j)
+			}
+		}
+		e.sy = make([]float64, p)
+		for i := range p {
+			row := m.Cov[i*p : (i+1)*p]
+			s := 0.0
+			for _, j := range nz {
+				s += row[j] * e.y[j]
+			}
+			e.sy[i] = s
+		}
+	})
+	return e.sy
 }
 
 // Contractor returns the local scorer of g's contractions on the complete
@@ -83,24 +112,6 @@ func (g *Model) Contractor(m *Moments) (*Contractor, error) {
 			if r.Parent[w] == v {
 				c.msg[[2]int{v, w}] = c.combine(v, w)
 			}
-		}
-	}
-	p := len(m.Names)
-	for _, e := range c.msg {
-		var nz []int
-		for j, x := range e.y {
-			if x != 0 {
-				nz = append(nz, j)
-			}
-		}
-		e.sy = make([]float64, p)
-		for i := range p {
-			row := m.Cov[i*p : (i+1)*p]
-			s := 0.0
-			for _, j := range nz {
-				s += row[j] * e.y[j]
-			}
-			e.sy[i] = s
 		}
 	}
 	return c, nil
@@ -281,7 +292,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 		}
 	}
 	for a, i := range use {
-		ys[a+off], sys[a+off], nus[a+off] = ms[i].m.y, ms[i].m.sy, ms[i].m.nu
+		ys[a+off], sys[a+off], nus[a+off] = ms[i].m.y, c.syOf(ms[i].m), ms[i].m.nu
 	}
 	Y := make([]float64, k*k)
 	for a := range k {
@@ -305,7 +316,6 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	}
 	old[len(use)] = rkd
 	ost := &star{Y: Y, nus: nus, k: k, off: off, n: n, far: far, two: true}
-	ost.scratch()
 	llOld, err := ost.eval(old, nil)
 	if err != nil {
 		return nil, err
@@ -320,7 +330,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
 	}
 	// Its scratch is the old star's, done with.
-	st := &star{Y: Y, nus: nus, k: k, off: off, n: n, sig: ost.sig, L: ost.L, inv: ost.inv, tmp: ost.tmp, gm: ost.gm, x: ost.x}
+	st := &star{Y: Y, nus: nus, k: k, off: off, n: n, lr: ost.lr, work: ost.work}
 	llNew, err := st.fit(r, maxIter, tol)
 	if err != nil {
 		return nil, err
@@ -399,7 +409,10 @@ type star struct {
 	n      float64
 	far    []bool
 	two    bool
-	// scratch of eval, k² each (L, inv, tmp, gm) and k (x).
+	// scratch of eval (star.go).
+	lr   lowRank
+	work []float64
+	// scratch of evalDense, k² each (L, inv, tmp, gm) and k (x).
 	sig, L, inv, tmp, gm, x []float64
 }
 
@@ -445,10 +458,10 @@ func (s *star) sigma(r []float64) []float64 {
 	return sig
 }
 
-// eval returns the log-likelihood at r and, when grad is not nil, writes
-// its gradient: with G = −n/2 (Σ⁻¹ − Σ⁻¹ Y Σ⁻¹), ∂ℓ/∂θ = 2 Σ_{i<j} G_ij
+// evalDense is eval from Σ formed entry by entry and its Cholesky factor
+// (k³), where two measurements are nearly free of noise; its gradient: with G = −n/2 (Σ⁻¹ − Σ⁻¹ Y Σ⁻¹), ∂ℓ/∂θ = 2 Σ_{i<j} G_ij
 // ∂Σ_ij/∂θ.
-func (s *star) eval(r, grad []float64) (float64, error) {
+func (s *star) evalDense(r, grad []float64) (float64, error) {
 	k, off := s.k, s.off
 	sig := s.sigma(r)
 	ll, inv, err := smallLogLik(sig, s.Y, k, s.n, grad != nil, s.L, s.inv, s.x)
