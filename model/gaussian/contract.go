@@ -36,6 +36,8 @@ type Contractor struct {
 	mom *Moments
 	col []int // node → column of the moments, −1 hidden
 	msg map[[2]int]*message
+	// pool holds *scoreScratch for Score.
+	pool sync.Pool
 	// LogLik is the log-likelihood of the model on the moments.
 	LogLik float64
 }
@@ -162,6 +164,37 @@ func (c *Contractor) combine(v, to int) *message {
 	return out
 }
 
+// meas is a measurement of a contraction's star (Contractor.Score).
+type meas struct {
+	node  int
+	m     *message
+	arm   float64 // correlation with the centre of its side (keep or drop)
+	far   bool    // on drop's side
+	start float64 // correlation with keep in the model
+}
+
+// scoreScratch is the scratch space of Contractor.Score, pooled.
+type scoreScratch struct {
+	ms                   []meas
+	use                  []int
+	ys, sys              [][]float64
+	far                  []bool
+	nus, Y, r, old, both []float64
+	star                 star
+}
+
+// grow returns (*b)[:n], growing *b when short.
+func grow[T any](b *[]T, n int) []T {
+	if cap(*b) < n {
+		*b = make([]T, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}
+
+// growf is grow for float64s.
+func growf(b *[]float64, n int) []float64 { return grow(b, n) }
+
 // localFit is a contraction's new correlations: of keep with each of its
 // neighbours.
 type localFit struct {
@@ -247,14 +280,12 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	rkd := g.edgeCorr(keep, drop)
 	// The measurements: keep itself when observed, then every other
 	// neighbour of keep and of drop that the data say something about.
-	type meas struct {
-		node  int
-		m     *message
-		arm   float64 // correlation with the centre of its side (keep or drop)
-		far   bool    // on drop's side
-		start float64 // correlation with keep in the model
+	sc, _ := c.pool.Get().(*scoreScratch)
+	if sc == nil {
+		sc = &scoreScratch{}
 	}
-	ms := make([]meas, 0, len(t.Neighbors(keep))+len(t.Neighbors(drop)))
+	defer c.pool.Put(sc)
+	ms := sc.ms[:0]
 	for _, w := range t.Neighbors(keep) {
 		if w != drop {
 			a := g.edgeCorr(keep, w)
@@ -267,12 +298,14 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 			ms = append(ms, meas{node: w, m: c.msg[[2]int{w, drop}], arm: a, far: true, start: a * rkd})
 		}
 	}
-	use := make([]int, 0, len(ms)) // indices of informative measurements
+	sc.ms = ms
+	use := sc.use[:0] // indices of informative measurements
 	for i := range ms {
 		if !math.IsInf(ms[i].m.nu, 1) {
 			use = append(use, i)
 		}
 	}
+	sc.use = use
 	obsKeep := c.col[keep] >= 0
 	off := 0
 	if obsKeep {
@@ -280,11 +313,15 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	}
 	k := len(use) + off
 	p := len(c.mom.Names)
-	ys, sys, nus := make([][]float64, k), make([][]float64, k), make([]float64, k)
+	ys, sys := grow(&sc.ys, k), grow(&sc.sys, k)
+	nus, Y, r := growf(&sc.nus, k), growf(&sc.Y, k*k), growf(&sc.r, len(use))
+	far, old := grow(&sc.far, len(use)), growf(&sc.old, len(use)+1)
 	if obsKeep {
 		j := c.col[keep]
 		s := 1 / math.Sqrt(g.Var[keep])
-		both := make([]float64, 2*p)
+		both := growf(&sc.both, 2*p)
+		clear(both)
+		nus[0] = 0
 		ys[0], sys[0] = both[:p], both[p:]
 		ys[0][j] = s
 		for i := range p {
@@ -294,7 +331,6 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	for a, i := range use {
 		ys[a+off], sys[a+off], nus[a+off] = ms[i].m.y, c.syOf(ms[i].m), ms[i].m.nu
 	}
-	Y := make([]float64, k*k)
 	for a := range k {
 		for b := a; b < k; b++ {
 			s := 0.0
@@ -309,13 +345,13 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	n := float64(c.mom.Rows)
 	// The uncontracted neighbourhood: at the model's correlations, and
 	// refitted with the rest held.
-	far := make([]bool, len(use))
-	old := make([]float64, len(use)+1)
 	for a, i := range use {
 		far[a], old[a] = ms[i].far, ms[i].arm
 	}
 	old[len(use)] = rkd
-	ost := &star{Y: Y, nus: nus, k: k, off: off, n: n, far: far, two: true}
+	ost := &sc.star
+	*ost = star{Y: Y, nus: nus, k: k, off: off, n: n, far: far, two: true, lr: ost.lr, work: ost.work, fitbuf: ost.fitbuf,
+		sig: ost.sig, L: ost.L, inv: ost.inv, tmp: ost.tmp, gm: ost.gm, x: ost.x}
 	llOld, err := ost.eval(old, nil)
 	if err != nil {
 		return nil, err
@@ -325,12 +361,12 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 		return nil, err
 	}
 	// The star of keep and its neighbours.
-	r := make([]float64, len(use))
 	for a, i := range use {
 		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
 	}
 	// Its scratch is the old star's, done with.
-	st := &star{Y: Y, nus: nus, k: k, off: off, n: n, lr: ost.lr, work: ost.work}
+	st := ost
+	st.two, st.far = false, nil
 	llNew, err := st.fit(r, maxIter, tol)
 	if err != nil {
 		return nil, err
@@ -409,20 +445,21 @@ type star struct {
 	n      float64
 	far    []bool
 	two    bool
-	// scratch of eval (star.go).
-	lr   lowRank
-	work []float64
+	// scratch of eval (star.go) and fit.
+	lr           lowRank
+	work, fitbuf []float64
 	// scratch of evalDense, k² each (L, inv, tmp, gm) and k (x).
 	sig, L, inv, tmp, gm, x []float64
 }
 
-// scratch allocates the star's scratch space once.
+// scratch sets the scratch space of evalDense, allocating it when short.
 func (s *star) scratch() {
-	if s.sig == nil {
-		kk := s.k * s.k
-		buf := make([]float64, 5*kk+s.k)
-		s.sig, s.L, s.inv, s.tmp, s.gm, s.x = buf[:kk], buf[kk:2*kk], buf[2*kk:3*kk], buf[3*kk:4*kk], buf[4*kk:5*kk], buf[5*kk:]
+	kk := s.k * s.k
+	if cap(s.sig) < 5*kk+s.k {
+		s.sig = make([]float64, 5*kk+s.k)
 	}
+	buf := s.sig[:5*kk+s.k]
+	s.sig, s.L, s.inv, s.tmp, s.gm, s.x = buf[:kk], buf[kk:2*kk], buf[2*kk:3*kk], buf[3*kk:4*kk], buf[4*kk:5*kk], buf[5*kk:]
 }
 
 // factor returns the correlation between the centres of measurements i
@@ -540,7 +577,8 @@ func (s *star) evalDense(r, grad []float64) (float64, error) {
 func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 	m := len(r)
 	// Scratch: g, x, xn, rn, gn, d, gf, sv, yv, hy (m each) and H (m²).
-	buf := make([]float64, 10*m+m*m)
+	buf := growf(&s.fitbuf, 10*m+m*m)
+	clear(buf)
 	next := func(k int) []float64 {
 		out := buf[:k:k]
 		buf = buf[k:]
@@ -648,9 +686,14 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 				hy[i] = v
 				yhy += yv[i] * v
 			}
+			// H += ((1 + yᵀHy/sᵀy) s sᵀ − Hy sᵀ − s (Hy)ᵀ)/sᵀy, by rows:
+			// u_i sᵀ − w_i (Hy)ᵀ.
+			c1 := 1 + yhy/sy
 			for i := range m {
-				for j := range m {
-					H[i*m+j] += (1+yhy/sy)*sv[i]*sv[j]/sy - (hy[i]*sv[j]+sv[i]*hy[j])/sy
+				u, w := (c1*sv[i]-hy[i])/sy, sv[i]/sy
+				row := H[i*m : (i+1)*m]
+				for j := range row {
+					row[j] += u*sv[j] - w*hy[j]
 				}
 			}
 		}

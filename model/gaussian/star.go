@@ -125,7 +125,9 @@ func (s *star) setLowRank(r []float64) error {
 			}
 		}
 	}
-	logdet := math.Log(spp)
+	// log|Σ| = log Σ_pp + Σ log d_a + log|M|, the d's multiplied
+	// (one log per star, rescaled before the product leaves the range).
+	logdet, prod := math.Log(spp), 1.0
 	// Columns of W: e_p, g = D_r⁻¹β, then B = D_r⁻¹ V_r U (row p: −βᵀB).
 	ep, g := lr.col(0), lr.col(1)
 	ep[p] = 1
@@ -137,7 +139,10 @@ func (s *star) setLowRank(r []float64) error {
 			continue
 		}
 		d := lr.dinv[a]
-		logdet += math.Log(d)
+		if prod *= d; prod > 1e200 || prod < 1e-200 {
+			logdet += math.Log(prod)
+			prod = 1
+		}
 		di := 1 / d
 		lr.dinv[a] = di
 		va := v[a*c : a*c+c]
@@ -163,6 +168,7 @@ func (s *star) setLowRank(r []float64) error {
 			b[p] -= beta * b[a]
 		}
 	}
+	logdet += math.Log(prod)
 	var Minv [4]float64
 	switch c {
 	case 1:
