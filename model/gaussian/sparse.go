@@ -18,10 +18,15 @@ import (
 // fill, so that a solve with K costs O(|H|). With X = Σ_rows s_O s_Oᵀ and
 // G = K⁻¹ B X, every sum the M-step needs is then an entry of X, of G or
 // of K⁻¹ B X Bᵀ K⁻¹ + n K⁻¹ (whose needed entries come from |H| solves
-// and the forest's selected inverse), and the log-likelihood follows from
-// log|R_OO| = log|K| + Σ log w_v and R_OO⁻¹ = J_OO − Bᵀ K⁻¹ B: about
-// |H|·(|O| + |H|) operations in all, where the covariance of the
-// observed variables costs |O|³ to factorise and |O|²·(nodes) to solve.
+// and the forest's selected inverse): about |H|·(|O| + |H|) operations in
+// all, where the covariance of the observed variables costs |O|³ to
+// factorise and |O|²·(nodes) to solve.
+//
+// The log-likelihood is not taken from the precision, whose entries of
+// order 1/w cancel near |ρ| = 1 (a hidden node nearly equal to an
+// observed one, where EM often goes) and cost the quasi-Newton phase its
+// stopping rule; it comes from messages in covariance form
+// (msgLogLik), in O(|O|²).
 
 // forestPattern is what the E-step of a dense pattern reuses across
 // iterations: the pattern's split of the nodes and the forest's shape.
@@ -31,15 +36,14 @@ type forestPattern struct {
 	hpos []int // node → position in hid, −1 for observed nodes
 	opos []int // node → position in the pattern's columns, −1 for H
 	ho   []fedge
-	oo   []fedge
 	msg  *msgPattern // set by messages
 	// scratch, per iteration
 	jd, ldl, d, bx, pt, bm, sel []float64
 	x, m                        []float64
 }
 
-// fedge is a tree edge between a node of H (or O) at position a and an
-// observed node at column b, whose child node is v.
+// fedge is a tree edge between a node of H at position a and an observed
+// node at column b, whose child node is v.
 type fedge struct{ a, b, v int }
 
 // forest returns the forest pattern of pt (cached).
@@ -83,8 +87,6 @@ func (em *gaussEM) forest(i int) *forestPattern {
 			fp.ho = append(fp.ho, fedge{fp.hpos[v], fp.opos[p], v})
 		case !hv && hp:
 			fp.ho = append(fp.ho, fedge{fp.hpos[p], fp.opos[v], v})
-		case !hv && !hp:
-			fp.oo = append(fp.oo, fedge{fp.opos[v], fp.opos[p], v})
 		}
 	}
 	h, q := len(fp.hid), len(em.pats[i].idx)
