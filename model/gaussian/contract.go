@@ -413,7 +413,7 @@ func (g *Model) withLocal(t *tree.Tree, loc *localFit) (*Model, error) {
 		}
 	}
 	out.local = loc
-	return out, out.Validate()
+	return out, out.validateParams() // New validated t
 }
 
 // WithLocal returns the model on t, a contraction of g's tree by an edge

@@ -46,7 +46,7 @@ func New(t *tree.Tree, root int, rho float64) (*Model, error) {
 		g.Var[i] = 1
 		g.Rho[i] = rho
 	}
-	return g, g.Validate()
+	return g, g.validateParams()
 }
 
 // Rooted returns the tree oriented away from the root (cached).
@@ -66,10 +66,15 @@ func (g *Model) Validate() error {
 	if g.Tree == nil {
 		return errors.New("model: no tree")
 	}
-	t := g.Tree
-	if err := t.Validate(); err != nil {
+	if err := g.Tree.Validate(); err != nil {
 		return err
 	}
+	return g.validateParams()
+}
+
+// validateParams is Validate without the tree's own validation.
+func (g *Model) validateParams() error {
+	t := g.Tree
 	if !t.Has(g.Root) {
 		return fmt.Errorf("model: root %d is not a node of the tree", g.Root)
 	}
