@@ -113,14 +113,28 @@ type lcmParams struct {
 func lcmLogLik(p lcmParams, x [][]uint16, post [][]float64) float64 {
 	k := len(p.prior)
 	lp := make([]float64, k)
+	// The logs of the parameters, taken once rather than once a row (the
+	// same values: plainEMLCM calls this thousands of times).
+	logPrior := make([]float64, k)
+	logTheta := make([][][]float64, k)
+	for a := range k {
+		logPrior[a] = math.Log(p.prior[a])
+		logTheta[a] = make([][]float64, len(p.theta[a]))
+		for j, th := range p.theta[a] {
+			logTheta[a][j] = make([]float64, len(th))
+			for v, q := range th {
+				logTheta[a][j][v] = math.Log(q)
+			}
+		}
+	}
 	ll := 0.0
 	for r, row := range x {
 		top := math.Inf(-1)
 		for a := 0; a < k; a++ {
-			l := math.Log(p.prior[a])
+			l := logPrior[a]
 			for j, v := range row {
 				if v != data.Missing {
-					l += math.Log(p.theta[a][j][v])
+					l += logTheta[a][j][v]
 				}
 			}
 			lp[a] = l
@@ -128,12 +142,13 @@ func lcmLogLik(p lcmParams, x [][]uint16, post [][]float64) float64 {
 		}
 		s := 0.0
 		for a := range lp {
-			s += math.Exp(lp[a] - top)
+			lp[a] = math.Exp(lp[a] - top)
+			s += lp[a]
 		}
 		ll += top + math.Log(s)
 		if post != nil {
 			for a := range lp {
-				post[r][a] = math.Exp(lp[a]-top) / s
+				post[r][a] = lp[a] / s
 			}
 		}
 	}
