@@ -44,9 +44,11 @@ func mixedCSV(t *testing.T, n int) string {
 
 // learn on a mixed table fits a conditional-Gaussian model without flags
 // and says so (text and --json); fit refits its tree, and flags that do
-// not apply to mixed data are usage errors.
+// not apply to mixed data are usage errors. 600 rows (1,500 before): the
+// checks are on what the commands say and write, which the rows do not
+// change; the model's quality is for the tests of learn and model/mixed.
 func TestLearnFitMixed(t *testing.T) {
-	csv := mixedCSV(t, 1500)
+	csv := mixedCSV(t, 600)
 	dir := t.TempDir()
 	nwk, m := filepath.Join(dir, "t.nwk"), filepath.Join(dir, "m.json")
 	out := mustRun(t, "learn", csv, "--newick", nwk, "--out", m)
