@@ -19,13 +19,20 @@ import (
 // convention (log L − κ log n / 2), plus 4 at 200 rows, no higher on
 // average over the trees, and at most the BIC of the input tree and of the
 // Chow–Liu tree, each fitted by model.Fit (both searches get the Chow–Liu
-// tree as baseline). 10 trees by default, 50 with LATENTREE_LONG=1.
+// tree as baseline). 10 trees by default but tree 3, 50 with
+// LATENTREE_LONG=1. Tree 3 (24 observed, 10,000 rows) took 40% of the
+// short form's time and neither search contracts a hidden node on it;
+// tree 7 stays for 10,000 rows.
 func TestContractLocalVsRefit(t *testing.T) {
 	trees := testenv.Pick(10, 50)
 	rowsOf := []int{200, 1000, 3000, 10000}
 	var local, refit time.Duration
-	worse, diff := 0, 0.0
+	worse, diff, ran := 0, 0.0, 0
 	for i := range trees {
+		if i == 3 && !testenv.Long() {
+			continue
+		}
+		ran++
 		rng := rand.New(rand.NewPCG(uint64(i), 25))
 		n := 12 + rng.IntN(13)
 		rows := rowsOf[i%len(rowsOf)]
@@ -84,8 +91,8 @@ func TestContractLocalVsRefit(t *testing.T) {
 		}
 		t.Logf("%s: BIC local %.2f (%d kept of %d scored), refit %.2f (%d of %d)", name, lr.BIC, lr.Contracted, lr.Evaluated, rr.BIC, rr.Contracted, rr.Evaluated)
 	}
-	t.Logf("local search's BIC above the refitting one's + 1 on %d of %d trees, %+.2f per tree on average; time local %v, refit %v", worse, trees, diff/float64(trees), local, refit)
+	t.Logf("local search's BIC above the refitting one's + 1 on %d of %d trees, %+.2f per tree on average; time local %v, refit %v", worse, ran, diff/float64(ran), local, refit)
 	if diff > 0 {
-		t.Errorf("local search's BIC above the refitting one's by %.2f per tree on average", diff/float64(trees))
+		t.Errorf("local search's BIC above the refitting one's by %.2f per tree on average", diff/float64(ran))
 	}
 }
