@@ -266,6 +266,8 @@ func TestContractProgress(t *testing.T) {
 
 // TestLearnSpectral: spectral parameters after a structure search by BIC;
 // regularized methods, which fit by EM while they search, refuse them.
+// 600 rows (1,500 before, 2.5 times the CPU: EM in the search): what is
+// checked is which model comes out and that it is scored, not its fit.
 func TestLearnSpectral(t *testing.T) {
 	tr, err := simulate.RandomBinary(rand.NewPCG(1, 1), 10, 0.5)
 	if err != nil {
@@ -275,7 +277,7 @@ func TestLearnSpectral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := truth.Sample(rand.NewPCG(1, 3), 1500)
+	d, err := truth.Sample(rand.NewPCG(1, 3), 600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestLearnSpectral(t *testing.T) {
 	if !ok || res.EM != nil || res.ContractRule != learn.ContractBIC {
 		t.Fatalf("model %T, EM %v, rule %v: want a spectral model after a BIC search", res.Model, res.EM, res.ContractRule)
 	}
-	if s.Tree != res.Tree || res.Score == nil || res.Score.Rows != 1500 {
+	if s.Tree != res.Tree || res.Score == nil || res.Score.Rows != 600 {
 		t.Errorf("spectral model on another tree, or no score: %+v", res.Score)
 	}
 	res2, err := learn.Learn(d, learn.Options{Fit: model.FitOptions{Init: model.InitSpectral}})
