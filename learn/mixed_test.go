@@ -128,9 +128,12 @@ func simMixed(t testing.TB, groups, n int, seed uint64) (*mixed.Model, *data.Dat
 // Learn without options on data that mix the kinds fits a mixed model and
 // says so; the search by BIC leaves a model at least as good in BIC as the
 // uncontracted tree, and the true model scores no better than the learned
-// one by much more than its parameters' penalty.
+// one by much more than its parameters' penalty. 1,000 rows (2,000 before,
+// twice the CPU): the learned tree still has 5 hidden nodes, as at 2,000,
+// and a BIC 90 below the truth's, each hidden node still worth far more
+// than the margin of 50.
 func TestLearnMixedDefault(t *testing.T) {
-	truth, d := simMixed(t, 3, 2000, 1)
+	truth, d := simMixed(t, 3, 1000, 1)
 	res, err := learn.Learn(d, learn.Options{})
 	if err != nil {
 		t.Fatal(err)
