@@ -45,17 +45,50 @@ type page struct {
 	requests []string
 }
 
+// browser is the one headless Chromium that the tests share (each opens
+// its own tab): starting one took about a second of CPU per test. It
+// starts with the first test that wants it; TestMain closes it.
+var browser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	err    error
+}
+
+// startBrowser starts the shared browser once.
+func startBrowser(exe string) (context.Context, error) {
+	browser.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless,
+			chromedp.WindowSize(1280, 800), chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("disable-dev-shm-usage", true))
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelC := chromedp.NewContext(actx)
+		browser.ctx, browser.cancel = ctx, func() { cancelC(); cancelA() }
+		// The first Run starts the browser (with its first tab).
+		browser.err = chromedp.Do(ctx)
+	})
+	return browser.ctx, browser.err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.cancel != nil {
+		browser.cancel()
+	}
+	os.Exit(code)
+}
+
 func openBrowser(t *testing.T) *page {
 	t.Helper()
-	exe := browserPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless,
-		chromedp.WindowSize(1280, 800), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
+	bctx, err := startBrowser(browserPath(t))
+	if err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	// A new tab of the shared browser, closed when the test ends.
+	ctx, cancelC := chromedp.NewContext(bctx)
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() { cancelT(); cancelC() })
 	p := &page{ctx: ctx}
 	messages := chromedp.Console(ctx)
 	requests := chromedp.Events(ctx, network.RequestWillBeSent)
