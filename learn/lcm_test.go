@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -381,7 +382,15 @@ func TestDefaultBeatsChowLiuAndLCM(t *testing.T) {
 			bic := map[learn.Method]float64{}
 			var def *learn.Result
 			for _, m := range []learn.Method{learn.CLNJ, learn.ChowLiu, learn.LCM} {
-				res, err := learn.Learn(d, learn.Options{Method: m})
+				opt := learn.Options{Method: m}
+				if m == learn.LCM && !strings.HasPrefix(g.name, "lcm") && !testenv.Long() {
+					// On latent tree data the latent class model loses by
+					// hundreds (330 on doublestar_n1000): 3 random starts
+					// a fit rather than 10, which took 30% of the test (the same
+					// BIC, 9476.80).
+					opt.Fit.EM.Restarts = 3
+				}
+				res, err := learn.Learn(d, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
