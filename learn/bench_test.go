@@ -47,7 +47,10 @@ func BenchmarkLearnEM200x200k(b *testing.B) {
 // target (10⁷ rows from Parquet, ≤ 2 minutes on 2 cores; issue 14's was 5)
 // take about ten times as many passes' work; latentree experiment scale
 // measures that point from the file (its learn-em step at 10⁷ × 100). The
-// data are generated and packed once, untimed.
+// data are generated and packed once, untimed. With the binary E-step's
+// collapsed subtrees and the codes kept across passes, the learn-em step
+// at 10⁶ took 5.1 s CPU instead of 28.7, and at 10⁷ 40 s (plus 10 s to
+// read the file) instead of about 230.
 func BenchmarkLearnPacked100x1M(b *testing.B) {
 	tr, err := simulate.RandomBinary(rand.NewPCG(2, 1), 100, 0.5)
 	if err != nil {

@@ -2,27 +2,21 @@ package discrete
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/latentree/latentree/data"
 )
 
-// TestBinCodes: binCodes against the plain conversion (remap, and
+// TestBinCodes: binPrepare against the plain conversion (remap, and
 // binMissing for a missing cell) for columns of one state ("1" only, or
 // "0" only), columns whose states are listed in the model's reverse order,
-// with and without missing cells, on the serial and the parallel path.
+// with and without missing cells, on the serial and the parallel path:
+// the bytes of the columns outside collapsed subtrees, and the pattern
+// bits of those inside.
 func TestBinCodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	m0 := smallModel(t, rng)
-	for v := range m0.States {
-		if m0.Tree.Has(v) {
-			m0.States[v] = 2
-		}
-	}
-	m, err := New(m0.Tree, m0.Root, m0.States)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := smallBinaryModel(t, rng)
 	obs := m.Tree.Observed()
 	for _, rows := range []int{300, 40000} { // 5 columns: serial, then parallel
 		for _, miss := range []float64{0, 0.1} {
@@ -59,9 +53,16 @@ func TestBinCodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := b.binCodes()
+			p := newEngine(m).binPrepare(b)
+			grouped := 0
 			for _, v := range obs {
 				anyMiss := false
+				gi := p.g.grp[v]
+				bit := -1
+				if gi >= 0 {
+					grouped++
+					bit = slices.Index(p.g.list[gi].obs, v)
+				}
 				for r, c := range b.codes[v] {
 					want := uint8(binMissing)
 					if c != data.Missing {
@@ -69,13 +70,22 @@ func TestBinCodes(t *testing.T) {
 					} else {
 						anyMiss = true
 					}
-					if x[v][r] != want {
-						t.Fatalf("rows %d miss %g: node %s row %d code %d: bin %d, want %d", rows, miss, m.Tree.Name(v), r, c, x[v][r], want)
+					got := uint8(0)
+					if gi >= 0 {
+						got = p.pats[gi][r] >> bit & 1
+					} else {
+						got = p.x[v][r]
+					}
+					if got != want {
+						t.Fatalf("rows %d miss %g: node %s row %d code %d: bin %d, want %d", rows, miss, m.Tree.Name(v), r, c, got, want)
 					}
 				}
-				if b.binMiss[v] != anyMiss {
-					t.Fatalf("rows %d miss %g: node %s binMiss %v, want %v", rows, miss, m.Tree.Name(v), b.binMiss[v], anyMiss)
+				if p.miss[v] != anyMiss {
+					t.Fatalf("rows %d miss %g: node %s miss %v, want %v", rows, miss, m.Tree.Name(v), p.miss[v], anyMiss)
 				}
+			}
+			if wantGroups := miss == 0; (grouped > 0) != wantGroups {
+				t.Fatalf("rows %d miss %g: %d nodes in collapsed subtrees", rows, miss, grouped)
 			}
 		}
 	}

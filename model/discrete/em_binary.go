@@ -7,6 +7,7 @@ import (
 
 	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
+	"github.com/latentree/latentree/tree"
 )
 
 // The E-step for models whose every variable is binary, the common case of
@@ -23,6 +24,8 @@ import (
 // simply adds its parent's posterior to column x of its counts. The root's
 // posterior is multiplied by the row's weight (compressed rows), so every
 // posterior below it, and every count, is weighted without further work.
+// Subtrees with few observed nodes, none missing, are collapsed into
+// tables of their evidence patterns (binGroups).
 
 // binBlock is the number of rows of a block of the binary E-step (64 was
 // no faster on 200 variables).
@@ -45,45 +48,106 @@ func (e *engine) binaryModel() bool {
 	return true
 }
 
-// binCodes returns the model states of the observed nodes, one byte per
-// row (binMissing for a missing cell), computed once per binding; it also
-// sets b.binMiss. Columns are converted in parallel, each without
-// branches: a code is 0, 1 or Missing, min(code, 2) indexes a table of
-// the model states, and missing cells are found by OR-ing.
-func (b *binding) binCodes() [][]uint8 {
-	if b.bin != nil {
-		return b.bin
+// binPrep is what the binary E-step reads of a binding, prepared once per
+// binding (binPrepare) for the model's rooted tree.
+type binPrep struct {
+	tree *tree.Tree
+	root int
+	// x holds the model states of the observed nodes outside the
+	// collapsed subtrees, one byte per row (binMissing for a missing
+	// cell); nil for the others.
+	x    [][]uint8
+	miss []bool // miss[v]: the column of node v has a missing cell
+	g    *binGroups
+	// pats holds each collapsed subtree's row patterns.
+	pats [][]uint8
+}
+
+// bytes returns the size of the prepared codes.
+func (p *binPrep) bytes() int {
+	n := 0
+	for _, x := range p.x {
+		n += len(x)
 	}
-	bin := make([][]uint8, len(b.codes))
-	miss := make([]bool, len(b.codes))
+	for _, x := range p.pats {
+		n += len(x)
+	}
+	return n
+}
+
+// binPrepare returns the binding's codes for the binary E-step, computed
+// once per binding and tree: columns are first checked for missing cells,
+// which decides the collapsed subtrees (binGroups); then, in parallel,
+// each collapsed subtree's patterns are built from its columns and every
+// other column is converted to one byte per row, without branches: a code
+// is 0, 1 or Missing, and min(code, 2) indexes a table of the model
+// states.
+func (e *engine) binPrepare(b *binding) *binPrep {
+	if p := b.bin; p != nil && p.tree == e.m.Tree && p.root == e.m.Root {
+		return p
+	}
+	p := &binPrep{tree: e.m.Tree, root: e.m.Root, x: make([][]uint8, len(b.codes)), miss: make([]bool, len(b.codes))}
 	var nodes []int
 	for v, codes := range b.codes {
 		if codes != nil {
 			nodes = append(nodes, v)
 		}
 	}
-	convert := func(v int) {
-		lut := [3]uint8{binMissing, binMissing, binMissing}
-		for c, s := range b.remap[v][:min(len(b.remap[v]), 2)] {
-			lut[c] = uint8(s)
-		}
-		codes := b.codes[v][:b.rows]
-		x := make([]uint8, len(codes))
-		var any uint16
-		for r, c := range codes {
-			m := min(c, 2)
-			x[r] = lut[m]
-			any |= m
-		}
-		bin[v], miss[v] = x, any&2 != 0
-	}
 	workers := runtime.GOMAXPROCS(0)
 	if b.rows*len(nodes) < 1<<16 {
 		workers = 1 // not worth the goroutines
 	}
-	parallel.For(workers, len(nodes), func(_, i int) { convert(nodes[i]) })
-	b.bin, b.binMiss = bin, miss
-	return bin
+	parallel.For(workers, len(nodes), func(_, i int) {
+		var any uint16
+		for _, c := range b.codes[nodes[i]][:b.rows] {
+			any |= min(c, 2)
+		}
+		p.miss[nodes[i]] = any&2 != 0
+	})
+	p.g = e.binGroups(b.codes, p.miss, b.rows)
+	p.pats = make([][]uint8, len(p.g.list))
+	lut := func(v int) [3]uint8 {
+		t := [3]uint8{binMissing, binMissing, binMissing}
+		for c, s := range b.remap[v][:min(len(b.remap[v]), 2)] {
+			t[c] = uint8(s)
+		}
+		return t
+	}
+	var items []int // groups (−1 − index), then the other columns
+	for i := range p.g.list {
+		items = append(items, -1-i)
+	}
+	for _, v := range nodes {
+		if p.g.grp[v] < 0 {
+			items = append(items, v)
+		}
+	}
+	parallel.For(workers, len(items), func(_, i int) {
+		if v := items[i]; v >= 0 {
+			t := lut(v)
+			x := make([]uint8, b.rows)
+			for r, c := range b.codes[v][:b.rows] {
+				x[r] = t[min(c, 2)]
+			}
+			p.x[v] = x
+			return
+		}
+		gi := -1 - items[i]
+		pat := make([]uint8, b.rows)
+		for bit, v := range p.g.list[gi].obs {
+			// No missing cell: every code is 0 or 1.
+			t := lut(v)
+			u := [2]uint8{t[0] << bit, t[1] << bit}
+			codes := b.codes[v][:b.rows]
+			codes = codes[:len(pat)]
+			for r, c := range codes {
+				pat[r] |= u[c&1]
+			}
+		}
+		p.pats[gi] = pat
+	})
+	b.bin = p
+	return p
 }
 
 // binWork holds one worker's buffers for the binary E-step: λ, the message
@@ -146,30 +210,49 @@ func (e *engine) binLeaves(x [][]uint8) []bool {
 	return leaf
 }
 
+// binChunkBlocks returns the number of blocks of a chunk, the rows whose
+// counts one worker sums before they are added to the others in chunk
+// order: up to 16 blocks, at least 16 chunks when there are that many
+// blocks. It depends on the rows only, so the counts do not depend on the
+// number of workers.
+func binChunkBlocks(nblocks int) int { return max(1, min(16, nblocks/16)) }
+
 // expectedBinary is expected for binary models.
 func (e *engine) expectedBinary(b *binding, nw int) *counts {
 	nblocks := (b.rows + binBlock - 1) / binBlock
 	if nblocks == 0 {
 		return e.newCounts()
 	}
-	x := b.binCodes()
+	bp := e.binPrepare(b)
+	x, g := bp.x, bp.g
+	tab := e.binTables(g)
 	leaf := e.binLeaves(x)
 	thr := e.binRescale(leaf)
-	miss := b.binMiss
-	parts := make([]*counts, nblocks)
+	per := binChunkBlocks(nblocks)
+	chunk := per * binBlock
+	nchunks := (b.rows + chunk - 1) / chunk
+	parts := make([]*counts, nchunks)
+	accs := make([][]float64, nchunks)
 	pool := make([]*binWork, model.Workers(nw))
-	e.forBlockRange(b.rows, binBlock, model.Workers(nw), func(wk int, r0, nb int) {
+	e.forBlockRange(b.rows, chunk, model.Workers(nw), func(wk int, r0, n int) {
 		if pool[wk] == nil {
 			pool[wk] = e.getBinWork(leaf)
 		}
 		c := e.newCounts()
-		e.estepBinary(b, x, leaf, thr, miss, pool[wk], r0, nb, c)
-		parts[r0/binBlock] = c
+		acc := make([]float64, g.size)
+		for lo := 0; lo < n; lo += binBlock {
+			e.estepBinary(b, bp, tab, leaf, thr, pool[wk], r0+lo, min(binBlock, n-lo), c, acc)
+		}
+		parts[r0/chunk], accs[r0/chunk] = c, acc
 	})
 	e.putBinWork(leaf, pool)
-	for _, p := range parts[1:] {
+	for i, p := range parts[1:] {
 		parts[0].add(p)
+		for j, a := range accs[i+1] {
+			accs[0][j] += a
+		}
 	}
+	g.counts(e, accs[0], parts[0])
 	return parts[0]
 }
 
@@ -207,7 +290,8 @@ func (e *engine) putBinWork(leaf []bool, pool []*binWork) {
 // upward pass (λ and the messages to the parents, and each row's
 // log-likelihood), then a downward pass (posteriors and expected counts).
 // The model is binary, so each node's two states are written out.
-func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64, miss []bool, w *binWork, r0, nb int, c *counts) {
+func (e *engine) estepBinary(b *binding, bp *binPrep, tab *binTables, leaf []bool, thr []float64, w *binWork, r0, nb int, c *counts, acc []float64) {
+	x, miss, g := bp.x, bp.miss, bp.g
 	logZ, scale, wt := w.logZ[:nb], w.scale[:nb], w.wt[:nb]
 	for i := range logZ {
 		logZ[i] = 0
@@ -227,16 +311,21 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 	// when they get small.
 	for y := len(e.order) - 1; y >= 0; y-- {
 		v := e.order[y]
-		if leaf[v] {
+		if leaf[v] || g.grp[v] >= 0 {
 			continue
 		}
-		e.binLambda(x, leaf, w, v, r0, nb)
+		e.binLambda(bp, tab, leaf, w, v, r0, nb)
 		if e.parent[v] < 0 {
 			l0 := w.lam[v][:nb]
 			l1 := w.lam[v][binBlock : binBlock+nb]
 			p0, p1 := e.m.Prior[0], e.m.Prior[1]
 			for i := range l0 {
-				logZ[i] += safeLog(p0*l0[i]+p1*l1[i]) + safeLog(scale[i])
+				// (Most rows' scale is 1: one logarithm.)
+				if sc := scale[i]; sc == 1 {
+					logZ[i] += safeLog(p0*l0[i] + p1*l1[i])
+				} else {
+					logZ[i] += safeLog(p0*l0[i]+p1*l1[i]) + safeLog(sc)
+				}
 			}
 			continue
 		}
@@ -256,6 +345,12 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 			e.binRootCounts(w, v, nb, c)
 			continue
 		}
+		if gi := g.grp[v]; gi >= 0 {
+			if gr := &g.list[gi]; gr.top == v {
+				gr.accumulate(bp.pats[gi][r0:r0+nb], w.post[p][:nb], w.post[p][binBlock:binBlock+nb], acc)
+			}
+			continue
+		}
 		pp0 := w.post[p][:nb]
 		pp1 := w.post[p][binBlock : binBlock+nb]
 		if leaf[v] {
@@ -269,7 +364,8 @@ func (e *engine) estepBinary(b *binding, x [][]uint8, leaf []bool, thr []float64
 // binLambda sets λ of the non-leaf node v for the block: its evidence
 // times the messages of its children (a leaf child's message is read
 // from its CPT by the cell's code).
-func (e *engine) binLambda(x [][]uint8, leaf []bool, w *binWork, v, r0, nb int) {
+func (e *engine) binLambda(bp *binPrep, tab *binTables, leaf []bool, w *binWork, v, r0, nb int) {
+	x, g := bp.x, bp.g
 	l0 := w.lam[v][:nb]
 	l1 := w.lam[v][binBlock : binBlock+nb]
 	set := false // λ holds a first factor
@@ -297,6 +393,26 @@ func (e *engine) binLambda(x [][]uint8, leaf []bool, w *binWork, v, r0, nb int) 
 				for i, s := range xc {
 					l0[i] = u0[s&3]
 					l1[i] = u1[s&3]
+				}
+			}
+		} else if gi := g.grp[ch]; gi >= 0 {
+			// A collapsed subtree: its message by the row's pattern,
+			// normalised (the normaliser's log goes to logZ).
+			msg, logz := tab.msg[gi], tab.logz[gi]
+			pat := bp.pats[gi][r0 : r0+nb]
+			pat = pat[:len(l0)]
+			logZ := w.logZ[:len(l0)]
+			if set {
+				for i, q := range pat {
+					l0[i] *= msg[2*int(q)]
+					l1[i] *= msg[2*int(q)+1]
+					logZ[i] += logz[q]
+				}
+			} else {
+				for i, q := range pat {
+					l0[i] = msg[2*int(q)]
+					l1[i] = msg[2*int(q)+1]
+					logZ[i] += logz[q]
 				}
 			}
 		} else {

@@ -28,12 +28,36 @@ func (b *binding) loglikAll(e *engine, nw int) (float64, error) { return e.logli
 // model afresh (its states may have grown) and its counts are added in
 // block order, so the result depends on the source's block boundaries but
 // not on the number of workers.
+//
+// A data.Packed gives the same blocks on every pass, so for a binary model
+// the blocks' codes as the binary E-step reads them (binPrepare) are kept
+// from the first pass, up to keepBytes in all, and later passes skip
+// unpacking, binding and preparing them again.
 type sourceRows struct {
 	src  data.Source
 	rows int // rows seen by the last complete pass
+	// kept are the first pass's bindings, holding only their prepared
+	// codes, when every block was kept.
+	kept []*binding
 }
 
+// keepBytes bounds the prepared codes sourceRows keeps (about 15 to 30
+// bytes a row for 100 binary variables).
+const keepBytes = 1 << 30
+
 func (s *sourceRows) scan(e *engine, fn func(b *binding) error) error {
+	if s.kept != nil && e.binaryModel() && s.kept[0].bin.tree == e.m.Tree && s.kept[0].bin.root == e.m.Root {
+		for _, b := range s.kept {
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, keep := s.src.(*data.Packed)
+	keep = keep && e.binaryModel()
+	var kept []*binding
+	size := 0
 	rows := 0
 	err := s.src.Scan(func(d *data.Dataset) error {
 		if d.NumRows() == 0 {
@@ -44,7 +68,15 @@ func (s *sourceRows) scan(e *engine, fn func(b *binding) error) error {
 			return err
 		}
 		rows += b.rows
-		return fn(b)
+		if err := fn(b); err != nil {
+			return err
+		}
+		if keep && b.bin != nil && b.rootPrior == nil {
+			size += b.bin.bytes()
+			kept = append(kept, &binding{col: b.col, remap: b.remap, rows: b.rows, weight: b.weight, bin: b.bin})
+		}
+		keep = keep && b.bin != nil && size <= keepBytes
+		return nil
 	})
 	if err != nil {
 		return err
@@ -56,6 +88,9 @@ func (s *sourceRows) scan(e *engine, fn func(b *binding) error) error {
 		return fmt.Errorf("model: the source gave %d rows on one pass and %d on another", s.rows, rows)
 	}
 	s.rows = rows
+	if keep && len(kept) > 0 {
+		s.kept = kept
+	}
 	return nil
 }
 

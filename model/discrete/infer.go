@@ -25,9 +25,7 @@ type binding struct {
 	rows   int
 	weight []float64 // per row (nil: all 1)
 	codes  [][]uint16
-	bin    [][]uint8 // codes as binary states (binCodes; nil until asked)
-	// binMiss[v]: the column of node v has a missing cell (with bin).
-	binMiss []bool
+	bin    *binPrep // the binary E-step's codes (binPrepare; nil until asked)
 	// rootPrior, when not nil, is each row's prior of the root (row r's
 	// at [r*k, (r+1)*k), k the root's states) in place of the model's
 	// Prior: the root regression's (Model.Regression). rootPost, when not
