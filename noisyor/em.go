@@ -47,6 +47,11 @@ type EMOptions struct {
 	// FixLeak keeps the leaks as given (no leaks when Network.Leak is
 	// nil) instead of re-estimating them.
 	FixLeak bool
+	// FixSources, when not nil, has one entry per source of the network:
+	// a source whose entry is true keeps its prior and failures as given
+	// (its edges still take part in the E-step). A local refit frees only
+	// the sources it changes.
+	FixSources []bool
 	// MaxSources bounds the exact sums of the E-step. The sources that
 	// are parents of a row's positive effects split into components (two
 	// sources are connected when they share a positive child); a
@@ -132,6 +137,9 @@ func (n *Network) FitEM(b *Binary, opt EMOptions) (*Network, *EMResult, error) {
 	}
 	if b.Rows == 0 {
 		return nil, nil, errors.New("noisyor: no rows to fit")
+	}
+	if opt.FixSources != nil && len(opt.FixSources) != len(n.Sources) {
+		return nil, nil, fmt.Errorf("noisyor: EMOptions.FixSources has %d entries for %d sources", len(opt.FixSources), len(n.Sources))
 	}
 	col, err := columnsOf(n, b)
 	if err != nil {
@@ -820,10 +828,16 @@ func emAdd(dst, src []float64) {
 // mStep sets the parameters from the expected statistics of the last
 // E-step.
 func (f *emFit) mStep() {
+	fixed := func(s int32) bool { return f.opt.FixSources != nil && f.opt.FixSources[s] }
 	for s := range f.ns {
-		f.prior[s] = emClamp(f.sumE[s] / float64(f.rows))
+		if !fixed(int32(s)) {
+			f.prior[s] = emClamp(f.sumE[s] / float64(f.rows))
+		}
 	}
 	for e, s := range f.edgeSrc {
+		if fixed(s) {
+			continue
+		}
 		den := f.sumE[s] - f.missE[e]
 		if !(den > 0) {
 			continue

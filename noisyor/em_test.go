@@ -345,6 +345,59 @@ func TestFitEMStepBrute(t *testing.T) {
 	}
 }
 
+// TestFitEMFixSources: with FixSources, one EM update leaves the held
+// sources' priors and failures as they were and moves every other
+// parameter exactly as the brute-force update does (the M-step separates
+// by parameter, so holding some changes nothing else); the
+// log-likelihood never decreases; a slice of the wrong length is an
+// error.
+func TestFitEMFixSources(t *testing.T) {
+	for i, n := range emSmallNets(t) {
+		b := emSample(t, n, uint64(30+i), 120, 0.1)
+		rows := emRows(b)
+		fixed := make([]bool, len(n.Sources))
+		for s := range fixed {
+			fixed[s] = s%2 == 0
+		}
+		got, res, err := n.FitEM(b, EMOptions{MaxIter: 1, Tol: 1e-300, FixSources: fixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := emBruteStep(n, rows)
+		for s, src := range want.Sources {
+			g, old := got.Sources[s], n.Sources[s]
+			if fixed[s] {
+				src = old
+			}
+			if math.Abs(g.Prior-src.Prior) > 1e-12 {
+				t.Errorf("net %d: prior of %s (held %v) %v, want %v", i, src.Name, fixed[s], g.Prior, src.Prior)
+			}
+			for k, c := range src.Children {
+				if math.Abs(g.Children[k].Failure-c.Failure) > 1e-12 {
+					t.Errorf("net %d: failure %s→%s (held %v) %v, want %v", i, src.Name, n.Effects[c.Effect], fixed[s], g.Children[k].Failure, c.Failure)
+				}
+			}
+		}
+		for a, v := range want.Leak {
+			if math.Abs(got.Leak[a]-v) > 1e-12 {
+				t.Errorf("net %d: leak of %s %v, brute force %v", i, n.Effects[a], got.Leak[a], v)
+			}
+		}
+		_, res, err = n.FitEM(b, EMOptions{MaxIter: 20, Tol: 1e-300, FixSources: fixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k < len(res.Trace); k++ {
+			if res.Trace[k] < res.Trace[k-1]-1e-9*math.Abs(res.Trace[k-1]) {
+				t.Errorf("net %d: update %d lowered the log-likelihood %.12g → %.12g", i, k, res.Trace[k-1], res.Trace[k])
+			}
+		}
+		if _, _, err := n.FitEM(b, EMOptions{FixSources: fixed[1:]}); err == nil || !strings.Contains(err.Error(), "FixSources") {
+			t.Errorf("net %d: FixSources of %d entries for %d sources: error %v", i, len(fixed)-1, len(fixed), err)
+		}
+	}
+}
+
 // TestFitEMUnderflow has a component whose products underflow: a source
 // with 330 negative children (posterior ≈ 1e-330) is the only parent of a
 // positive effect with a fixed leak of 1e-320, so the row's two
