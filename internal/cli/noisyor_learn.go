@@ -72,9 +72,10 @@ pairs of effects more dependent than the learned network explains (log PMI above
 the network's by more than --residual-z standard errors; default a Bonferroni
 bound of level 0.05 over the pairs) seed candidate sources, whose children are
 the effects dependent on the pair's cluster and whose parameters start from
-MIXTURE on the residual moments; each candidate is added and the whole network
-polished by exact EM, and kept only when the BIC improves; edges that cannot pay
-for themselves are trimmed. The summary reports every stage's candidates tested
+MIXTURE on the residual moments; each candidate that improves the BIC of its
+members' columns (EM on those alone) is added and the whole network polished by
+exact EM, and kept only when the BIC improves; edges that cannot pay for
+themselves are trimmed, one at a time at the end. The summary reports every stage's candidates tested
 and accepted and the thresholds used. On simulated networks that the quartets
 recover, the residual stage finds no candidate and changes nothing.
 

@@ -65,8 +65,16 @@
 //     failures for the rest, with the learned sources subtracted off
 //     (eq. 3). Children may already have parents, so effects get several
 //     parents and sources share children.
-//  3. Acceptance. The candidate is added and the whole network polished
-//     by EM (noisyor.Network.FitEM: exact likelihood). When a source of
+//  3. Acceptance. The candidate is first screened on the columns of its
+//     members alone: the network's marginal on them is a small noisy-or
+//     network (exact), fitted by EM to convergence there with the
+//     candidate, the source it would extend and the leaks free and every
+//     other source held, with and without the candidate; a candidate
+//     that does not improve the BIC there goes no further, and the cost
+//     of judging it is that of EM on a few columns (the merge and the
+//     trims below are screened the same way). A candidate that passes is
+//     added and the whole network polished by EM (noisyor.Network.FitEM:
+//     exact likelihood). When a source of
 //     the network already has at least two of the candidate's members as
 //     children, giving it the other members instead is tried too (a
 //     source whose first candidate lacked a weak child leaves residual
@@ -88,9 +96,14 @@
 //     this stage, is tried as one source over the union of their children
 //     (the parameters of the one with the larger prior, the sum of the
 //     priors), polished by EM to convergence like the network itself; it
-//     is kept when the BIC improves (mergeSources). Last, edges are
-//     trimmed again as in 3, kept trimmed when the BIC of the network
-//     polished to convergence improves.
+//     is kept when the BIC improves (mergeSources). Last, the edges whose
+//     bound is below their cost are trimmed one at a time, weakest first
+//     (trimGreedy): each removal (with its source, when that leaves it one
+//     child) is kept when the BIC after a few EM updates of the whole
+//     network beats the current one's, so that one edge that pays for
+//     nothing (a failure near 1 left by the polish) is not kept because
+//     removing it together with the others would lower the BIC; the
+//     network is then polished to convergence again.
 //
 // Why this and not the alternatives the issue lists. Quartets that fail
 // only the rank test are still quartets: a topic of rare words has few

@@ -258,17 +258,21 @@ func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
 		if err == nil {
 			net, ll = fit, em.LogLik
 			res.Polish = em
-			net, ll, st.Merged = mergeSources(net, ll, b, before, g.workers)
-			// The final polish may leave an edge that pays for nothing
-			// (failure ≈ 1): trimmed when that improves BIC.
-			if trimmed, k, gone := trimEdges(net, b); k > 0 {
-				if fit, em, err := trimmed.FitEM(b, noisyor.EMOptions{Workers: g.workers}); err == nil &&
-					bic(fit, em.LogLik, b.Rows) > bic(net, ll, b.Rows) {
-					net, ll = fit, em.LogLik
-					st.Trimmed += k
-					st.Removed += gone
-				}
+			var last *noisyor.EMResult
+			net, ll, last, st.Merged = mergeSources(net, ll, b, before, g.workers)
+			if last != nil {
+				res.Polish = last
 			}
+			// The final polish may leave edges that pay for nothing
+			// (failure ≈ 1): trimmed one at a time while that improves
+			// the BIC.
+			var k, gone int
+			net, ll, last, k, gone = trimGreedy(net, ll, b, g.workers)
+			if last != nil {
+				res.Polish = last
+			}
+			st.Trimmed += k
+			st.Removed += gone
 		}
 		st.Time += time.Since(t0)
 	}
@@ -281,11 +285,13 @@ func residualStage(res *Result, b *noisyor.Binary, opt Options) error {
 // dependent than the network n explains (residualPairs), the strongest
 // pair not yet tried seeds a candidate source whose children are the
 // effects dependent on the pair (cluster), started from the residual
-// moments (initSource); the candidate is added and the whole network
-// polished by g.emIter EM updates, and so is the alternative of giving
-// the members to the source that already has most of them
-// (overlapping, withChildren); the better is kept when its BIC beats
-// that of the network itself after g.emIter EM updates.
+// moments (initSource); the candidate added, and the alternative of
+// giving the members to the source that already has most of them
+// (overlapping, withChildren), are first screened on the columns of
+// their changed sources' children (screen: EM on those columns alone,
+// where it is cheap); each that passes is added and the whole network
+// polished by g.emIter EM updates, and the better is kept when its BIC
+// beats that of the network itself after g.emIter EM updates.
 // It stops when no untried pair is left or after g.patience rejections
 // in a row, and returns the network, its log-likelihood and the stage's
 // report.
@@ -313,7 +319,20 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 		members := cluster(*seed, zm, g.zAdd)
 		tried[[2]int{seed.a, seed.b}] = true
 		st.Tested++
-		if base == nil {
+		s := initSource(n, mo, members)
+		starts := []*noisyor.Network{withSource(n, s)}
+		set := members
+		if k := overlapping(n, members); k >= 0 {
+			starts = append(starts, withChildren(n, k, s))
+			set = effectsOf(&s, &n.Sources[k])
+		} else {
+			set = effectsOf(&s)
+		}
+		// The screen: on the columns of the members (and of the source
+		// they would extend) alone, where EM is cheap, a start must
+		// beat the network's BIC to be polished on the whole data.
+		starts = screen(n, starts, b, set, g.workers)
+		if len(starts) > 0 && base == nil {
 			// The baseline: the current network given the same EM
 			// budget as a candidate, so that a candidate is not
 			// credited with the gain of EM still converging on the
@@ -325,21 +344,16 @@ func grow(n *noisyor.Network, ll float64, b *noisyor.Binary, g growOpts) (*noisy
 				}
 			}
 		}
-		s := initSource(n, mo, members)
-		starts := []*noisyor.Network{withSource(n, s)}
-		if k := overlapping(n, members); k >= 0 {
-			starts = append(starts, withChildren(n, k, s))
-		}
 		var best *noisyor.Network
 		bestLL, bestScore, extended := 0.0, baseScore, false
-		for i, start := range starts {
+		for _, start := range starts {
 			fit, em, err := start.FitEM(b, noisyor.EMOptions{MaxIter: g.emIter, Workers: g.workers})
 			if err != nil {
 				// The candidate makes the E-step too wide: rejected.
 				continue
 			}
 			if sc := bic(fit, em.LogLik, b.Rows); sc > bestScore {
-				best, bestLL, bestScore, extended = fit, em.LogLik, sc, i > 0
+				best, bestLL, bestScore, extended = fit, em.LogLik, sc, len(start.Sources) == len(n.Sources)
 			}
 		}
 		if best != nil {
@@ -450,17 +464,7 @@ func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int, in
 		src := &out.Sources[s]
 		kept := src.Children[:0]
 		for _, c := range src.Children {
-			obs := b.CountOnes(c.Effect) + b.CountZeros(c.Effect)
-			if obs == 0 {
-				kept = append(kept, c)
-				continue
-			}
-			// r₀: a's rate with X off, from its observed rate.
-			r := float64(b.CountOnes(c.Effect)) / float64(obs)
-			r0 := 1 - (1-r)/(1-src.Prior+src.Prior*c.Failure)
-			r0 = min(max(r0, 1e-9), 1-1e-9)
-			r1 := 1 - (1-r0)*c.Failure
-			if src.Prior*float64(obs)*klBern(r1, r0) < cost {
+			if edgeBound(src.Prior, c, b) < cost {
 				removed++
 				continue
 			}
@@ -479,6 +483,22 @@ func trimEdges(n *noisyor.Network, b *noisyor.Binary) (*noisyor.Network, int, in
 	gone := len(out.Sources) - len(srcs)
 	out.Sources = srcs
 	return out, removed, gone
+}
+
+// edgeBound is trimEdges' bound on the log-likelihood gain of the edge
+// c of a source with prior p: p·rows·KL(r₁ ‖ r₀) over the rows observing
+// the child (+Inf when none does, so that the edge is never judged).
+func edgeBound(p float64, c noisyor.Child, b *noisyor.Binary) float64 {
+	obs := b.CountOnes(c.Effect) + b.CountZeros(c.Effect)
+	if obs == 0 {
+		return math.Inf(1)
+	}
+	// r₀: a's rate with X off, from its observed rate.
+	r := float64(b.CountOnes(c.Effect)) / float64(obs)
+	r0 := 1 - (1-r)/(1-p+p*c.Failure)
+	r0 = min(max(r0, 1e-9), 1-1e-9)
+	r1 := 1 - (1-r0)*c.Failure
+	return p * float64(obs) * klBern(r1, r0)
 }
 
 // klBern is the Kullback–Leibler divergence of Bernoulli(p) from
@@ -500,15 +520,17 @@ func klBern(p, q float64) float64 {
 // missing children to the source already there loses to a new source
 // after only a few EM updates. For each pair of sources sharing at least
 // two children, one of them new (not named in before), in order of their
-// indices, the network with one source over the union of their children
-// is polished by EM to convergence, from the parameters of the pair's
-// source with the larger prior (the other's failures for the children it
-// alone has) and the sum of their priors; it replaces the network, whose
+// indices, the network with one source over the union of their children,
+// from the parameters of the pair's source with the larger prior (the
+// other's failures for the children it alone has) and the sum of their
+// priors, is screened on those children's columns (screen) and, when it
+// passes, polished by EM to convergence; it replaces the network, whose
 // log-likelihood ll is that of EM to convergence with the same options,
-// when its BIC is higher. It returns the network, its log-likelihood and
-// the number of merges.
-func mergeSources(n *noisyor.Network, ll float64, b *noisyor.Binary, before map[string]bool, workers int) (*noisyor.Network, float64, int) {
+// when its BIC is higher. It returns the network, its log-likelihood, the
+// last merge's EM run (nil when none) and the number of merges.
+func mergeSources(n *noisyor.Network, ll float64, b *noisyor.Binary, before map[string]bool, workers int) (*noisyor.Network, float64, *noisyor.EMResult, int) {
 	merged := 0
+	var last *noisyor.EMResult
 	cur := bic(n, ll, b.Rows)
 	tried := make(map[[2]string]bool)
 	for {
@@ -521,19 +543,23 @@ func mergeSources(n *noisyor.Network, ll float64, b *noisyor.Binary, before map[
 					continue
 				}
 				tried[key] = true
-				fit, em, err := mergedPair(n, i, j).FitEM(b, noisyor.EMOptions{Workers: workers})
+				alt := mergedPair(n, i, j)
+				if len(screen(n, []*noisyor.Network{alt}, b, effectsOf(si, sj), workers)) == 0 {
+					continue
+				}
+				fit, em, err := alt.FitEM(b, noisyor.EMOptions{Workers: workers})
 				if err != nil {
 					continue
 				}
 				if sc := bic(fit, em.LogLik, b.Rows); sc > cur {
-					n, ll, cur = fit, em.LogLik, sc
+					n, ll, cur, last = fit, em.LogLik, sc, em
 					merged++
 					found = true
 				}
 			}
 		}
 		if !found {
-			return n, ll, merged
+			return n, ll, last, merged
 		}
 	}
 }

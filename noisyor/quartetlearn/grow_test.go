@@ -445,7 +445,7 @@ func TestMergeSourcesSplit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ll, merged := mergeSources(start, em.LogLik, b, before, 0)
+		got, ll, _, merged := mergeSources(start, em.LogLik, b, before, 0)
 		// The merged source may be last; overlapNet's sources are in
 		// the order of their first child.
 		slices.SortStableFunc(got.Sources, func(x, y noisyor.Source) int { return x.Children[0].Effect - y.Children[0].Effect })
@@ -465,7 +465,7 @@ func TestMergeSourcesSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, merged := mergeSources(fit, em.LogLik, b, map[string]bool{"S1": true}, 0)
+	got, _, _, merged := mergeSources(fit, em.LogLik, b, map[string]bool{"S1": true}, 0)
 	if merged != 0 || !slices.EqualFunc(childrenOf(got), childrenOf(truth), slices.Equal) {
 		t.Errorf("true network: %d merges, children %v; want none", merged, childrenOf(got))
 	}

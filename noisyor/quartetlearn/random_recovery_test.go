@@ -12,11 +12,9 @@ import (
 // TestLearnRandomLearnableNetworks: networks from RandomNetwork with
 // Learnable (the CLI's `noisyor simulate --network random --learnable`),
 // sampled at 100,000 rows, are recovered exactly: every source with its
-// exact children, parameters within 0.05 — an edge learned with a failure
-// probability within 0.05 of 1 counts as absent (it is, to that tolerance,
-// the true network's missing edge; trial 1 keeps one, effect 44 under X10
-// at 0.998, which the trim after the polish does not remove yet). Nearly
-// all of a trial's time (3–5 minutes) is EM over 100,000 rows; the short
+// exact children (an extra edge, whatever its failure probability, is a
+// mismatch), parameters within 0.05. Nearly all of a trial's time is EM
+// over 100,000 rows; the short
 // forms are TestLearnExactRandomLearnable (the same networks from exact
 // moments) and TestLearnRandomLearnableSmall (small networks from data).
 func TestLearnRandomLearnableNetworks(t *testing.T) {
