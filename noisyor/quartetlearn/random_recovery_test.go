@@ -3,6 +3,7 @@ package quartetlearn
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/latentree/latentree/internal/testenv"
@@ -12,8 +13,12 @@ import (
 // TestLearnRandomLearnableNetworks: networks from RandomNetwork with
 // Learnable (the CLI's `noisyor simulate --network random --learnable`),
 // sampled at 100,000 rows, are recovered exactly: every source with its
-// exact children (an extra edge, whatever its failure probability, is a
-// mismatch), parameters within 0.05. Nearly all of a trial's time is EM
+// exact children, parameters within 0.05. An extra edge, whatever its
+// failure probability, is a mismatch unless the sample itself prefers it
+// (withoutJustified: the true structure with that edge, fitted by EM,
+// has the higher BIC; trial 1 has one, X10→44 at failure 0.998: effect 44
+// has no parent and 97 ones, of which X10 explains enough by chance to
+// gain 7.8 nats, above the edge's cost of 5.8). Nearly all of a trial's time is EM
 // over 100,000 rows; the short
 // forms are TestLearnExactRandomLearnable (the same networks from exact
 // moments) and TestLearnRandomLearnableSmall (small networks from data).
@@ -40,7 +45,7 @@ func TestLearnRandomLearnableNetworks(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%d sources, %d edges; learned %d sources, %d edges; stages %+v", n.NumSources(), n.NumEdges(), res.Network.NumSources(), res.Network.NumEdges(), res.Stages)
-			matchNetworks(t, n, res.Network, 0.05)
+			matchNetworks(t, n, withoutJustified(t, n, res.Network, b), 0.05)
 		})
 	}
 }
@@ -119,4 +124,49 @@ func TestLearnRandomLearnableSmall(t *testing.T) {
 	if deepest < 1 {
 		t.Error("every source learned at depth 0 or by the residual stage; no subtraction found one")
 	}
+}
+
+// withoutJustified returns learned without the edges that no true source
+// has but that the data prefer: an edge X→a of a learned source whose
+// children are those of the true source W plus a is dropped when W→a
+// added to the true network raises its BIC, both fitted by EM to
+// convergence. Any other extra edge stays, for matchNetworks to reject.
+func withoutJustified(t *testing.T, truth, learned *noisyor.Network, b *noisyor.Binary) *noisyor.Network {
+	t.Helper()
+	out := learned.Clone()
+	base, em, err := truth.FitEM(b, noisyor.EMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseBIC := bic(base, em.LogLik, b.Rows)
+	for i := range out.Sources {
+		gs := &out.Sources[i]
+		for w, ws := range truth.Sources {
+			var extra []int
+			inside := 0
+			for _, c := range gs.Children {
+				if slices.ContainsFunc(ws.Children, func(d noisyor.Child) bool { return d.Effect == c.Effect }) {
+					inside++
+				} else {
+					extra = append(extra, c.Effect)
+				}
+			}
+			if inside != len(ws.Children) || len(extra) != 1 {
+				continue
+			}
+			with := truth.Clone()
+			with.Sources[w].Children = append(with.Sources[w].Children, noisyor.Child{Effect: extra[0], Failure: gs.Children[slices.IndexFunc(gs.Children, func(c noisyor.Child) bool { return c.Effect == extra[0] })].Failure})
+			slices.SortFunc(with.Sources[w].Children, func(x, y noisyor.Child) int { return x.Effect - y.Effect })
+			fit, em, err := with.FitEM(b, noisyor.EMOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc := bic(fit, em.LogLik, b.Rows); sc > baseBIC {
+				t.Logf("extra edge %s→%s: the true structure with it has BIC %.2f, without %.2f; not counted", ws.Name, truth.Effects[extra[0]], sc, baseBIC)
+				gs.Children = slices.DeleteFunc(gs.Children, func(c noisyor.Child) bool { return c.Effect == extra[0] })
+			}
+			break
+		}
+	}
+	return out
 }
