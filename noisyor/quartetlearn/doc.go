@@ -97,7 +97,8 @@
 //     (the parameters of the one with the larger prior, the sum of the
 //     priors), polished by EM to convergence like the network itself; it
 //     is kept when the BIC improves (mergeSources). Last, the edges whose
-//     bound is below their cost are trimmed one at a time, weakest first
+//     bound is below their cost, or whose failure is above 0.95, are
+//     trimmed one at a time, weakest first
 //     (trimGreedy): each removal (with its source, when that leaves it one
 //     child) is kept when the BIC after a few EM updates of the whole
 //     network beats the current one's, so that one edge that pays for
