@@ -117,6 +117,9 @@ func TestFitGaussianReachesOptimum(t *testing.T) {
 		threeFactorCase(t, 2, 301),
 		simulatedCase(t, 3, 8, 300, 0.1, 0.45),
 		simulatedCase(t, 4, 12, 1000, 0.2, 0.8),
+		// Four edges at the bound: BFGS's Armijo test once took an
+		// unchanged L for a gain and never stopped.
+		simulatedCase(t, 19, 10, 300, 0.1, 0.5),
 	}
 	if testenv.Long() {
 		for s := uint64(10); s < 20; s++ {

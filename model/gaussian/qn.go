@@ -282,7 +282,11 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 				l.it++
 				lln = math.Inf(-1)
 			}
-			if lln >= ll0+1e-4*t*slope && !math.IsInf(lln, 0) {
+			// A step must raise L: where 1e-4·t·slope is below L's
+			// last place the Armijo test alone would take an equal L
+			// for a gain, and BFGS would go on taking such steps (an
+			// edge at the bound, seen at 30,000 E-steps).
+			if lln >= ll0+1e-4*t*slope && lln > ll0 && !math.IsInf(lln, 0) {
 				l.emit(lln)
 				accepted = true
 				break
