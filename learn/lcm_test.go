@@ -368,6 +368,11 @@ func TestDefaultBeatsChowLiuAndLCM(t *testing.T) {
 	gens := []gen{
 		lcmData(lcmCase{rows: 800, classes: 3, states: []int{4, 4, 3, 5, 2, 4, 6, 3, 4, 4}, missing: 0.02, sep: 0.5, seed: 21}),
 		treeData("doublestar_n1000", func() (*tree.Tree, error) { return simulate.DoubleStar(5, 5) }, 3, 3, 1000, 22),
+		// Noisy 4-state distances through 3-state hidden nodes (standard
+		// errors near 6 at distances near 5): CLNJ's tie resolution once
+		// moved whole neighbourhoods on noise here and the default fell
+		// to the Chow–Liu tree (33230.28 against 32409.46).
+		treeData("complete_n3000", func() (*tree.Tree, error) { return simulate.CompleteKary(3, 2) }, 4, 3, 3000, 28),
 	}
 	if testenv.Long() {
 		gens = append(gens,
@@ -376,7 +381,6 @@ func TestDefaultBeatsChowLiuAndLCM(t *testing.T) {
 			lcmData(lcmCase{rows: 3000, classes: 5, states: []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}, missing: 0.05, sep: 0.5, seed: 25}),
 			treeData("hmm_n500", func() (*tree.Tree, error) { return simulate.HMM(8) }, 2, 2, 500, 26),
 			treeData("star_n1000", func() (*tree.Tree, error) { return simulate.Star(12) }, 4, 3, 1000, 27),
-			treeData("complete_n3000", func() (*tree.Tree, error) { return simulate.CompleteKary(3, 2) }, 4, 3, 3000, 28),
 			treeData("binary_n2000", func() (*tree.Tree, error) { return simulate.RandomBinary(rand.NewPCG(29, 0), 16, 0.3) }, 5, 3, 2000, 29),
 			treeData("star6_n300", func() (*tree.Tree, error) { return simulate.Star(8) }, 6, 2, 300, 30),
 		)
@@ -388,7 +392,7 @@ func TestDefaultBeatsChowLiuAndLCM(t *testing.T) {
 			var def *learn.Result
 			for _, m := range []learn.Method{learn.CLNJ, learn.ChowLiu, learn.LCM} {
 				opt := learn.Options{Method: m}
-				if m == learn.LCM && !strings.HasPrefix(g.name, "lcm") && !testenv.Long() {
+				if m == learn.LCM && strings.HasPrefix(g.name, "doublestar") && !testenv.Long() {
 					// On latent tree data the latent class model loses by
 					// hundreds (330 on doublestar_n1000): 3 random starts
 					// a fit rather than 10, which took 30% of the test (the same

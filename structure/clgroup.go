@@ -197,7 +197,15 @@ func clgroup(names []string, D []float64, n int, resolve bool, eps float64, inne
 // one). So the ties are resolved only when the internal edge of the
 // quartets ab|cc′ (c tied on a's side, c′ on b's), by the four-point
 // formula and averaged over them, is longer than eps, the contraction
-// threshold: then h lies beyond a's and b's own hidden node. Each tied
+// threshold, by more than one standard error of that average (the
+// distances' errors taken as independent): then h lies beyond a's and b's
+// own hidden node. Without the margin, noise alone moved whole
+// neighbourhoods where the distances are long and noisy (4-state
+// variables through 3-state hidden nodes at 3,000 rows, standard errors
+// near 6: the default learn fell to the Chow–Liu tree, 820 worse in BIC),
+// since eps is 0 under the contraction by BIC. The margin costs some of
+// the gain on mixed trees at 10⁴ rows (experiment mixed: 42 → 39 of 50
+// exact, 49 → 48 at 10⁵). Each tied
 // node estimates the same d(h, b) − d(h, a), so their inverse-variance
 // weighted mean decides for all of them at once: all move to a if it is
 // positive (a is nearer h), else to b. The spanning tree stays a spanning
@@ -211,9 +219,10 @@ func clgroup(names []string, D []float64, n int, resolve bool, eps float64, inne
 // consistently.
 func resolveTies(t *tree.Tree, D []float64, m, n int, eps float64) error {
 	var ed edits
+	// dvar is n times the sampling variance of a distance d.
+	dvar := func(d float64) float64 { return math.Exp(2*d) - 2 + math.Exp(-2*d) }
 	variance := func(c, a, b int) float64 {
-		v := func(d float64) float64 { return math.Exp(2*d) - 2 + math.Exp(-2*d) }
-		return (v(D[c*m+a]) + v(D[c*m+b])) / float64(n)
+		return (dvar(D[c*m+a]) + dvar(D[c*m+b])) / float64(n)
 	}
 	// tied returns the neighbours c ≠ b of a as near to b as to a within
 	// sampling error.
@@ -246,13 +255,22 @@ func resolveTies(t *tree.Tree, D []float64, m, n int, eps float64) error {
 			// The split is harmless when the tied nodes hang on the hidden
 			// node a and b hang on: the four-point internal edge of ab|cc′
 			// is then 0, and the contraction rejoins the two halves.
-			inner := 0.0
+			inner, innerVar := 0.0, 0.0
 			for _, c := range ta {
 				for _, c2 := range tb {
 					inner += 0.25*(D[a*m+c]+D[a*m+c2]+D[b*m+c]+D[b*m+c2]) - 0.5*(D[a*m+b]+D[c*m+c2])
+					if n > 0 {
+						innerVar += (dvar(D[a*m+c])+dvar(D[a*m+c2])+dvar(D[b*m+c])+dvar(D[b*m+c2]))/16 + (dvar(D[a*m+b])+dvar(D[c*m+c2]))/4
+					}
 				}
 			}
-			if inner/float64(len(ta)*len(tb)) <= eps {
+			pairs := float64(len(ta) * len(tb))
+			// The edge must be longer than eps beyond sampling error
+			// (tieZ standard errors of one quartet's estimate, the
+			// errors taken as independent): with eps 0 (the contraction
+			// by BIC) and noisy distances, noise alone would otherwise
+			// move whole neighbourhoods.
+			if inner/pairs <= eps+math.Sqrt(innerVar/pairs/pairs/float64(max(n, 1))) {
 				continue
 			}
 			var sw, swx float64
