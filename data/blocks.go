@@ -64,6 +64,11 @@ type BlockReader interface {
 // blocks of any size, give the same variables and cells; it returns the
 // errors of that pass (a bad value, a missing cell under MissingError, a
 // column constant (unless opt.KeepConstant) or never observed, no rows).
+// A Parquet file whose column chunk statistics tell every column's values
+// exactly (required boolean or integer columns whose minimum and maximum
+// in each row group are at most 1 apart, as in binary data) is typed from
+// them without being decoded; the reading pass then checks them: a value
+// they do not give, or one they give that no row holds, is an error.
 // Every block then has every state, in SortStates order. With
 // opt.FirstBlockTyping the files are read once: kinds are inferred from
 // the first block and then fixed, a later value that does not fit its
@@ -87,10 +92,11 @@ func OpenBlocks(paths []string, opt BlockOptions) (BlockReader, error) {
 // rows (dropped ones included), and each file's size and modification time,
 // to tell a file that changed since.
 type typedFiles struct {
-	vars  []Variable
-	rows  int64
-	files []string
-	infos []os.FileInfo
+	vars   []Variable
+	rows   int64
+	files  []string
+	infos  []os.FileInfo
+	claims [][]pqClaim // per column, of typeFromStats
 }
 
 // check returns an error if the files listed are not those typed, or one
@@ -148,7 +154,7 @@ func openBlocks(paths []string, opt BlockOptions, known *typedFiles) (*blockRead
 	}
 	switch {
 	case known != nil:
-		if err := br.seed(known.vars); err != nil {
+		if err := br.seed(known.vars, known.claims); err != nil {
 			br.Close()
 			return nil, err
 		}
@@ -159,6 +165,9 @@ func openBlocks(paths []string, opt BlockOptions, known *typedFiles) (*blockRead
 			return nil, err
 		}
 		br.typed = &typedFiles{vars: br.vars(), rows: br.wantRows, files: files, infos: infos}
+		for _, c := range br.cols {
+			br.typed.claims = append(br.typed.claims, slices.Clone(c.claims))
+		}
 	}
 	return br, nil
 }
@@ -229,6 +238,18 @@ func shardFiles(paths []string) ([]string, []os.FileInfo, error) {
 // dataset, in SortStates order.
 func (b *blockReader) typeAll() error {
 	for b.src != nil {
+		if ps, ok := b.src.(*parquetSource); ok {
+			done, err := b.typeFromStats(ps)
+			if err != nil {
+				return err
+			}
+			if done {
+				if err := b.openNext(); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		n, err := b.readBlock()
 		if err != nil {
 			return err
@@ -290,7 +311,7 @@ func (b *blockReader) vars() []Variable {
 // seed fixes the columns to the variables of an earlier typing pass over
 // the same files (typeAll): their kinds and states, which no value may
 // extend.
-func (b *blockReader) seed(vars []Variable) error {
+func (b *blockReader) seed(vars []Variable, claims [][]pqClaim) error {
 	if len(vars) != len(b.cols) || !slices.EqualFunc(vars, b.cols, func(v Variable, c *column) bool { return v.Name == c.name }) {
 		names := make([]string, len(vars))
 		for j, v := range vars {
@@ -300,6 +321,9 @@ func (b *blockReader) seed(vars []Variable) error {
 	}
 	for j, c := range b.cols {
 		v := vars[j]
+		if claims != nil {
+			c.claims = slices.Clone(claims[j])
+		}
 		if c.forced && c.kind != v.Kind {
 			return &ParseError{File: b.base.name, ColumnName: c.name, Err: fmt.Errorf("column forced %v, but first read %v: the options changed", c.kind, v.Kind)}
 		}
@@ -400,6 +424,13 @@ func (b *blockReader) openNext() error {
 		return err
 	}
 	b.src = src
+	// The Parquet cache is the file's: the same key may be another value
+	// (another physical type or annotation) in another file, and the
+	// values of claims (typeFromStats) are checked as each file's are
+	// first met.
+	for _, c := range b.cols {
+		c.pq = pqCache{}
+	}
 	// Select the columns as ReadCSV would.
 	rd, err := newReader(b.opt.ReadOptions)
 	if err != nil {
@@ -491,6 +522,9 @@ func (b *blockReader) Next() (*Dataset, error) {
 	b.Close()
 	if b.wantRows > 0 && b.rows != b.wantRows {
 		return nil, fmt.Errorf("data: %d data rows in %s, but %d when the files were first read: a file changed since", b.rows, strings.Join(b.files, ", "), b.wantRows)
+	}
+	if err := b.checkClaims(); err != nil {
+		return nil, err
 	}
 	if err := b.finish(); err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -388,8 +390,203 @@ func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, drop
 			}
 			if !c.float {
 				c.pq.put(ps, j, i, int32(c.codes[len(c.codes)-1]))
+				if c.claims != nil && !ps.bytes[j] {
+					c.markClaim(ps.raw[j][i])
+				}
 			}
 		}
 		r.text[t] = ""
+	}
+}
+
+// pqStatsTyping turns typing from column statistics (typeFromStats) on
+// (off in tests, to compare).
+var pqStatsTyping = true
+
+// pqStatsMaxValues bounds the distinct values of a column typed from its
+// statistics.
+const pqStatsMaxValues = 16
+
+// pqClaim is a value that a Parquet file's column statistics say some row
+// of the column holds (typeFromStats): the data pass checks it (seen).
+type pqClaim struct {
+	key  uint64 // see pqKey
+	text string
+	file string
+	seen bool
+}
+
+// statsKeys returns the keys (see pqKey) of the distinct values of every
+// field read, in the order the row groups' statistics first give them,
+// when the column chunk statistics tell them exactly: each field read is a
+// required (never null) flat column of booleans or plain signed integers
+// (no DECIMAL, DATE or unsigned annotation), every chunk has as many
+// values as its row group has rows and a minimum and maximum at most 1
+// apart (so that both occur and nothing lies between), and the fields
+// have at most pqStatsMaxValues values each. It reports false otherwise,
+// and for a file without rows.
+func (s *parquetSource) statsKeys() ([][]uint64, int64, bool) {
+	md := s.pf.Metadata()
+	if md == nil || md.NumRows <= 0 || len(md.RowGroups) != len(s.groups) {
+		return nil, 0, false
+	}
+	keys := make([][]uint64, len(s.names))
+	for j := range s.names {
+		if !s.want[j] {
+			continue
+		}
+		k := s.kinds[j]
+		if s.optional[j] || s.unsigned[j] || s.scale[j] >= 0 || s.date[j] ||
+			k != parquet.Boolean && k != parquet.Int32 && k != parquet.Int64 {
+			return nil, 0, false
+		}
+		for _, rg := range md.RowGroups {
+			if rg.NumRows == 0 {
+				continue
+			}
+			if j >= len(rg.Columns) {
+				return nil, 0, false
+			}
+			m := &rg.Columns[j].MetaData
+			if len(m.PathInSchema) != 1 || m.PathInSchema[0] != s.names[j] || m.NumValues != rg.NumRows {
+				return nil, 0, false
+			}
+			lo, hi, ok := pqStatsRange(k, m.Statistics.MinValue, m.Statistics.MaxValue)
+			if !ok {
+				return nil, 0, false
+			}
+			for _, x := range []uint64{lo, hi} {
+				if !slices.Contains(keys[j], x) {
+					if len(keys[j]) == pqStatsMaxValues {
+						return nil, 0, false
+					}
+					keys[j] = append(keys[j], x)
+				}
+			}
+		}
+	}
+	return keys, md.NumRows, true
+}
+
+// pqStatsRange returns the keys of the minimum and maximum of a column
+// chunk of physical type k from its statistics, when they are well formed
+// and at most 1 apart.
+func pqStatsRange(k parquet.Kind, lo, hi []byte) (uint64, uint64, bool) {
+	switch k {
+	case parquet.Boolean:
+		if len(lo) != 1 || len(hi) != 1 || lo[0] > 1 || hi[0] > 1 || lo[0] > hi[0] {
+			return 0, 0, false
+		}
+		return uint64(lo[0]), uint64(hi[0]), true
+	case parquet.Int32:
+		if len(lo) != 4 || len(hi) != 4 {
+			return 0, 0, false
+		}
+		a, b := int32(binary.LittleEndian.Uint32(lo)), int32(binary.LittleEndian.Uint32(hi))
+		if int64(b)-int64(a) < 0 || int64(b)-int64(a) > 1 {
+			return 0, 0, false
+		}
+		return uint64(uint32(a)), uint64(uint32(b)), true
+	case parquet.Int64:
+		if len(lo) != 8 || len(hi) != 8 {
+			return 0, 0, false
+		}
+		a, b := int64(binary.LittleEndian.Uint64(lo)), int64(binary.LittleEndian.Uint64(hi))
+		if b < a || b != a && b-1 != a {
+			return 0, 0, false
+		}
+		return uint64(a), uint64(b), true
+	}
+	return 0, 0, false
+}
+
+// typeFromStats is the typing pass (typeAll) over the Parquet file ps
+// without decoding it, when its column statistics tell every column's
+// distinct values exactly (statsKeys): each column is given its values as
+// if read (its labels, observed count and the rows), so that typing ends
+// as reading every row would. It reports false, having changed nothing,
+// when the statistics do not tell, or a column is forced or already
+// stores floats, or a value's text is a missing token. The values are
+// recorded as claims that the data pass checks: a value that is not among
+// them is an error there (the columns are closed), and so is one of them
+// that no row holds (checkClaims).
+func (b *blockReader) typeFromStats(ps *parquetSource) (bool, error) {
+	if !pqStatsTyping {
+		return false, nil
+	}
+	keys, rows, ok := ps.statsKeys()
+	if !ok {
+		return false, nil
+	}
+	rd := b.base
+	texts := make([][]string, len(b.cols))
+	for k, c := range b.cols {
+		j := c.pos - 1
+		if c.forced || c.float {
+			return false, nil
+		}
+		for _, x := range keys[j] {
+			s, buf, err := ps.textAt(ps.buf, j, ps.rawValue(j, x), 1)
+			ps.buf = buf
+			if err != nil || rd.isMissing(s) {
+				return false, nil
+			}
+			texts[k] = append(texts[k], strings.Clone(s))
+		}
+	}
+	for k, c := range b.cols {
+		j := c.pos - 1
+		for i, s := range texts[k] {
+			if err := c.add(&rd.typing, s, lineOne{}); err != nil {
+				return false, err
+			}
+			c.claims = append(c.claims, pqClaim{key: keys[j][i], text: s, file: ps.name})
+		}
+		c.codes = c.codes[:0]
+		c.observed += rows - int64(len(texts[k]))
+	}
+	b.rows += rows
+	b.kept += rows
+	return true, nil
+}
+
+// rawValue returns the value of key raw (see pqKey) of the non-byte-array
+// column j.
+func (s *parquetSource) rawValue(j int, raw uint64) parquet.Value {
+	switch s.kinds[j] {
+	case parquet.Boolean:
+		return parquet.BooleanValue(raw != 0)
+	case parquet.Int32:
+		return parquet.Int32Value(int32(uint32(raw)))
+	case parquet.Int64:
+		return parquet.Int64Value(int64(raw))
+	case parquet.Float:
+		return parquet.FloatValue(math.Float32frombits(uint32(raw)))
+	}
+	return parquet.DoubleValue(math.Float64frombits(raw))
+}
+
+// checkClaims returns an error naming the first value that a file's column
+// statistics gave (typeFromStats) and that no row held.
+func (b *blockReader) checkClaims() error {
+	for _, c := range b.cols {
+		if c.float {
+			continue // read as numbers, not through the cache
+		}
+		for _, cl := range c.claims {
+			if !cl.seen {
+				return &ParseError{File: cl.file, ColumnName: c.name, Err: fmt.Errorf("the Parquet file's column statistics give the value %s, which no row holds: the file's statistics are wrong (rewrite the file)", QuoteCell(cl.text))}
+			}
+		}
+	}
+	return nil
+}
+
+// markClaim records that a row holds the value of key raw.
+func (c *column) markClaim(raw uint64) {
+	for i := range c.claims {
+		if c.claims[i].key == raw {
+			c.claims[i].seen = true
+		}
 	}
 }

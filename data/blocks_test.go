@@ -215,6 +215,12 @@ func FuzzOpenBlocks(f *testing.F) {
 	f.Add(gz("a,b\n1,x\n2,y\n3,x\n"), uint8(0))
 	f.Add(pqBytes(f, samplePQ()), uint8(1))
 	f.Add([]byte("a,b\n1,x\n"), uint8(2))
+	// Typed from its column statistics (typeFromStats).
+	type statsRow struct {
+		A int32
+		B bool
+	}
+	f.Add(pqStatsWrite(f, []statsRow{{0, true}, {1, false}, {1, true}, {0, false}, {7, true}}, 2), uint8(1))
 	f.Fuzz(func(t *testing.T, b []byte, kind uint8) {
 		name := []string{"f.csv.gz", "f.parquet", "f.csv"}[kind%3]
 		p := writeTemp(t, t.TempDir(), name, b)

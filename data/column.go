@@ -156,6 +156,9 @@ type column struct {
 	observed  int64
 
 	pq pqCache // codes of the Parquet values seen, by value (OpenBlocks)
+	// Values that Parquet column statistics gave instead of the rows
+	// (typeFromStats), checked by the data pass.
+	claims []pqClaim
 }
 
 // lookup returns the code of label s while interning.
@@ -200,7 +203,11 @@ func (c *column) add(t *typing, s string, at liner) error {
 		return nil
 	}
 	if c.closed {
-		return t.errorf(at.line(c.pos-1), c, "value %s is not among the column's %d states when the files were first read: a file changed since", QuoteCell(s), len(c.labels))
+		why := "a file changed since"
+		if len(c.claims) > 0 {
+			why += ", or the Parquet column statistics the states were read from are wrong"
+		}
+		return t.errorf(at.line(c.pos-1), c, "value %s is not among the column's %d states when the files were first read: %s", QuoteCell(s), len(c.labels), why)
 	}
 	f, class := classify(s)
 	if !c.fixed && class != classFinite {

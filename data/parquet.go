@@ -640,18 +640,7 @@ func (s *parquetSource) valueAt(j, i int) parquet.Value {
 	if s.bytes[j] {
 		return s.vals[j][i]
 	}
-	raw := s.raw[j][i]
-	switch s.kinds[j] {
-	case parquet.Boolean:
-		return parquet.BooleanValue(raw != 0)
-	case parquet.Int32:
-		return parquet.Int32Value(int32(uint32(raw)))
-	case parquet.Int64:
-		return parquet.Int64Value(int64(raw))
-	case parquet.Float:
-		return parquet.FloatValue(math.Float32frombits(uint32(raw)))
-	}
-	return parquet.DoubleValue(math.Float64frombits(raw))
+	return s.rawValue(j, s.raw[j][i])
 }
 
 // text returns the text a CSV file would hold for v, cleaned as a CSV
