@@ -185,3 +185,38 @@ func TestParquetStatsTypingChecked(t *testing.T) {
 		t.Errorf("seeded pass: got %v", err)
 	}
 }
+
+// A column's cache of Parquet values is each file's own: the INT32 -1 and
+// the INT64 4294967295 have the same key (see pqKey), but not the same
+// text.
+func TestParquetCachePerFile(t *testing.T) {
+	type r32 struct {
+		X *int32 `parquet:"x,optional"`
+	}
+	type r64 struct {
+		X *int64 `parquet:"x,optional"`
+	}
+	a, b, z := int32(-1), int64(4294967295), int32(0)
+	dir := t.TempDir()
+	p32 := writeTemp(t, dir, "a.parquet", pqStatsWrite(t, []r32{{&a}, {&z}, {&a}}, 10))
+	p64 := writeTemp(t, dir, "b.parquet", pqStatsWrite(t, []r64{{&b}, {nil}, {&b}}, 10))
+	for _, opt := range []BlockOptions{{ReadOptions: ReadOptions{Missing: MissingKeep}}, {ReadOptions: ReadOptions{Missing: MissingKeep}, FirstBlockTyping: true}} {
+		blocks, err := readAll([]string{p32, p64}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range blocks {
+			for _, c := range d.Discrete(0) {
+				if c == Missing {
+					got = append(got, "NA")
+				} else {
+					got = append(got, d.Var(0).States[c])
+				}
+			}
+		}
+		if want := "[-1 0 -1 4294967295 NA 4294967295]"; fmt.Sprint(got) != want {
+			t.Errorf("%+v: cells %v, want %s", opt, got, want)
+		}
+	}
+}
