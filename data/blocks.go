@@ -386,6 +386,9 @@ type blockReader struct {
 	miss     []bool
 	pqCols   []pqColumn // per column, of readBlockParquet
 	pqDrop   []bool     // rows of a Parquet chunk dropped for a missing cell
+	pqNone   []bool     // no row dropped (readBlockParquetWhole)
+	pqSegs   []pqSegment
+	pqErrs   []pqSegErr
 	done     bool
 	closed   bool
 }

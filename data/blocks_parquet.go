@@ -149,6 +149,25 @@ type pqColumn struct {
 	errAt int // chunk row of err
 }
 
+// pqSegErr is a column's first error in a block of readBlockParquetWhole:
+// the segment (-1 if none), and its decoding, check and add errors there
+// (the latter two at segment rows checkAt and addAt).
+type pqSegErr struct {
+	seg                       int
+	fillErr, checkErr, addErr error
+	checkAt, addAt            int
+}
+
+// pqSegment is a run of rows of a block of readBlockParquetWhole: rows lo
+// to hi of a batch, decoded first (of fill rows, after opening the row
+// groups open) when batch is set, else of the current batch.
+type pqSegment struct {
+	open   []int
+	batch  bool
+	fill   int
+	lo, hi int
+}
+
 // readBlockParquet is readBlock for a Parquet file, read column by column:
 // it gives the same blocks and errors, but maps each distinct value to its
 // state (or number) once, through its text, instead of formatting and
@@ -172,6 +191,9 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 		if _, class := classify(t); class == classFinite {
 			numbers = false
 		}
+	}
+	if pqWhole && rd.opt.Missing != MissingDropRows {
+		return b.readBlockParquetWhole(ps, numbers)
 	}
 	n := 0
 	for n < b.opt.BlockRows {
@@ -232,6 +254,164 @@ func (b *blockReader) readBlockParquet(ps *parquetSource) (int, error) {
 	}
 	b.kept += int64(n)
 	return n, nil
+}
+
+// pqWhole turns readBlockParquetWhole on (off in tests, to compare).
+var pqWhole = true
+
+// readBlockParquetWhole is readBlockParquet when no row is dropped (the
+// missing policy is not MissingDropRows): the block's rows are split into
+// the same batches and chunks (segments), but each column decodes, checks
+// and adds all of its segments in one unit of work, the columns
+// concurrently, with one wait for them all per block instead of three per
+// batch. A column stops at its first error; the error returned is the one
+// readBlockParquet returns: that of the first segment with one, a
+// decoding error (the first column in file order) before a check error,
+// and a check error before an add error in the same or a later row.
+func (b *blockReader) readBlockParquetWhole(ps *parquetSource, numbers bool) (int, error) {
+	nc := len(b.cols)
+	want := b.opt.BlockRows
+	// The plan, as readBlockParquet's loop would meet the rows.
+	segs := b.pqSegs[:0]
+	n := 0
+	if ps.i < ps.n {
+		hi := min(ps.n, ps.i+want)
+		segs = append(segs, pqSegment{lo: ps.i, hi: hi})
+		n = hi - ps.i
+	}
+	g, left := ps.g, ps.left
+	var groupErr error // a row group of a negative number of rows, after the segments
+	for n < want {
+		var open []int
+		for left == 0 && g < len(ps.groups) {
+			open = append(open, g)
+			left = ps.groups[g].NumRows()
+			g++
+			if left < 0 {
+				groupErr = &ParseError{File: ps.name, Line: int(ps.row) + n + 1, Err: fmt.Errorf("corrupt Parquet file: row group of %d rows", left)}
+				break
+			}
+		}
+		if groupErr != nil || left == 0 {
+			if len(open) > 0 {
+				// Empty row groups at the end are opened, as fill opens them.
+				segs = append(segs, pqSegment{open: open})
+			}
+			break
+		}
+		m := int(min(left, parquetBatch))
+		hi := min(m, want-n)
+		segs = append(segs, pqSegment{open: open, batch: true, fill: m, hi: hi})
+		left -= int64(m)
+		n += hi
+	}
+	b.pqSegs = segs
+	if len(b.pqNone) < parquetBatch {
+		b.pqNone = make([]bool, parquetBatch)
+	}
+	none := b.pqNone
+	if len(b.pqErrs) != nc {
+		b.pqErrs = make([]pqSegErr, nc)
+	}
+	forColumns(nc, func(k int) {
+		c, r, re := b.cols[k], &b.pqCols[k], &b.pqErrs[k]
+		j := c.pos - 1
+		*re = pqSegErr{seg: -1}
+		row := ps.row // rows before the segment
+		for si, sg := range segs {
+			for _, g := range sg.open {
+				if err := ps.openColumn(j, g); err != nil {
+					re.seg, re.fillErr = si, err
+					return
+				}
+			}
+			if sg.batch {
+				if err := ps.fillColumn(j, sg.fill, row); err != nil {
+					re.seg, re.fillErr = si, err
+					return
+				}
+			}
+			if sg.hi == sg.lo {
+				continue
+			}
+			b.checkParquet(ps, k, sg.lo, sg.hi, int(row), numbers)
+			rows := sg.hi - sg.lo
+			if r.err != nil {
+				re.seg, re.checkErr, re.checkAt = si, r.err, r.errAt
+				rows = r.errAt
+			}
+			b.addParquet(ps, k, sg.lo, none[:rows], false, int(row))
+			if r.err != nil {
+				re.seg, re.addErr, re.addAt = si, r.err, r.errAt
+			}
+			if re.seg >= 0 {
+				return
+			}
+			row += int64(sg.hi - sg.lo)
+		}
+	})
+	first := -1
+	for k := range b.pqErrs {
+		if s := b.pqErrs[k].seg; s >= 0 && (first < 0 || s < first) {
+			first = s
+		}
+	}
+	if first >= 0 {
+		return 0, b.pqSegmentError(first)
+	}
+	if groupErr != nil {
+		return 0, groupErr
+	}
+	ps.g, ps.left = g, left
+	ps.row += int64(n)
+	if len(segs) > 0 {
+		if last := segs[len(segs)-1]; last.batch {
+			ps.n, ps.i = last.fill, last.hi
+		} else if len(last.open) == 0 {
+			ps.i = last.hi
+		}
+	}
+	b.rows += int64(n)
+	b.kept += int64(n)
+	return n, nil
+}
+
+// pqSegmentError is the error of segment si of readBlockParquetWhole, as
+// readBlockParquet orders them.
+func (b *blockReader) pqSegmentError(si int) error {
+	var fill error
+	fillAt := 0
+	for k := range b.pqErrs {
+		r := &b.pqErrs[k]
+		if j := b.cols[k].pos; r.seg == si && r.fillErr != nil && (fill == nil || j < fillAt) {
+			fill, fillAt = r.fillErr, j
+		}
+	}
+	if fill != nil {
+		return fill
+	}
+	var check error
+	at := 0
+	for k := range b.pqErrs {
+		if r := &b.pqErrs[k]; r.seg == si && r.checkErr != nil && (check == nil || r.checkAt < at) {
+			check, at = r.checkErr, r.checkAt
+		}
+	}
+	var add error
+	addAt := 0
+	for k := range b.pqErrs {
+		r := &b.pqErrs[k]
+		if r.seg != si || r.addErr == nil || check != nil && r.addAt >= at {
+			continue
+		}
+		if add == nil || r.addAt < addAt {
+			add, addAt = r.addErr, r.addAt
+		}
+	}
+	if add != nil {
+		return add
+	}
+	return check
 }
 
 // checkParquet is the check step of readBlockParquet for column k on rows

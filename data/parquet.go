@@ -301,14 +301,28 @@ func (s *parquetSource) header() []string { return s.names }
 
 // closePages closes the column chunks of the current row group.
 func (s *parquetSource) closePages() {
-	for j, p := range s.pages {
-		if p != nil {
-			p.Close()
-		}
-		s.release(j)
-		s.pages[j], s.vr[j] = nil, nil
-		s.page[j].on, s.page[j].dictOK = false, false
+	for j := range s.pages {
+		s.closeColumn(j)
 	}
+}
+
+// closeColumn closes column j's chunk of the current row group.
+func (s *parquetSource) closeColumn(j int) {
+	if p := s.pages[j]; p != nil {
+		p.Close()
+	}
+	s.release(j)
+	s.pages[j], s.vr[j] = nil, nil
+	s.page[j].on, s.page[j].dictOK = false, false
+}
+
+// openColumn closes column j's current chunk and opens its chunk of row
+// group g.
+func (s *parquetSource) openColumn(j, g int) (err error) {
+	defer recovered(s.name, &err)
+	s.closeColumn(j)
+	s.pages[j] = s.groups[g].ColumnChunks()[j].Pages()
+	return nil
 }
 
 // release hands the current page of column j, read whole, back to the
@@ -351,7 +365,7 @@ func (s *parquetSource) fill() (err error) {
 	forColumns(len(s.names), func(j int) {
 		s.errs[j] = nil
 		if s.want[j] {
-			s.errs[j] = s.fillColumn(j, m)
+			s.errs[j] = s.fillColumn(j, m, s.row)
 		}
 	})
 	for _, err := range s.errs {
@@ -364,8 +378,9 @@ func (s *parquetSource) fill() (err error) {
 	return nil
 }
 
-// fillColumn decodes the m values of column j of the next batch.
-func (s *parquetSource) fillColumn(j, m int) (err error) {
+// fillColumn decodes the m values of column j of the next batch, which
+// follows row (0-based) of the file.
+func (s *parquetSource) fillColumn(j, m int, row int64) (err error) {
 	defer recovered(s.name, &err)
 	if s.null[j] == nil {
 		s.null[j] = make([]bool, parquetBatch)
@@ -391,7 +406,7 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 				if err == io.EOF {
 					err = fmt.Errorf("%d values fewer than the row group's rows", m-got)
 				}
-				return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+				return &ParseError{File: s.name, Line: int(row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
 			}
 			s.cur[j] = p
 			if s.decodePage(j, p) {
@@ -405,9 +420,9 @@ func (s *parquetSource) fillColumn(j, m int) (err error) {
 		if err == io.EOF {
 			s.vr[j] = nil
 		} else if err != nil {
-			return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
+			return &ParseError{File: s.name, Line: int(row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: fmt.Errorf("reading Parquet column: %w", err)}
 		} else if k == 0 {
-			return &ParseError{File: s.name, Line: int(s.row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: errors.New("reading Parquet column: no progress")}
+			return &ParseError{File: s.name, Line: int(row) + got + 1, Column: j + 1, ColumnName: s.names[j], Err: errors.New("reading Parquet column: no progress")}
 		}
 	}
 	return nil

@@ -81,7 +81,7 @@ func TestParquetParallelAlike(t *testing.T) {
 		"written": writeParquetBlocks(t, dir, 3000, pqTestData(t, 9000)),
 		"groups":  writeTemp(t, dir, "r.parquet", pqWrite(t, pqParRows(10000), parquet.MaxRowsPerRowGroup(3500), parquet.PageBufferSize(2048))),
 	}
-	defer func(w int, d, b bool) { columnWorkers, pqDecodePages, pqBulk = w, d, b }(columnWorkers, pqDecodePages, pqBulk)
+	defer func(w int, d, b, wh bool) { columnWorkers, pqDecodePages, pqBulk, pqWhole = w, d, b, wh }(columnWorkers, pqDecodePages, pqBulk, pqWhole)
 	for name, p := range files {
 		for _, opt := range []BlockOptions{
 			{ReadOptions: ReadOptions{Missing: MissingKeep}},
@@ -93,17 +93,20 @@ func TestParquetParallelAlike(t *testing.T) {
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Discrete: []string{"E", "x"}}, FirstBlockTyping: true, BlockRows: 100},
 			{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"B", "answer"}}},
 		} {
-			columnWorkers, pqDecodePages, pqBulk = 1, false, false
+			columnWorkers, pqDecodePages, pqBulk, pqWhole = 1, false, false, false
 			want, werr := readAll([]string{p}, opt)
 			pqDecodePages, pqBulk = true, true
-			for _, w := range []int{1, 2, 3, 16} {
-				columnWorkers = w
-				got, err := readAll([]string{p}, opt)
-				switch {
-				case fmt.Sprint(err) != fmt.Sprint(werr):
-					t.Errorf("%s, %+v, %d goroutines: error %v, one goroutine %v", name, opt, w, err, werr)
-				case err == nil && dump(got) != dump(want):
-					t.Errorf("%s, %+v, %d goroutines: blocks differ from one goroutine's", name, opt, w)
+			for _, whole := range []bool{false, true} {
+				pqWhole = whole
+				for _, w := range []int{1, 2, 3, 16} {
+					columnWorkers = w
+					got, err := readAll([]string{p}, opt)
+					switch {
+					case fmt.Sprint(err) != fmt.Sprint(werr):
+						t.Errorf("%s, %+v, whole blocks %v, %d goroutines: error %v, one goroutine %v", name, opt, whole, w, err, werr)
+					case err == nil && dump(got) != dump(want):
+						t.Errorf("%s, %+v, whole blocks %v, %d goroutines: blocks differ from one goroutine's", name, opt, whole, w)
+					}
 				}
 			}
 		}
@@ -206,5 +209,49 @@ func BenchmarkOpenBlocksParquetInt32(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// Reading whole blocks column by column (readBlockParquetWhole) meets the
+// first error readBlockParquet meets, batch by batch, in Parquet files
+// damaged here and there: a decoding error before the check errors of its
+// batch, a check error before an add error of the same or a later row.
+func TestParquetWholeErrorsAlike(t *testing.T) {
+	dir := t.TempDir()
+	good := pqWrite(t, pqParRows(6000), parquet.MaxRowsPerRowGroup(2500), parquet.PageBufferSize(1024), parquet.Compression(&parquet.Snappy))
+	defer func(w int, wh bool) { columnWorkers, pqWhole = w, wh }(columnWorkers, pqWhole)
+	errs := 0
+	for i := range 60 {
+		b := bytes.Clone(good)
+		at := 4 + (len(b)-12)*i/60
+		for k := at; k < min(at+6, len(b)-8); k++ {
+			b[k] ^= 0x5a
+		}
+		p := writeTemp(t, dir, fmt.Sprintf("d%d.parquet", i), b)
+		for _, opt := range []BlockOptions{
+			{ReadOptions: ReadOptions{Missing: MissingKeep}, BlockRows: 1500},
+			{ReadOptions: ReadOptions{Missing: MissingError, Columns: []string{"C", "D", "E", "G", "H", "L"}, MissingTokens: []string{"2974"}}, BlockRows: 700},
+			{ReadOptions: ReadOptions{Missing: MissingKeep, Continuous: []string{"G"}, MaxDiscreteStates: 1000}, FirstBlockTyping: true, BlockRows: 3000},
+		} {
+			columnWorkers, pqWhole = 1, false
+			want, werr := readAll([]string{p}, opt)
+			if werr != nil {
+				errs++
+			}
+			pqWhole = true
+			for _, w := range []int{1, 2, 5} {
+				columnWorkers = w
+				got, err := readAll([]string{p}, opt)
+				switch {
+				case fmt.Sprint(err) != fmt.Sprint(werr):
+					t.Errorf("damage at %d, %+v, %d goroutines: error %v, batch by batch %v", at, opt, w, err, werr)
+				case dump(got) != dump(want):
+					t.Errorf("damage at %d, %+v, %d goroutines: blocks differ from batch by batch", at, opt, w)
+				}
+			}
+		}
+	}
+	if errs < 20 {
+		t.Errorf("only %d of 180 reads of damaged files failed", errs)
 	}
 }
