@@ -329,13 +329,23 @@ func (c *computer) discreteColumn(j int, binKernel, needCodes bool) error {
 // bad is non-zero when some code is neither 0, 1 nor Missing.
 func packWord(x []uint16) (one, miss uint64, bad uint32) {
 	if len(x) == 64 {
+		// Four codes at a time, one in each 16-bit lane of a word: the
+		// lanes' bits 0 (and 15) gathered into 4 adjacent bits by a
+		// multiplication whose partial products never overlap.
+		const lanes, gather = 0x0001_0001_0001_0001, 1 | 1<<15 | 1<<30 | 1<<45
 		a := (*[64]uint16)(x)
-		for k := 0; k < 64; k++ {
-			c := a[k]
-			one |= uint64(c&1) << k
-			miss |= uint64(c>>15) << k
-			// c+1 wraps Missing to 0; valid codes give 0, 1 or 2.
-			bad |= (uint32(c+1) + 0xFFFD) >> 16
+		var wrong uint64
+		for k := 0; k < 64; k += 4 {
+			w := uint64(a[k]) | uint64(a[k+1])<<16 | uint64(a[k+2])<<32 | uint64(a[k+3])<<48
+			lo, hi := w&lanes, w>>15&lanes
+			one |= (lo * gather >> 45 & 0xF) << k
+			miss |= (hi * gather >> 45 & 0xF) << k
+			// A lane is valid when its bits but bit 0 are all clear (0, 1)
+			// or all its bits are set (Missing).
+			wrong |= w&^lanes ^ hi*0xFFFE | hi&^lo
+		}
+		if wrong != 0 {
+			bad = 1
 		}
 		return one &^ miss, miss, bad
 	}
