@@ -389,6 +389,7 @@ type blockReader struct {
 	pqNone   []bool     // no row dropped (readBlockParquetWhole)
 	pqSegs   []pqSegment
 	pqErrs   []pqSegErr
+	pqFast   []pqFast
 	done     bool
 	closed   bool
 }

@@ -312,6 +312,7 @@ func (b *blockReader) readBlockParquetWhole(ps *parquetSource, numbers bool) (in
 	none := b.pqNone
 	if len(b.pqErrs) != nc {
 		b.pqErrs = make([]pqSegErr, nc)
+		b.pqFast = make([]pqFast, nc)
 	}
 	forColumns(nc, func(k int) {
 		c, r, re := b.cols[k], &b.pqCols[k], &b.pqErrs[k]
@@ -325,24 +326,40 @@ func (b *blockReader) readBlockParquetWhole(ps *parquetSource, numbers bool) (in
 					return
 				}
 			}
+			lo := sg.lo
 			if sg.batch {
-				if err := ps.fillColumn(j, sg.fill, row); err != nil {
+				var fast *pqFast
+				if pqBulk && !c.float && !ps.bytes[j] && c.pq.dense != nil && sg.hi > 0 {
+					// The leading cells with cached codes go straight from
+					// their pages to the column.
+					fast = &b.pqFast[k]
+					*fast = pqFast{dense: c.pq.dense, codes: c.codes, limit: sg.hi}
+				}
+				err := ps.fillColumnFast(j, sg.fill, row, fast)
+				if fast != nil {
+					c.codes = fast.codes
+					c.observed += int64(fast.n)
+					lo = fast.n
+					fast.dense, fast.codes = nil, nil
+				}
+				if err != nil {
 					re.seg, re.fillErr = si, err
 					return
 				}
 			}
-			if sg.hi == sg.lo {
+			if sg.hi == lo {
+				row += int64(sg.hi - sg.lo)
 				continue
 			}
-			b.checkParquet(ps, k, sg.lo, sg.hi, int(row), numbers)
-			rows := sg.hi - sg.lo
+			b.checkParquet(ps, k, lo, sg.hi, int(row)+lo-sg.lo, numbers)
+			rows := sg.hi - lo
 			if r.err != nil {
-				re.seg, re.checkErr, re.checkAt = si, r.err, r.errAt
+				re.seg, re.checkErr, re.checkAt = si, r.err, lo-sg.lo+r.errAt
 				rows = r.errAt
 			}
-			b.addParquet(ps, k, sg.lo, none[:rows], false, int(row))
+			b.addParquet(ps, k, lo, none[:rows], false, int(row)+lo-sg.lo)
 			if r.err != nil {
-				re.seg, re.addErr, re.addAt = si, r.err, r.errAt
+				re.seg, re.addErr, re.addAt = si, r.err, lo-sg.lo+r.errAt
 			}
 			if re.seg >= 0 {
 				return

@@ -128,6 +128,31 @@ func (pg *pqPage) take(raw []uint64, null []bool) int {
 	return k
 }
 
+// takeCodes appends to codes the codes in dense (a pqCache's, of keys
+// below pqDense) of the next values of the page, an INT32 page without
+// nulls, at most k, while they have one; it returns codes and their number.
+func (pg *pqPage) takeCodes(k int, dense []int32, codes []uint16) ([]uint16, int) {
+	dense = dense[:pqDense]
+	at := len(codes)
+	codes = slices.Grow(codes, k)[:at+k]
+	out := codes[at:]
+	c := 0
+	for _, x := range pg.i32[pg.v : pg.v+k] {
+		if uint32(x) >= pqDense {
+			break
+		}
+		e := dense[x]
+		if e < 0 {
+			break
+		}
+		out[c] = uint16(e)
+		c++
+	}
+	pg.v += c
+	pg.pos += c
+	return codes[:at+c], c
+}
+
 // pqScratch is the scratch space of the typed readers of one column.
 type pqScratch struct {
 	sb   []bool
@@ -380,7 +405,26 @@ func (s *parquetSource) fill() (err error) {
 
 // fillColumn decodes the m values of column j of the next batch, which
 // follows row (0-based) of the file.
-func (s *parquetSource) fillColumn(j, m int, row int64) (err error) {
+func (s *parquetSource) fillColumn(j, m int, row int64) error {
+	return s.fillColumnFast(j, m, row, nil)
+}
+
+// pqFast is where fillColumnFast puts the codes of the leading values of
+// a batch straight from their pages: while the values are those of INT32
+// pages without nulls read whole (see pqPage) and have codes in dense (a
+// pqCache's), at most limit of them, their codes are appended to codes and
+// counted in n, and they are not decoded into the batch.
+type pqFast struct {
+	dense []int32
+	codes []uint16
+	limit int
+	n     int
+}
+
+// fillColumnFast is fillColumn with the leading values of the batch
+// turned into codes when fast is not nil (see pqFast): their places in the
+// batch are left as they were.
+func (s *parquetSource) fillColumnFast(j, m int, row int64, fast *pqFast) (err error) {
 	defer recovered(s.name, &err)
 	if s.null[j] == nil {
 		s.null[j] = make([]bool, parquetBatch)
@@ -393,6 +437,21 @@ func (s *parquetSource) fillColumn(j, m int, row int64) (err error) {
 	got := 0
 	for got < m {
 		if pg := &s.page[j]; pg.on {
+			if fast != nil && pg.pos < pg.n {
+				if pg.i32 == nil || pg.defs != nil {
+					fast = nil
+				} else {
+					k := min(fast.limit-got, pg.n-pg.pos)
+					var c int
+					fast.codes, c = pg.takeCodes(k, fast.dense, fast.codes)
+					got += c
+					fast.n += c
+					if c < k || got == fast.limit {
+						fast = nil
+					}
+					continue
+				}
+			}
 			if pg.pos < pg.n {
 				got += pg.take(s.raw[j][got:m], s.null[j][got:m])
 				continue
@@ -415,6 +474,7 @@ func (s *parquetSource) fillColumn(j, m int, row int64) (err error) {
 			s.vr[j] = p.Values()
 			s.required[j] = p.DefinitionLevels() == nil && p.Dictionary() == nil
 		}
+		fast = nil // the values follow in the batch
 		k, err := s.read(j, got, m)
 		got += k
 		if err == io.EOF {
