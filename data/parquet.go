@@ -132,21 +132,20 @@ func (pg *pqPage) take(raw []uint64, null []bool) int {
 // below pqDense) of the next values of the page, an INT32 page without
 // nulls, at most k, while they have one; it returns codes and their number.
 func (pg *pqPage) takeCodes(k int, dense []int32, codes []uint16) ([]uint16, int) {
-	dense = dense[:pqDense]
+	d := (*[pqDense]int32)(dense)
 	at := len(codes)
 	codes = slices.Grow(codes, k)[:at+k]
-	out := codes[at:]
-	c := 0
-	for _, x := range pg.i32[pg.v : pg.v+k] {
-		if uint32(x) >= pqDense {
+	xs := pg.i32[pg.v : pg.v+k]
+	out := codes[at:][:len(xs)]
+	c := len(xs)
+	for i, x := range xs {
+		u := uint32(x)
+		e := d[u&(pqDense-1)]
+		if u >= pqDense || e < 0 {
+			c = i
 			break
 		}
-		e := dense[x]
-		if e < 0 {
-			break
-		}
-		out[c] = uint16(e)
-		c++
+		out[i] = uint16(e)
 	}
 	pg.v += c
 	pg.pos += c
