@@ -381,11 +381,12 @@ func (b *blockReader) readBlockParquetWhole(ps *parquetSource, numbers bool) (in
 	}
 	ps.g, ps.left = g, left
 	ps.row += int64(n)
-	if len(segs) > 0 {
-		if last := segs[len(segs)-1]; last.batch {
-			ps.n, ps.i = last.fill, last.hi
-		} else if len(last.open) == 0 {
-			ps.i = last.hi
+	for _, sg := range segs {
+		switch {
+		case sg.batch:
+			ps.n, ps.i = sg.fill, sg.hi
+		case len(sg.open) == 0:
+			ps.i = sg.hi
 		}
 	}
 	b.rows += int64(n)
