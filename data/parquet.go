@@ -138,14 +138,27 @@ func (pg *pqPage) takeCodes(k int, dense []int32, codes []uint16) ([]uint16, int
 	xs := pg.i32[pg.v : pg.v+k]
 	out := codes[at:][:len(xs)]
 	c := len(xs)
-	for i, x := range xs {
-		u := uint32(x)
-		e := d[u&(pqDense-1)]
-		if u >= pqDense || e < 0 {
-			c = i
-			break
+	binary := false
+	if d[0] == 0 && d[1] == 1 {
+		// Values 0 and 1 are codes 0 and 1 (binary data): the values are
+		// the codes if none is larger, else the loop below redoes them.
+		var or uint32
+		for i, x := range xs {
+			or |= uint32(x)
+			out[i] = uint16(x)
 		}
-		out[i] = uint16(e)
+		binary = or <= 1
+	}
+	if !binary {
+		for i, x := range xs {
+			u := uint32(x)
+			e := d[u&(pqDense-1)]
+			if u >= pqDense || e < 0 {
+				c = i
+				break
+			}
+			out[i] = uint16(e)
+		}
 	}
 	pg.v += c
 	pg.pos += c

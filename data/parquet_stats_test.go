@@ -220,3 +220,37 @@ func TestParquetCachePerFile(t *testing.T) {
 		}
 	}
 }
+
+// takeCodes gives the codes of the leading values with cached codes, and
+// stops at the first value without one (not cached, negative, or beyond
+// the dense keys), whether values 0 and 1 are codes 0 and 1 or not.
+func TestTakeCodes(t *testing.T) {
+	identity := make([]int32, pqDense)
+	swapped := make([]int32, pqDense)
+	for i := range identity {
+		identity[i], swapped[i] = pqUnknown, pqUnknown
+	}
+	identity[0], identity[1], identity[2], identity[900] = 0, 1, 2, 3
+	swapped[0], swapped[1], swapped[2] = 1, 0, pqMissing
+	for _, c := range []struct {
+		dense []int32
+		vals  []int32
+		want  []uint16
+	}{
+		{identity, []int32{0, 1, 1, 0, 1}, []uint16{0, 1, 1, 0, 1}},
+		{identity, []int32{0, 1, 2, 900, 1}, []uint16{0, 1, 2, 3, 1}},
+		{identity, []int32{1, 0, 3, 1}, []uint16{1, 0}},
+		{identity, []int32{1, -1, 0}, []uint16{1}},
+		{identity, []int32{1, 1024, 0}, []uint16{1}},
+		{identity, []int32{1025, 0}, []uint16{}},
+		{swapped, []int32{0, 1, 1, 0}, []uint16{1, 0, 0, 1}},
+		{swapped, []int32{0, 1, 2, 0}, []uint16{1, 0}},
+	} {
+		pg := pqPage{on: true, n: len(c.vals), i32: c.vals}
+		pre := []uint16{7}
+		got, n := pg.takeCodes(len(c.vals), c.dense, pre)
+		if n != len(c.want) || fmt.Sprint(got) != fmt.Sprint(append([]uint16{7}, c.want...)) || pg.pos != n || pg.v != n {
+			t.Errorf("%v: got %v (%d, page at %d, %d), want 7 then %v", c.vals, got, n, pg.pos, pg.v, c.want)
+		}
+	}
+}
