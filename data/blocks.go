@@ -428,13 +428,6 @@ func (b *blockReader) openNext() error {
 		return err
 	}
 	b.src = src
-	// The Parquet cache is the file's: the same key may be another value
-	// (another physical type or annotation) in another file, and the
-	// values of claims (typeFromStats) are checked as each file's are
-	// first met.
-	for _, c := range b.cols {
-		c.pq = pqCache{}
-	}
 	// Select the columns as ReadCSV would.
 	rd, err := newReader(b.opt.ReadOptions)
 	if err != nil {
@@ -489,12 +482,17 @@ func (b *blockReader) openNext() error {
 	return nil
 }
 
-// useFields tells a Parquet source which columns are read.
+// useFields tells a Parquet source which columns are read, and empties
+// the cache of a column whose values the source keys differently (see
+// pqSignature).
 func (b *blockReader) useFields() {
 	if ps, ok := b.src.(*parquetSource); ok {
 		fields := make([]int, len(b.cols))
 		for k, c := range b.cols {
 			fields[k] = c.pos - 1
+			if sig := ps.signature(c.pos - 1); sig != c.pqSig {
+				c.pq, c.pqSig = pqCache{}, sig
+			}
 		}
 		ps.use(fields)
 	}

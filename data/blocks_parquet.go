@@ -76,6 +76,21 @@ func (c *pqCache) byteArray(b []byte) int32 {
 	return pqUnknown
 }
 
+// pqSignature tells how the values of a Parquet column are keyed (see
+// pqKey) and read as text: the cache of a column holds across files
+// (shards, and the passes over them) only while it is the same, as the
+// INT32 -1 and the INT64 4294967295, say, have the same key.
+type pqSignature struct {
+	kind           parquet.Kind
+	unsigned, date bool
+	scale          int
+}
+
+// signature returns the signature of field j.
+func (s *parquetSource) signature(j int) pqSignature {
+	return pqSignature{kind: s.kinds[j], unsigned: s.unsigned[j], date: s.date[j], scale: s.scale[j]}
+}
+
 // put records the entry of the non-null value of column j of row i of
 // ps's batch.
 func (c *pqCache) put(ps *parquetSource, j, i int, e int32) {
@@ -587,10 +602,7 @@ func (b *blockReader) addParquet(ps *parquetSource, k, lo int, drop []bool, drop
 				return
 			}
 			if !c.float {
-				c.pq.put(ps, j, i, int32(c.codes[len(c.codes)-1]))
-				if c.claims != nil && !ps.bytes[j] {
-					c.markClaim(ps.raw[j][i])
-				}
+				c.putCode(ps, j, i)
 			}
 		}
 		r.text[t] = ""
@@ -738,7 +750,9 @@ func (b *blockReader) typeFromStats(ps *parquetSource) (bool, error) {
 			if err := c.add(&rd.typing, s, lineOne{}); err != nil {
 				return false, err
 			}
-			c.claims = append(c.claims, pqClaim{key: keys[j][i], text: s, file: ps.name})
+			// A value cached from the rows of a file read before is held.
+			e := c.pq.num(keys[j][i])
+			c.claims = append(c.claims, pqClaim{key: keys[j][i], text: s, file: ps.name, seen: e >= 0})
 		}
 		c.codes = c.codes[:0]
 		c.observed += rows - int64(len(texts[k]))
@@ -778,6 +792,16 @@ func (b *blockReader) checkClaims() error {
 		}
 	}
 	return nil
+}
+
+// putCode records in the cache the code just added for the value of
+// column j of row i of ps's batch. A claim (typeFromStats) of the value is
+// then known to be held by a row.
+func (c *column) putCode(ps *parquetSource, j, i int) {
+	c.pq.put(ps, j, i, int32(c.codes[len(c.codes)-1]))
+	if c.claims != nil && !ps.bytes[j] {
+		c.markClaim(ps.raw[j][i])
+	}
 }
 
 // markClaim records that a row holds the value of key raw.

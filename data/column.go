@@ -155,7 +155,8 @@ type column struct {
 	missing   int  // missing cells, dropped rows included (ReadCSV)
 	observed  int64
 
-	pq pqCache // codes of the Parquet values seen, by value (OpenBlocks)
+	pq    pqCache     // codes of the Parquet values seen, by value (OpenBlocks)
+	pqSig pqSignature // how the values of pq are keyed
 	// Values that Parquet column statistics gave instead of the rows
 	// (typeFromStats), checked by the data pass.
 	claims []pqClaim

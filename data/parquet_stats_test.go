@@ -65,6 +65,10 @@ func TestParquetStatsTypingAlike(t *testing.T) {
 	}
 	csvPath := writeTemp(t, dir, "s.csv", []byte(csv.String()))
 	extra := writeTemp(t, dir, "x.csv", []byte("A,B,C,D,E\n2,false,0,40,1\n"))
+	// One row group, in which D is 40, 41 and 42: not typed from its
+	// statistics, and read first or last with a file that is.
+	untyped := writeTemp(t, dir, "u.parquet", pqStatsWrite(t, rows, 5000))
+	first := writeTemp(t, dir, "f.parquet", pqStatsWrite(t, rows[:2800], 700))
 	cases := []struct {
 		name  string
 		paths []string
@@ -77,6 +81,8 @@ func TestParquetStatsTypingAlike(t *testing.T) {
 		{"typed, then a CSV shard", []string{whole, extra}, BlockOptions{ReadOptions: ReadOptions{Ignore: []string{"E"}}}, true},
 		{"a CSV shard, then typed", []string{extra, whole}, BlockOptions{ReadOptions: ReadOptions{Ignore: []string{"E"}}}, true},
 		{"E too", []string{whole}, BlockOptions{}, false},
+		{"an untyped shard, then a typed one", []string{untyped, first}, BlockOptions{ReadOptions: ReadOptions{Ignore: []string{"E"}}}, true},
+		{"a typed shard, then an untyped one", []string{first, untyped}, BlockOptions{ReadOptions: ReadOptions{Ignore: []string{"E"}}}, true},
 		{"E's statistics do not tell", []string{whole}, BlockOptions{ReadOptions: ReadOptions{Columns: []string{"A", "E"}}}, false},
 		{"forced", []string{whole}, BlockOptions{ReadOptions: ReadOptions{Discrete: []string{"A"}, Ignore: []string{"E"}}}, false},
 		{"a missing token", []string{whole}, BlockOptions{ReadOptions: ReadOptions{Ignore: []string{"E"}, Missing: MissingKeep, MissingTokens: []string{"40"}}}, false},
