@@ -163,7 +163,7 @@ func (s *pruneState) build(from *pruneState, ct *tree.Tree) error {
 		return nil
 	}
 	if s.glocal != nil {
-		gm, err := s.glocal.Build()
+		gm, err := s.glocal.BuildOn(ct)
 		if err != nil {
 			return err
 		}

@@ -48,10 +48,9 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 	}
 	t := g.Tree
 	var (
-		best    *tree.Tree
-		bc      *gaussian.Contraction
-		n       int
-		bestVal = math.Inf(-1)
+		bc        *gaussian.Contraction
+		bk, bd, n int
+		bestVal   = math.Inf(-1)
 	)
 	for _, e := range t.Edges() {
 		hu, hv := t.IsHidden(e.U), t.IsHidden(e.V)
@@ -62,18 +61,22 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 		if !hv {
 			keep, drop = e.V, e.U
 		}
-		ct := t.Clone()
-		if err := ct.Contract(keep, drop); err != nil {
-			return nil, nil, n, err
-		}
-		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
+		// Scored without the contracted tree, made for the best alone.
+		c, err := con.Score(nil, keep, drop, gaussLocalIter, gaussLocalTol)
 		if err != nil {
 			return nil, nil, n, err
 		}
 		n++
 		if v := 2*c.Change + penalty; v > bestVal {
-			best, bc, bestVal = ct, c, v
+			bc, bk, bd, bestVal = c, keep, drop, v
 		}
+	}
+	if bc == nil {
+		return nil, nil, n, nil
+	}
+	best := t.Clone()
+	if err := best.Contract(bk, bd); err != nil {
+		return nil, nil, n, err
 	}
 	return best, bc, n, nil
 }
@@ -144,6 +147,25 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 		return &pruneState{m: g, ll: res.LogLik, em: res}, nil
 	}
+	// scoreLocal scores the contraction ct (nil: not made) of the edge
+	// keep–drop of warm's tree.
+	scoreLocal := func(ct *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error) {
+		w := warm.m.(*gaussian.Model)
+		con, err := warm.gcontractor(w, mom)
+		if err != nil {
+			return 0, nil, err
+		}
+		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
+		if err != nil {
+			return 0, nil, err
+		}
+		// Ranked by the contraction's own cost (Change), not by what the
+		// refit around it also gains where the current model is short of
+		// its maximum; the state's log-likelihood is exact. Its model is
+		// built when the candidate is kept (pruneState.build). The
+		// contraction of an edge at a hidden node removes one edge.
+		return scoreOf(con.LogLik+c.Change, w.NumParams()-1), &pruneState{glocal: c, ll: c.LogLik}, nil
+	}
 	score := func(ct *tree.Tree, warm *pruneState, quick bool) (float64, *pruneState, error) {
 		if warm == nil {
 			st, err := fitTree(ct, gaussInitial(gopt))
@@ -160,21 +182,21 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		if !ok {
 			return 0, nil, errors.New("learn: a candidate tree is not a contraction of the current one")
 		}
-		con, err := warm.gcontractor(w, mom)
-		if err != nil {
-			return 0, nil, err
-		}
-		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
-		if err != nil {
-			return 0, nil, err
-		}
-		// Ranked by the contraction's own cost (Change), not by what the
-		// refit around it also gains where the current model is short of
-		// its maximum; the state's log-likelihood is exact. Its model is
-		// built when the candidate is kept (pruneState.build).
-		return scoreOf(con.LogLik+c.Change, gaussian.NumParamsOn(ct)), &pruneState{glocal: c, ll: c.LogLik}, nil
+		return scoreLocal(ct, keep, drop, warm)
 	}
 	ops := gaussianOps(mom)
+	ops.scoreEdge = func(base *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error) {
+		if w, ok := warm.m.(*gaussian.Model); !ok || w.Tree != base {
+			return 0, nil, errors.New("learn: a candidate is not of the current Gaussian model's tree")
+		}
+		// The merged node of score's candidate: contracted's choice,
+		// which differs from keep only when drop has two neighbours
+		// (then both choices give the same tree).
+		if nb := base.Neighbors(drop); len(nb) == 2 {
+			keep = nb[0]
+		}
+		return scoreLocal(nil, keep, drop, warm)
+	}
 	cr, err := contractLocal(t, ops, score, negScore, penalty, opt, progress)
 	if err != nil {
 		return nil, err
@@ -217,7 +239,7 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		if cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
 			break
 		}
-		cm, err := c.Build()
+		cm, err := c.BuildOn(cand)
 		if err != nil {
 			return nil, err
 		}

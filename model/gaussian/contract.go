@@ -226,16 +226,26 @@ type Contraction struct {
 	// maximum there.
 	Change float64
 
-	g   *Model
-	ct  *tree.Tree
-	loc *localFit
+	g    *Model
+	ct   *tree.Tree
+	drop int
+	loc  *localFit
 }
 
 // Build returns the contracted model, Model, building it first when the
-// contraction was scored by Contractor.Score.
+// contraction was scored by Contractor.Score. Its tree is the one given
+// to Score, or to BuildOn; when neither gave one, a copy of the
+// contractor's model's tree with the edge contracted.
 func (c *Contraction) Build() (*Model, error) {
 	if c.Model != nil {
 		return c.Model, nil
+	}
+	if c.ct == nil {
+		ct := c.g.Tree.Clone()
+		if err := ct.Contract(c.loc.keep, c.drop); err != nil {
+			return nil, err
+		}
+		c.ct = ct
 	}
 	m, err := c.g.withLocal(c.ct, c.loc)
 	if err != nil {
@@ -243,6 +253,19 @@ func (c *Contraction) Build() (*Model, error) {
 	}
 	c.Model = m
 	return m, nil
+}
+
+// BuildOn is Build on ct, the contraction of the edge of a Contraction
+// scored by Score without its tree (ct nil): the contracted model is
+// built on ct. It is Build when the Contraction has its tree already.
+func (c *Contraction) BuildOn(ct *tree.Tree) (*Model, error) {
+	if c.Model == nil && c.ct == nil {
+		if ct == nil || !ct.Has(c.loc.keep) || ct.Has(c.drop) {
+			return nil, errors.New("model: the tree is not the contraction of the edge")
+		}
+		c.ct = ct
+	}
+	return c.Build()
 }
 
 // Contract scores the contraction of the edge keep–drop of the
@@ -267,14 +290,16 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 
 // Score is Contract without building the contracted model: the
 // Contraction's Model is nil until its Build is called, which is what a
-// search that scores many contractions and keeps few needs.
+// search that scores many contractions and keeps few needs. ct may be
+// nil: the score does not need the contracted tree, which Build then
+// makes (or BuildOn takes).
 func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Contraction, error) {
 	g := c.g
 	t := g.Tree
 	switch {
-	case ct == nil || !t.HasEdge(keep, drop) || !t.IsHidden(drop):
+	case !t.HasEdge(keep, drop) || !t.IsHidden(drop):
 		return nil, fmt.Errorf("model: %d–%d is not an edge of the model's tree at the hidden node %d", keep, drop, drop)
-	case !ct.Has(keep) || ct.Has(drop):
+	case ct != nil && (!ct.Has(keep) || ct.Has(drop)):
 		return nil, errors.New("model: the tree is not the contraction of the edge")
 	}
 	rkd := g.edgeCorr(keep, drop)
@@ -378,7 +403,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	for a, i := range use {
 		loc.rho[i] = r[a]
 	}
-	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, g: g, ct: ct, loc: loc}, nil
+	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, g: g, ct: ct, drop: drop, loc: loc}, nil
 }
 
 // withLocal returns the model on t (a contraction of g's tree that merges
