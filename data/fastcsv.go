@@ -3,7 +3,11 @@ package data
 import (
 	"bytes"
 	"io"
+	"math"
+	"runtime"
 	"unsafe"
+
+	"github.com/latentree/latentree/internal/parallel"
 )
 
 // fastLimit is the largest input, in bytes, that ReadCSV holds whole to try
@@ -84,6 +88,13 @@ func (rd *reader) readFast(buf []byte) (*Dataset, *ReadReport, error, bool) {
 	rep := &ReadReport{Delimiter: rd.opt.Delimiter, Skipped: rd.skipped}
 	at := &fastLine{}
 	for ; len(rest) > 0; line++ {
+		if len(rest) >= bulkMin && rd.allFloat() {
+			// Every column stores floats: the rest goes to readFloats.
+			if !rd.readFloats(rest, line, rep) {
+				return nil, nil, nil, false
+			}
+			break
+		}
 		n := bytes.IndexByte(rest, '\n')
 		l := rest
 		if n >= 0 {
@@ -184,4 +195,216 @@ func trimASCII(b []byte) []byte {
 
 func asciiSpace(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
+}
+
+// bulkMin is the least input left for which readFast hands the rest to
+// readFloats, bulkChunk the least input readFloats gives each goroutine,
+// and bulkParts, if positive, the number of goroutines instead of
+// GOMAXPROCS (variables for tests).
+var (
+	bulkMin   = 64 << 10
+	bulkChunk = 256 << 10
+	bulkParts = 0
+)
+
+// allFloat reports whether every column stores floats.
+func (rd *reader) allFloat() bool {
+	for _, c := range rd.cols {
+		if !c.float {
+			return false
+		}
+	}
+	return true
+}
+
+// byteClass classifies the bytes of a line for readFloats: 0 plain, 1 the
+// delimiter, 2 a byte the fast path refuses (see readFast).
+func byteClass(delim byte) *[256]byte {
+	var cl [256]byte
+	cl['"'], cl['\r'], cl[0] = 2, 2, 2
+	for b := 0x80; b < 0x100; b++ {
+		cl[b] = 2
+	}
+	cl[delim] = 1
+	return &cl
+}
+
+// floatPart is what readFloats reads of one part of the input: the values
+// of each column (by columns, rows apart), and per column what
+// column.addNumber and add keep.
+type floatPart struct {
+	vals      []float64
+	rows      int // rows read, dropped ones included
+	kept      int // rows stored
+	dropped   []int
+	missing   []int
+	observed  []int64
+	first     []float64
+	haveFirst []bool
+	varied    []bool
+	ok        bool
+}
+
+// readFloats reads the rest of the input, rest (whose first line is line),
+// once every column stores floats: it reads the same rows, cells and values
+// as readFast's loop would, and refuses what it refuses, but in parts on
+// up to GOMAXPROCS goroutines (the lines split at line ends) whose values
+// are put together in order. It reports false where readFast would (the
+// general path then reads the input).
+func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
+	n := bulkParts
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	n = max(1, min(n, len(rest)/bulkChunk))
+	// The parts, split after a line end, and their first lines.
+	bounds := make([]int, n+1)
+	lines := make([]int, n)
+	bounds[n] = len(rest)
+	lines[0] = line
+	for i := 1; i < n; i++ {
+		at := max(bounds[i-1], len(rest)*i/n)
+		if k := bytes.IndexByte(rest[at:], '\n'); k >= 0 {
+			at += k + 1
+		} else {
+			at = len(rest)
+		}
+		bounds[i] = at
+		lines[i] = lines[i-1] + bytes.Count(rest[bounds[i-1]:at], []byte{'\n'})
+	}
+	parts := make([]floatPart, n)
+	cl := byteClass(byte(rd.opt.Delimiter))
+	parallel.For(n, n, func(_, i int) {
+		parts[i] = rd.floatPart(rest[bounds[i]:bounds[i+1]], lines[i], cl)
+	})
+	for i := range parts {
+		if !parts[i].ok {
+			return false
+		}
+	}
+	for k, c := range rd.cols {
+		for i := range parts {
+			pt := &parts[i]
+			c.floats = append(c.floats, pt.vals[k*pt.kept:(k+1)*pt.kept]...)
+			c.missing += pt.missing[k]
+			c.observed += pt.observed[k]
+			switch {
+			case !pt.haveFirst[k]:
+			case !c.haveFirst:
+				c.first, c.haveFirst = pt.first[k], true
+				c.varied = c.varied || pt.varied[k]
+			default:
+				c.varied = c.varied || pt.varied[k] || pt.first[k] != c.first
+			}
+		}
+	}
+	for i := range parts {
+		rep.Rows += parts[i].rows
+		for _, l := range parts[i].dropped {
+			rep.dropped(l)
+		}
+	}
+	return true
+}
+
+// floatPart reads the lines of b, the first of them line, for readFloats.
+func (rd *reader) floatPart(b []byte, line int, cl *[256]byte) floatPart {
+	nc := len(rd.cols)
+	most := bytes.Count(b, []byte{'\n'}) + 1
+	pt := floatPart{vals: make([]float64, nc*most), missing: make([]int, nc), observed: make([]int64, nc),
+		first: make([]float64, nc), haveFirst: make([]bool, nc), varied: make([]bool, nc)}
+	cells := make([]int, 2*rd.fields)
+	isMiss := make([]bool, nc)
+	row := make([]float64, nc)
+	drop := rd.opt.Missing == MissingDropRows
+	for ; len(b) > 0; line++ {
+		n := bytes.IndexByte(b, '\n')
+		l := b
+		if n >= 0 {
+			l, b = b[:n], b[n+1:]
+		} else {
+			b = nil
+		}
+		if len(l) > rd.lim.line {
+			return pt
+		}
+		if k := len(l); k > 0 && l[k-1] == '\r' {
+			l = l[:k-1]
+		}
+		if len(l) == 0 {
+			continue
+		}
+		f, start := 0, 0
+		for i, c := range l {
+			switch cl[c] {
+			case 0:
+				continue
+			case 1:
+				if f == rd.fields-1 {
+					return pt
+				}
+				cells[2*f], cells[2*f+1] = start, i
+				f++
+				start = i + 1
+			default:
+				return pt
+			}
+		}
+		if f != rd.fields-1 {
+			return pt
+		}
+		cells[2*f], cells[2*f+1] = start, len(l)
+		pt.rows++
+		anyMissing := false
+		for k, c := range rd.cols {
+			j := c.pos - 1
+			cell := l[cells[2*j]:cells[2*j+1]]
+			if len(cell) > rd.lim.field {
+				return pt
+			}
+			cell = trimASCII(cell)
+			s := unsafe.String(unsafe.SliceData(cell), len(cell))
+			if rd.isMissing(s) {
+				if rd.opt.Missing == MissingError {
+					return pt
+				}
+				pt.missing[k]++
+				isMiss[k], anyMissing = true, true
+				continue
+			}
+			isMiss[k] = false
+			v, class := classify(s)
+			if class != classFinite {
+				return pt
+			}
+			row[k] = v
+		}
+		if anyMissing && drop {
+			pt.dropped = append(pt.dropped, line)
+			continue
+		}
+		r := pt.kept
+		pt.kept++
+		for k, v := range row {
+			if isMiss[k] {
+				pt.vals[k*most+r] = math.NaN()
+				continue
+			}
+			pt.observed[k]++
+			if !pt.haveFirst[k] {
+				pt.first[k], pt.haveFirst[k] = v, true
+			} else if v != pt.first[k] {
+				pt.varied[k] = true
+			}
+			pt.vals[k*most+r] = v
+		}
+	}
+	// The values by columns, kept rows apart.
+	if pt.kept < most {
+		for k := 1; k < nc; k++ {
+			copy(pt.vals[k*pt.kept:(k+1)*pt.kept], pt.vals[k*most:k*most+pt.kept])
+		}
+	}
+	pt.ok = true
+	return pt
 }

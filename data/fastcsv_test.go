@@ -200,6 +200,62 @@ func TestFastPathRandom(t *testing.T) {
 	}
 }
 
+// The fast path's reading of the rest of the input in parts once every
+// column stores floats (readFloats), forced from the first row on, in up
+// to three parts, gives what the general path gives, on the corpus and
+// on random files, and declines what the fast path declines.
+func TestFastPathFloatParts(t *testing.T) {
+	defer func(m, c, p int) { bulkMin, bulkChunk, bulkParts = m, c, p }(bulkMin, bulkChunk, bulkParts)
+	bulkMin, bulkChunk = 0, 1
+	for _, parts := range []int{1, 3} {
+		bulkParts = parts
+		for _, c := range fastCorpus {
+			if taken, diff := bothPaths([]byte(c.in), ReadOptions{Missing: MissingKeep}); taken != c.fast {
+				t.Errorf("%s in %d parts: fast path taken %v, want %v", c.name, parts, taken, c.fast)
+			} else if diff != "" {
+				t.Errorf("%s in %d parts: %s", c.name, parts, diff)
+			}
+			// Columns forced continuous store floats from the first row.
+			forced := []ReadOptions{{Continuous: []string{"a", "b"}}, {Continuous: []string{"a", "b"}, Missing: MissingKeep},
+				{Continuous: []string{"a", "b"}, Missing: MissingDropRows}, {Continuous: []string{"a", "b"}, MaxLineBytes: 6, MaxFieldBytes: 2, Missing: MissingKeep}}
+			for _, opt := range append(fastOptions(), forced...) {
+				if _, diff := bothPaths([]byte(c.in), opt); diff != "" {
+					t.Errorf("%s in %d parts with %+v: %s", c.name, parts, opt, diff)
+				}
+			}
+		}
+		// Inputs whose columns store floats after two rows, then lines the
+		// fast path declines or must read alike.
+		for _, tail := range []string{"1,2,3\n", "1\n", "1,\"2\"\n", "1,2\r3,4\n", "1,inf\n", "1,x\n", "1,2\n3,4",
+			"1,NA\n5,6\n", "\n\n1,2\n\r\n3,NA\n", "12345678,1\n", "1,2\x00\n", "1,\u00e9\n", " 1 , 2 \n"} {
+			in := "a,b\n1.5,2.5\n-3,7\n" + tail
+			for _, opt := range []ReadOptions{{MaxDiscreteStates: 1}, {MaxDiscreteStates: 1, Missing: MissingKeep}, {MaxDiscreteStates: 1, Missing: MissingDropRows},
+				{MaxDiscreteStates: 1, MaxLineBytes: 8, Missing: MissingKeep}} {
+				if _, diff := bothPaths([]byte(in), opt); diff != "" {
+					t.Errorf("%q in %d parts with %+v: %s", in, parts, opt, diff)
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(25, uint64(parts)))
+		for i := range 30 {
+			in := randomNumericCSV(rng, []int{3, 20, 1500}[i%3])
+			if i%4 == 0 {
+				// Empty lines between rows.
+				in = bytes.ReplaceAll(in, []byte("\n1"), []byte("\n\n1"))
+			}
+			for _, opt := range []ReadOptions{{Missing: MissingKeep}, {Missing: MissingDropRows}, {Missing: MissingKeep, Continuous: []string{"v0"}}, {}} {
+				taken, diff := bothPaths(in, opt)
+				if !taken && opt.Missing != MissingError {
+					t.Fatalf("file %d in %d parts with %+v: fast path not taken", i, parts, opt)
+				}
+				if diff != "" {
+					t.Fatalf("file %d in %d parts with %+v: %s", i, parts, opt, diff)
+				}
+			}
+		}
+	}
+}
+
 // ReadCSV falls back to the general path on what the fast path declines,
 // and streams an input larger than fastLimit: both give the dataset of the
 // general path.
