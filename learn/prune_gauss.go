@@ -91,13 +91,12 @@ func (s *pruneState) gcontractor(g *gaussian.Model, mom *gaussian.Moments) (*gau
 // moments mom.
 func gaussianOps(mom *gaussian.Moments) localOps {
 	return localOps{
-		with: func(cur model.Model, ct *tree.Tree, cand model.Model) (model.Model, error) {
+		with: func(cur model.Model, ct *tree.Tree, cand *pruneState) (model.Model, error) {
 			cm, ok := cur.(*gaussian.Model)
-			lm, lok := cand.(*gaussian.Model)
-			if !ok || !lok {
+			if !ok || cand.glocal == nil {
 				return nil, errors.New("learn: a local candidate is not Gaussian")
 			}
-			return cm.WithLocal(ct, lm)
+			return cm.WithContraction(ct, cand.glocal)
 		},
 		exact: func(s *pruneState) (float64, error) {
 			con, err := s.gcontractor(s.m.(*gaussian.Model), mom)

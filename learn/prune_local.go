@@ -188,18 +188,13 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 				continue
 			}
 			mark(c)
-			// A candidate's model is built when it is kept.
-			if err := treeOf(i); err != nil {
-				return nil, err
-			}
-			if err := out[i].state.build(bst, out[i].t); err != nil {
-				return nil, err
-			}
+			// Its local fit goes into the current model (its own model,
+			// and tree, are not needed).
 			ct := curTree.Clone()
 			if err := ct.Contract(c.keep, c.drop); err != nil {
 				return nil, err
 			}
-			nm, err := ops.with(cur.m, ct, out[i].state.m)
+			nm, err := ops.with(cur.m, ct, out[i].state)
 			if err != nil {
 				return nil, err
 			}
@@ -238,7 +233,7 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 }
 
 // localOps are what contractLocal needs of a model family: with puts the
-// local fit of cand (a candidate's model) into cur on ct, the contraction
+// local fit of cand (a candidate's state) into cur on ct, the contraction
 // of cur's tree by cand's edge; exact returns the exact log-likelihood of
 // a state's model. scoreEdge, when set, is the search's score(ct, warm,
 // true) of the contraction ct of base's edge keep–drop (drop merged into
@@ -246,7 +241,7 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 // candidates it keeps: a tree per candidate was a fifth of a small
 // Gaussian search.
 type localOps struct {
-	with      func(cur model.Model, ct *tree.Tree, cand model.Model) (model.Model, error)
+	with      func(cur model.Model, ct *tree.Tree, cand *pruneState) (model.Model, error)
 	exact     func(s *pruneState) (float64, error)
 	scoreEdge func(base *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error)
 }
@@ -254,13 +249,12 @@ type localOps struct {
 // discreteOps are the localOps of discrete models on d.
 func discreteOps(d *data.Dataset, workers int) localOps {
 	return localOps{
-		with: func(cur model.Model, ct *tree.Tree, cand model.Model) (model.Model, error) {
+		with: func(cur model.Model, ct *tree.Tree, cand *pruneState) (model.Model, error) {
 			cm, ok := cur.(*discrete.Model)
-			lm, lok := cand.(*discrete.Model)
-			if !ok || !lok || lm.LocalFit() == nil {
+			if !ok || cand.local == nil {
 				return nil, errors.New("learn: a local candidate has no local fit")
 			}
-			return cm.WithLocal(ct, lm.LocalFit(), nil, nil)
+			return cm.WithLocal(ct, cand.local, nil, nil)
 		},
 		exact: func(s *pruneState) (float64, error) {
 			con, err := s.contractor(s.m.(*discrete.Model), d, workers)

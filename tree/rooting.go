@@ -89,8 +89,12 @@ func (t *Tree) Root(root int) *Rooted {
 	seen := make([]bool, n)
 	seen[root] = true
 	r.Order = append(r.Order, root)
+	// One backing array for all lists of children (each capped at its
+	// length, as Clone's adjacency lists): models root their tree often.
+	buf := make([]int, 0, t.edges)
 	for k := 0; k < len(r.Order); k++ {
 		u := r.Order[k]
+		start := len(buf)
 		for _, h := range t.adj[u] {
 			if seen[h.To] {
 				continue
@@ -98,8 +102,11 @@ func (t *Tree) Root(root int) *Rooted {
 			seen[h.To] = true
 			r.Parent[h.To] = u
 			r.ParentLength[h.To] = h.Length
-			r.Children[u] = append(r.Children[u], h.To)
+			buf = append(buf, h.To)
 			r.Order = append(r.Order, h.To)
+		}
+		if len(buf) > start {
+			r.Children[u] = buf[start:len(buf):len(buf)]
 		}
 	}
 	return r

@@ -455,6 +455,15 @@ func (g *Model) WithLocal(t *tree.Tree, from *Model) (*Model, error) {
 	return g.withLocal(t, from.local)
 }
 
+// WithContraction is WithLocal with the local fit of c, a contraction
+// scored by the Contractor of this or an earlier model, built or not.
+func (g *Model) WithContraction(t *tree.Tree, c *Contraction) (*Model, error) {
+	if c == nil || c.loc == nil {
+		return nil, errors.New("model: no contraction to put in")
+	}
+	return g.withLocal(t, c.loc)
+}
+
 // star is the log-likelihood of a contraction's measurements (second
 // moments Y, k×k, of n rows) as a function of the correlations r_i of
 // each measured neighbour with its centre: with one centre (the merged
