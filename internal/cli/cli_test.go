@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,29 @@ func TestStatsBadInput(t *testing.T) {
 	}
 	if code, _, _ := run(t, "a\n1\n", "stats", "--missing", "sometimes", "-"); code != ExitUsage {
 		t.Errorf("bad --missing: exit %d", code)
+	}
+}
+
+// Main builds a command named by the first argument alone (commands): each
+// is the command of that name, and its help reads as with every command
+// built.
+func TestCommandsAlone(t *testing.T) {
+	for name, mk := range commands {
+		if got := mk(&env{}).Name(); got != name {
+			t.Errorf("commands[%q] makes %q", name, got)
+		}
+		var alone, all strings.Builder
+		if code := Main([]string{name, "--help"}, strings.NewReader(""), &alone, io.Discard); code != ExitOK {
+			t.Errorf("%s --help alone: exit %d", name, code)
+		}
+		root := newRoot(&env{stdin: strings.NewReader(""), stdout: &all, stderr: io.Discard})
+		root.SetArgs([]string{name, "--help"})
+		root.SetOut(&all)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if alone.String() != all.String() || alone.Len() == 0 {
+			t.Errorf("%s --help alone differs from %s --help among every command:\n%s\n---\n%s", name, name, alone.String(), all.String())
+		}
 	}
 }

@@ -75,7 +75,14 @@ func (e *env) stdoutErr() error {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	e := &env{stdin: stdin, stdout: out, stderr: stderr}
-	root := newRoot(e)
+	var root *cobra.Command
+	if len(args) > 0 && commands[args[0]] != nil {
+		// The command named alone: building every command's flags took
+		// more time than a small learn's reading of its data.
+		root = newRootWith(e, commands[args[0]])
+	} else {
+		root = newRoot(e)
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(out)
@@ -109,7 +116,27 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// commands are the constructors of the commands that Main builds alone
+// when the first argument names one (others, as help, need every
+// command: newRoot).
+var commands = map[string]func(*env) *cobra.Command{
+	"simulate": newSimulateCmd, "learn": newLearnCmd, "compare": newCompareCmd, "stats": newStatsCmd,
+	"fit": newFitCmd, "score": newScoreCmd, "infer": newInferCmd, "quartet": newQuartetCmd,
+	"experiment": newExperimentCmd, "noisyor": newNoisyorCmd, "version": newVersionCmd,
+}
+
+// newRoot returns the root command with every command.
 func newRoot(e *env) *cobra.Command {
+	root := newRootWith(e)
+	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e), newVersionCmd(e))
+	for _, c := range viewCommands {
+		root.AddCommand(c(e))
+	}
+	return root
+}
+
+// newRootWith returns the root command with the commands made by cmds.
+func newRootWith(e *env, cmds ...func(*env) *cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "latentree",
 		Short: "Learn latent tree models: hidden variables that explain observed data",
@@ -153,8 +180,7 @@ removes the temporary files. A failed write to standard output is an error
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e), newVersionCmd(e))
-	for _, c := range viewCommands {
+	for _, c := range cmds {
 		root.AddCommand(c(e))
 	}
 	return root
