@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
@@ -183,6 +184,45 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 		return scoreLocal(ct, keep, drop, warm)
 	}
+	// With more than one worker, the baselines are fitted while the
+	// search runs (FitMoments only reads mom); with one, after it.
+	type fitted struct {
+		st  *pruneState
+		err error
+	}
+	based := make([]chan fitted, len(baselines))
+	if opt.Workers != 1 && runtime.GOMAXPROCS(0) > 1 {
+		for i, b := range baselines {
+			if b == nil {
+				continue
+			}
+			based[i] = make(chan fitted, 1)
+			go func() {
+				st, err := fitTree(b.Clone(), gopt)
+				based[i] <- fitted{st, err}
+			}()
+		}
+	}
+	// The baselines' fits; those started are waited for on every return.
+	waitBaselines := func() []fitted {
+		out := make([]fitted, len(based))
+		for i, c := range based {
+			if c != nil {
+				out[i] = <-c
+				based[i] = nil
+			} else if baselines[i] != nil {
+				out[i].st, out[i].err = fitTree(baselines[i].Clone(), gopt)
+			}
+		}
+		return out
+	}
+	defer func() {
+		for _, c := range based {
+			if c != nil {
+				<-c
+			}
+		}
+	}()
 	ops := gaussianOps(mom)
 	ops.scoreEdge = func(base *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error) {
 		if w, ok := warm.m.(*gaussian.Model); !ok || w.Tree != base {
@@ -259,11 +299,11 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	out := &PruneResult{Tree: best.m.Structure(), Model: best.m, EM: best.em, BIC: bicOf(best.ll, best.m), InitialBIC: bicOf(cr.InitialState.ll, cr.InitialState.m),
 		Contracted: contracted, Evaluated: evaluated, Baseline: -1}
 	top := negScore(best.ll, best.m)
-	for i, b := range baselines {
-		if b == nil {
+	for i, f := range waitBaselines() {
+		if baselines[i] == nil {
 			continue
 		}
-		st, err := fitTree(b.Clone(), gopt)
+		st, err := f.st, f.err
 		if err != nil {
 			return nil, fmt.Errorf("learn: baseline tree %d: %w", i, err)
 		}
