@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/latentree/latentree/internal/parallel"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/tree"
@@ -36,23 +37,20 @@ const (
 )
 
 // bestLocal scores every contraction of an edge at a hidden node of s's
-// tree locally (gaussian.Contractor) and returns the best by its Change
-// less the penalty of the edge it removes (first in edge order among
-// equals), as the contracted tree and its Contraction (whose model is not
-// built: gaussian.Contractor.Score), or nil when there is no candidate; and
-// the number of candidates scored.
-func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool) (*tree.Tree, *gaussian.Contraction, int, error) {
+// tree locally (gaussian.Contractor, on up to workers goroutines) and
+// returns the best by its Change less the penalty of the edge it removes
+// (first in edge order among equals), as the contracted tree and its
+// Contraction (whose model is not built: gaussian.Contractor.Score), or
+// nil when there is no candidate; and the number of candidates scored.
+func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool, workers int) (*tree.Tree, *gaussian.Contraction, int, error) {
 	g := s.m.(*gaussian.Model)
 	con, err := s.gcontractor(g, mom)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	t := g.Tree
-	var (
-		bc        *gaussian.Contraction
-		bk, bd, n int
-		bestVal   = math.Inf(-1)
-	)
+	type cand struct{ keep, drop int }
+	var cands []cand
 	for _, e := range t.Edges() {
 		hu, hv := t.IsHidden(e.U), t.IsHidden(e.V)
 		if !hu && !hv || hiddenOnly && !(hu && hv) {
@@ -62,24 +60,41 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 		if !hv {
 			keep, drop = e.V, e.U
 		}
-		// Scored without the contracted tree, made for the best alone.
-		c, err := con.Score(nil, keep, drop, gaussLocalIter, gaussLocalTol)
-		if err != nil {
-			return nil, nil, n, err
+		cands = append(cands, cand{keep, drop})
+	}
+	if len(cands) == 0 {
+		return nil, nil, 0, nil
+	}
+	// Scored without the contracted trees; the best's is made after.
+	out := make([]*gaussian.Contraction, len(cands))
+	errs := make([]error, len(cands))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parallel.For(min(workers, len(cands)), len(cands), func(_, i int) {
+		out[i], errs[i] = con.Score(nil, cands[i].keep, cands[i].drop, gaussLocalIter, gaussLocalTol)
+	})
+	var (
+		bc      *gaussian.Contraction
+		bi      int
+		bestVal = math.Inf(-1)
+	)
+	for i, c := range out {
+		if errs[i] != nil {
+			return nil, nil, i, errs[i]
 		}
-		n++
 		if v := 2*c.Change + penalty; v > bestVal {
-			bc, bk, bd, bestVal = c, keep, drop, v
+			bc, bi, bestVal = c, i, v
 		}
 	}
 	if bc == nil {
-		return nil, nil, n, nil
+		return nil, nil, len(cands), nil
 	}
 	best := t.Clone()
-	if err := best.Contract(bk, bd); err != nil {
-		return nil, nil, n, err
+	if err := best.Contract(cands[bi].keep, cands[bi].drop); err != nil {
+		return nil, nil, len(cands), err
 	}
-	return best, bc, n, nil
+	return best, bc, len(cands), nil
 }
 
 // gcontractor returns the local scorer of s's Gaussian model on mom.
@@ -270,7 +285,7 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	// score, when within gaussPolishMargin of improving the BIC, is fitted
 	// whole and kept if it does improve it; up to gaussPolishFits times.
 	for range gaussPolishFits {
-		cand, c, ev, err := bestLocal(best, mom, penalty, opt.HiddenOnly)
+		cand, c, ev, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
 		evaluated += ev
 		if err != nil {
 			return nil, err
