@@ -18,6 +18,14 @@ var pow10u = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // quotient or product of the digits and a power of ten is computed exactly
 // in 128 bits and rounded once.
 func parseDecimal(s string) (float64, bool) {
+	f, n, ok := decimalPrefix(s)
+	return f, ok && n == len(s)
+}
+
+// decimalPrefix is parseDecimal of the longest prefix of s in its syntax
+// (sign, digits with at most one point, exponent), and the prefix's
+// length; ok is false where parseDecimal of the prefix would be.
+func decimalPrefix(s string) (f float64, n int, ok bool) {
 	i := 0
 	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -25,38 +33,50 @@ func parseDecimal(s string) (float64, bool) {
 		i++
 	}
 	var m uint64
-	digits, sig, exp := 0, 0, 0
-	point := false
+	sig, exp := 0, 0
+	// The integer digits, then the fraction's: leading zeros are not
+	// significant, and every fraction digit lowers the exponent.
+	start := i
 	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '.' {
-			if point {
-				return 0, false
-			}
-			point = true
-			continue
-		}
-		if c < '0' || c > '9' {
+		d := s[i] - '0'
+		if d > 9 {
 			break
 		}
-		digits++
-		if m == 0 && c == '0' {
-			if point {
-				exp--
-			}
+		if m == 0 && d == 0 {
 			continue
 		}
 		if sig == 19 {
-			return 0, false
+			return 0, 0, false
 		}
 		sig++
-		m = m*10 + uint64(c-'0')
-		if point {
-			exp--
+		m = m*10 + uint64(d)
+	}
+	digits := i - start
+	if i < len(s) && s[i] == '.' {
+		i++
+		start = i
+		for ; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				break
+			}
+			if m == 0 && d == 0 {
+				continue
+			}
+			if sig == 19 {
+				return 0, 0, false
+			}
+			sig++
+			m = m*10 + uint64(d)
+		}
+		exp -= i - start
+		digits += i - start
+		if i < len(s) && s[i] == '.' {
+			return 0, 0, false
 		}
 	}
 	if digits == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
@@ -68,27 +88,25 @@ func parseDecimal(s string) (float64, bool) {
 		e, ed := 0, 0
 		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 			if e > 1000 {
-				return 0, false
+				return 0, 0, false
 			}
 			e = e*10 + int(s[i]-'0')
 			ed++
 		}
 		if ed == 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	if i != len(s) {
-		return 0, false
-	}
+	n = i
 	if m == 0 {
 		if neg {
-			return math.Copysign(0, -1), true
+			return math.Copysign(0, -1), n, true
 		}
-		return 0, true
+		return 0, n, true
 	}
 	var q uint64 // the value's leading 64 bits, top bit set
 	var e2 int   // the value is q·2^e2, and more if sticky
@@ -121,7 +139,7 @@ func parseDecimal(s string) (float64, bool) {
 		}
 		sticky = r != 0
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	// Round q to 53 bits, ties to even.
 	mant, rest := q>>11, q&0x7ff
@@ -136,11 +154,11 @@ func parseDecimal(s string) (float64, bool) {
 	// exponent is e2+11+52+1023, built from its bits.
 	be := e2 + 11 + 52 + 1023
 	if be < 1 || be > 2046 {
-		return 0, false
+		return 0, 0, false
 	}
 	b := uint64(be)<<52 | mant&(1<<52-1)
 	if neg {
 		b |= 1 << 63
 	}
-	return math.Float64frombits(b), true
+	return math.Float64frombits(b), n, true
 }

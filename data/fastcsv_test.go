@@ -230,7 +230,8 @@ func TestFastPathFloatParts(t *testing.T) {
 			"1,NA\n5,6\n", "\n\n1,2\n\r\n3,NA\n", "12345678,1\n", "1,2\x00\n", "1,\u00e9\n", " 1 , 2 \n"} {
 			in := "a,b\n1.5,2.5\n-3,7\n" + tail
 			for _, opt := range []ReadOptions{{MaxDiscreteStates: 1}, {MaxDiscreteStates: 1, Missing: MissingKeep}, {MaxDiscreteStates: 1, Missing: MissingDropRows},
-				{MaxDiscreteStates: 1, MaxLineBytes: 8, Missing: MissingKeep}} {
+				{MaxDiscreteStates: 1, MaxLineBytes: 8, Missing: MissingKeep}, {MaxDiscreteStates: 1, Columns: []string{"b", "a"}},
+				{MaxDiscreteStates: 1, Ignore: []string{"a"}}, {MaxDiscreteStates: 1, MissingTokens: []string{"-3", "7"}, Missing: MissingKeep}} {
 				if _, diff := bothPaths([]byte(in), opt); diff != "" {
 					t.Errorf("%q in %d parts with %+v: %s", in, parts, opt, diff)
 				}
