@@ -294,6 +294,7 @@ func FuzzFastPath(f *testing.F) {
 	}
 	f.Add("a,b\n1,2\n1.0,3\n01,4\n", uint8(1), uint8(1))
 	f.Add("a;b\n1;2\n3;NA\n", uint8(2), uint8(3))
+	f.Add("a,b\n1.5,2\n-3,7\n4,NA\n\n5e-1,6\n", uint8(33), uint8(1))
 	f.Fuzz(func(t *testing.T, in string, policy, maxStates uint8) {
 		opt := ReadOptions{Missing: MissingPolicy(policy % 3), MaxDiscreteStates: int(maxStates % 8), KeepConstant: policy&4 != 0}
 		if policy&8 != 0 {
@@ -301,6 +302,11 @@ func FuzzFastPath(f *testing.F) {
 		}
 		if policy&16 != 0 {
 			opt.Discrete = []string{"b"}
+		}
+		if policy&32 != 0 {
+			// readFloats from the first row on, in up to three parts.
+			defer func(m, c, p int) { bulkMin, bulkChunk, bulkParts = m, c, p }(bulkMin, bulkChunk, bulkParts)
+			bulkMin, bulkChunk, bulkParts = 0, 1, 3
 		}
 		if _, diff := bothPaths([]byte(in), opt); diff != "" {
 			t.Error(diff)
