@@ -19,10 +19,11 @@ const fastLimit = 32 << 20
 // read reads the CSV text of in: an input of at most fastLimit bytes is
 // read whole and given to the fast path, and to the general path
 // (readStream) if the fast path declines it; a larger one is streamed.
-func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
+// size, if positive, is the input's expected size (that of a file).
+func (rd *reader) read(in io.Reader, size int) (*Dataset, *ReadReport, error) {
 	// The row limit applies while the input is held, so that one long row
 	// is refused with memory bounded by the limit.
-	buf, err := io.ReadAll(io.LimitReader(newRowLimiter(in, rd.lim.line), fastLimit+1))
+	buf, err := readWhole(io.LimitReader(newRowLimiter(in, rd.lim.line), fastLimit+1), size)
 	switch {
 	case err != nil:
 		return rd.readStream(io.MultiReader(bytes.NewReader(buf), errReader{err}))
@@ -34,6 +35,25 @@ func (rd *reader) read(in io.Reader) (*Dataset, *ReadReport, error) {
 		return d, rep, err
 	}
 	return rd.readStream(bytes.NewReader(buf))
+}
+
+// readWhole is io.ReadAll, into a buffer of size bytes (and one more, so
+// that the end is read without growing it) when size is positive.
+func readWhole(r io.Reader, size int) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(r, b)
+	switch err {
+	case io.EOF, io.ErrUnexpectedEOF:
+		return b[:n], nil
+	case nil:
+		// Longer than size: the rest as io.ReadAll reads it.
+		rest, err := io.ReadAll(r)
+		return append(b, rest...), err
+	}
+	return b[:n], err
 }
 
 // errReader returns its error.

@@ -2,8 +2,12 @@ package data
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -356,4 +360,32 @@ func BenchmarkReadCSVGaussian(b *testing.B) {
 			}
 		}
 	})
+}
+
+// readWhole reads all of its input whatever the size it is told, and
+// returns a read error with what came before it.
+func TestReadWhole(t *testing.T) {
+	in := []byte("a,b\n1,2\n3,4\n")
+	for _, size := range []int{0, 1, len(in) - 1, len(in), len(in) + 1, 1000} {
+		got, err := readWhole(bytes.NewReader(in), size)
+		if err != nil || !bytes.Equal(got, in) {
+			t.Errorf("size %d: %q, %v", size, got, err)
+		}
+	}
+	bad := errors.New("disk")
+	for _, size := range []int{0, 3, 100} {
+		got, err := readWhole(io.MultiReader(bytes.NewReader(in[:5]), errReader{bad}), size)
+		if !errors.Is(err, bad) || !bytes.Equal(got, in[:5]) {
+			t.Errorf("size %d with an error: %q, %v", size, got, err)
+		}
+	}
+	// ReadCSVFile sizes its buffer by the file's.
+	path := filepath.Join(t.TempDir(), "d.csv")
+	if err := os.WriteFile(path, in, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := ReadCSVFile(path, ReadOptions{})
+	if err != nil || d.NumRows() != 2 {
+		t.Fatalf("ReadCSVFile: %v", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,13 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// A regular file's size sizes the buffer the fast path reads it into.
+	size := 0
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = int(min(fi.Size(), fastLimit))
+		}
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, _ := br.Peek(4)
 	switch {
@@ -82,11 +90,11 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 		}
 		defer zr.Close()
 		rd.delimName = strings.TrimSuffix(rd.name, filepath.Ext(rd.name))
-		return rd.read(zr)
+		return rd.read(zr, 0)
 	case string(magic) == "PAR1":
 		return nil, nil, &ParseError{File: rd.name, Err: errors.New("Parquet data, not CSV: a Parquet file is read from its end, so give it by its path, not on standard input")}
 	}
-	return rd.read(br)
+	return rd.read(br, size)
 }
 
 type reader struct {

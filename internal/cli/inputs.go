@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -171,8 +174,21 @@ func (e *env) readCSV(path string, df *dataFlags, adjust func(*data.ReadOptions)
 	if adjust != nil {
 		adjust(&opt)
 	}
-	return data.ReadCSV(bufio.NewReaderSize(r, 1<<20), opt)
+	var in io.Reader = bufio.NewReaderSize(r, 1<<20)
+	if f, ok := r.(*os.File); ok {
+		in = statReader{in, f}
+	}
+	return data.ReadCSV(in, opt)
 }
+
+// statReader is a buffered file that reports the file's Stat, by which
+// data.ReadCSV sizes the buffer it reads a small file into.
+type statReader struct {
+	io.Reader
+	f *os.File
+}
+
+func (r statReader) Stat() (fs.FileInfo, error) { return r.f.Stat() }
 
 // readTree reads a tree in Newick format, as a latentree tree document, or
 // from a latentree model file (what learn --out and fit --out write: its
