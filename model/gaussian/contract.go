@@ -479,9 +479,11 @@ type star struct {
 	n      float64
 	far    []bool
 	two    bool
-	// scratch of eval (star.go) and fit.
+	// scratch of eval (star.go) and fit; wyw is WᵀYW of the last
+	// evalValue in the low-rank form, for gradient.
 	lr           lowRank
 	work, fitbuf []float64
+	wyw          [16]float64
 	// scratch of evalDense, k² each (L, inv, tmp, gm) and k (x).
 	sig, L, inv, tmp, gm, x []float64
 }
@@ -675,8 +677,14 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 				rn[i] = xn[i]
 				dot += g[i] * (xn[i] - x[i])
 			}
-			if lln, err = s.eval(rn, gn); err == nil && lln >= ll+1e-4*dot && lln > ll {
+			// The gradient of a trial point is computed only if the
+			// point is taken (two trials in five are not).
+			var dense bool
+			if lln, dense, err = s.evalValue(rn, gn); err == nil && lln >= ll+1e-4*dot && lln > ll {
 				ok = true
+				if !dense {
+					s.gradient(rn, gn)
+				}
 				break
 			}
 			step /= 2

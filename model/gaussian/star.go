@@ -231,11 +231,24 @@ func (s *star) apply(out, x []float64) {
 // the centres' correlations, ρ between keep and drop) and the diagonal
 // does not depend on θ.
 func (s *star) eval(r, grad []float64) (float64, error) {
-	k, off := s.k, s.off
+	ll, dense, err := s.evalValue(r, grad)
+	if err != nil || grad == nil || dense {
+		return ll, err
+	}
+	s.gradient(r, grad)
+	return ll, nil
+}
+
+// evalValue is the log-likelihood of eval; dense reports that it was
+// computed by evalDense, which then wrote the gradient into grad (when not
+// nil). Otherwise gradient, called next with the same r, writes it.
+func (s *star) evalValue(r, grad []float64) (ll float64, dense bool, err error) {
+	k := s.k
 	if err := s.setLowRank(r); err == errDense {
-		return s.evalDense(r, grad)
+		ll, err := s.evalDense(r, grad)
+		return ll, true, err
 	} else if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	lr := &s.lr
 	m := lr.m
@@ -256,7 +269,7 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 			col[a] = t
 		}
 	}
-	var wyw [16]float64
+	wyw := &s.wyw
 	for x := range m {
 		for y := range m {
 			t := 0.0
@@ -275,10 +288,19 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 			tr += lr.kk[x*m+y] * wyw[y*m+x]
 		}
 	}
-	ll := -0.5 * s.n * (float64(k)*math.Log(2*math.Pi) + lr.logdet + tr)
-	if grad == nil {
-		return ll, nil
-	}
+	return -0.5 * s.n * (float64(k)*math.Log(2*math.Pi) + lr.logdet + tr), false, nil
+}
+
+// gradient writes the gradient of eval at r into grad, after evalValue(r)
+// in the low-rank form.
+func (s *star) gradient(r, grad []float64) {
+	k, off := s.k, s.off
+	lr := &s.lr
+	m := lr.m
+	Y := s.Y
+	work := s.work[:10*k]
+	yw := work[:4*k]
+	wyw := &s.wyw
 	nm := len(r)
 	rho := 0.0
 	if s.two {
@@ -364,5 +386,4 @@ func (s *star) eval(r, grad []float64) (float64, error) {
 		}
 		grad[nm] = 2 * t
 	}
-	return ll, nil
 }
