@@ -128,10 +128,13 @@ type pruneState struct {
 	// reuse, when set, is a contractor no longer needed, in whose memory
 	// con is made (handOver).
 	reuse *discrete.Contractor
-	// gcon is con for a Gaussian m (contractGaussian).
+	// gcon is con for a Gaussian m (contractGaussian); gprev, when set,
+	// is an earlier model's, whose binding to the moments gcon shares
+	// (gaussian.Model.ContractorAfter).
 	gconOnce sync.Once
 	gcon     *gaussian.Contractor
 	gconErr  error
+	gprev    *gaussian.Contractor
 }
 
 // contractor returns the local scorer of s's discrete model on d.
@@ -152,6 +155,9 @@ func (s *pruneState) contractor(dm *discrete.Model, d *data.Dataset, workers int
 func (s *pruneState) handOver(next *pruneState) {
 	if s.con != nil && next != s && next.con == nil {
 		next.reuse, s.con = s.con, nil
+	}
+	if s.gcon != nil && next != s && next.gprev == nil {
+		next.gprev = s.gcon
 	}
 }
 

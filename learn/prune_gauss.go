@@ -99,7 +99,10 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 
 // gcontractor returns the local scorer of s's Gaussian model on mom.
 func (s *pruneState) gcontractor(g *gaussian.Model, mom *gaussian.Moments) (*gaussian.Contractor, error) {
-	s.gconOnce.Do(func() { s.gcon, s.gconErr = g.Contractor(mom) })
+	s.gconOnce.Do(func() {
+		s.gcon, s.gconErr = g.ContractorAfter(mom, s.gprev)
+		s.gprev = nil
+	})
 	return s.gcon, s.gconErr
 }
 
@@ -285,6 +288,10 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	// score, when within gaussPolishMargin of improving the BIC, is fitted
 	// whole and kept if it does improve it; up to gaussPolishFits times.
 	for range gaussPolishFits {
+		if best.gcon == nil && best.gprev == nil && cr.State != nil {
+			// The search's binding to the moments serves.
+			best.gprev = cr.State.gcon
+		}
 		cand, c, ev, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
 		evaluated += ev
 		if err != nil {

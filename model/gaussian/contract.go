@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/latentree/latentree/model"
@@ -36,6 +37,11 @@ type Contractor struct {
 	mom *Moments
 	col []int // node → column of the moments, −1 hidden
 	msg map[[2]int]*message
+	// The binding of the model's observed nodes to the moments and its
+	// pattern, which ContractorAfter shares (read only).
+	b    *gbinding
+	bcol []int
+	pat  gaussPattern
 	// pool holds *scoreScratch for Score.
 	pool sync.Pool
 	// LogLik is the log-likelihood of the model on the moments.
@@ -84,19 +90,44 @@ func (c *Contractor) syOf(e *message) []float64 {
 // data whose moments are m. The model must be valid and its observed
 // variables those of m.
 func (g *Model) Contractor(m *Moments) (*Contractor, error) {
+	return g.contractor(m, nil)
+}
+
+// ContractorAfter is Contractor, given prev, a contractor of an earlier
+// model (or nil): when prev is on the same moments and its model's
+// observed nodes are g's (as after contractions of edges at hidden
+// nodes), what depends on the moments and the observed nodes alone is
+// prev's, not made again.
+func (g *Model) ContractorAfter(m *Moments, prev *Contractor) (*Contractor, error) {
+	return g.contractor(m, prev)
+}
+
+// contractor is Contractor, sharing prev's binding when prev is on m and
+// has g's observed nodes.
+func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	b, col, err := g.bindMoments(m)
-	if err != nil {
-		return nil, err
+	var (
+		b   *gbinding
+		col []int
+		pat gaussPattern
+	)
+	if prev != nil && prev.mom == m && slices.Equal(prev.b.obs, g.Tree.Observed()) {
+		b, col, pat = prev.b, prev.bcol, prev.pat
+	} else {
+		var err error
+		if b, col, err = g.bindMoments(m); err != nil {
+			return nil, err
+		}
+		pat = momentPattern(m, col)
 	}
-	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes(), pats: []gaussPattern{momentPattern(m, col)}}
+	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes(), pats: []gaussPattern{pat}}
 	ll, err := em.loglik()
 	if err != nil {
 		return nil, err
 	}
-	c := &Contractor{g: g, mom: m, col: make([]int, g.Tree.MaxID()), msg: map[[2]int]*message{}, LogLik: ll}
+	c := &Contractor{g: g, mom: m, col: make([]int, g.Tree.MaxID()), msg: map[[2]int]*message{}, LogLik: ll, b: b, bcol: col, pat: pat}
 	for i := range c.col {
 		c.col[i] = -1
 	}

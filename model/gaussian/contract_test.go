@@ -3,6 +3,7 @@ package gaussian_test
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/latentree/latentree/data"
@@ -251,5 +252,102 @@ func TestContractorWithLocal(t *testing.T) {
 	}
 	if _, err := g.WithLocal(both, g); err == nil {
 		t.Fatal("a model without a local fit was accepted")
+	}
+}
+
+// A contraction scored without its tree (Score with nil) is the one
+// scored with it: the same numbers, and its model, built on a copy of the
+// tree (Build) or on the tree given (BuildOn), is the same;
+// WithContraction puts it into the model as WithLocal puts the built
+// one. The contractor of the contracted model made after the first
+// (ContractorAfter) is the one Contractor makes.
+func TestContractorWithoutTree(t *testing.T) {
+	g, _, m := contractFixture(t)
+	c, err := g.Contractor(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := g.Tree
+	n := 0
+	for _, e := range tr.Edges() {
+		keep, drop := e.U, e.V
+		if !tr.IsHidden(drop) {
+			continue
+		}
+		ct := tr.Clone()
+		if err := ct.Contract(keep, drop); err != nil {
+			t.Fatal(err)
+		}
+		with, err := c.Contract(ct, keep, drop, 50, 1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := c.Score(nil, keep, drop, 50, 1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if with.LogLik != without.LogLik || with.Change != without.Change {
+			t.Fatalf("%d into %d: with the tree %v %v, without %v %v", drop, keep, with.LogLik, with.Change, without.LogLik, without.Change)
+		}
+		other, err := c.Score(nil, keep, drop, 50, 1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.BuildOn(tr); err == nil {
+			t.Fatalf("%d into %d: BuildOn took the uncontracted tree", drop, keep)
+		}
+		built, err := without.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		on, err := other.BuildOn(ct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		put, err := g.WithContraction(ct, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on.Tree != ct || built.Tree == ct || built.Tree.Newick() != ct.Newick() {
+			t.Fatalf("%d into %d: trees %v, %v, want %v", drop, keep, built.Tree, on.Tree, ct)
+		}
+		for _, x := range []*gaussian.Model{built, on, put} {
+			if !reflect.DeepEqual(x.Rho, with.Model.Rho) || !reflect.DeepEqual(x.Var, with.Model.Var) || x.Root != with.Model.Root {
+				t.Fatalf("%d into %d: models differ", drop, keep)
+			}
+		}
+		// The contractor of the contracted model, made after c.
+		after, err := on.ContractorAfter(m, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := on.Contractor(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.LogLik != fresh.LogLik {
+			t.Fatalf("%d into %d: log-likelihood %v after, %v fresh", drop, keep, after.LogLik, fresh.LogLik)
+		}
+		for _, f := range on.Tree.Edges() {
+			k2, d2 := f.U, f.V
+			if !on.Tree.IsHidden(d2) {
+				continue
+			}
+			a, err := after.Score(nil, k2, d2, 50, 1e-4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fresh.Score(nil, k2, d2, 50, 1e-4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.LogLik != b.LogLik || a.Change != b.Change {
+				t.Fatalf("%d into %d, then %d into %d: %v %v after, %v %v fresh", drop, keep, d2, k2, a.LogLik, a.Change, b.LogLik, b.Change)
+			}
+		}
+		n++
+	}
+	if n < 5 {
+		t.Fatalf("only %d contractions checked", n)
 	}
 }
