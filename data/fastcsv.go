@@ -6,9 +6,8 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
-
-	"github.com/latentree/latentree/internal/parallel"
 )
 
 // fastLimit is the largest input, in bytes, that ReadCSV holds whole to try
@@ -295,9 +294,11 @@ func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
 	}
 	parts := make([]floatPart, n)
 	cl := byteClass(byte(rd.opt.Delimiter))
-	parallel.For(n, n, func(_, i int) {
-		parts[i] = rd.floatPart(rest[bounds[i]:bounds[i+1]], lines[i], cl)
-	})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { parts[i] = rd.floatPart(rest[bounds[i]:bounds[i+1]], lines[i], cl) })
+	}
+	wg.Wait()
 	for i := range parts {
 		if !parts[i].ok {
 			return false
