@@ -176,10 +176,20 @@ func (e *env) readCSV(path string, df *dataFlags, adjust func(*data.ReadOptions)
 	}
 	var in io.Reader = bufio.NewReaderSize(r, 1<<20)
 	if f, ok := r.(*os.File); ok {
-		in = statReader{in, f}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= smallInput {
+			// Read whole into a buffer of its size (data.ReadCSV), the
+			// megabyte of bufio's buffer would be touched for nothing.
+			in = f
+		} else {
+			in = statReader{in, f}
+		}
 	}
 	return data.ReadCSV(in, opt)
 }
+
+// smallInput is the size of a data file below which readCSV gives it to
+// data.ReadCSV unbuffered (which reads a file of at most 32 MiB whole).
+const smallInput = 16 << 20
 
 // statReader is a buffered file that reports the file's Stat, by which
 // data.ReadCSV sizes the buffer it reads a small file into.
