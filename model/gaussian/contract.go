@@ -122,19 +122,27 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 		}
 		pat = momentPattern(m, col)
 	}
-	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes(), pats: []gaussPattern{pat}}
-	ll, err := em.loglik()
-	if err != nil {
-		return nil, err
-	}
-	c := &Contractor{g: g, mom: m, col: make([]int, g.Tree.MaxID()), msg: map[[2]int]*message{}, LogLik: ll, b: b, bcol: col, pat: pat}
+	// The log-likelihood is computed on another goroutine while the
+	// messages are (both only read the model, whose rooting is made
+	// first).
+	t, r := g.Tree, g.Rooted()
+	em := &gaussEM{g: g, b: b, nodes: t.Nodes(), pats: []gaussPattern{pat}}
+	var (
+		ll    float64
+		llErr error
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		ll, llErr = em.loglik()
+	}()
+	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: map[[2]int]*message{}, b: b, bcol: col, pat: pat}
 	for i := range c.col {
 		c.col[i] = -1
 	}
 	for a, v := range b.obs {
 		c.col[v] = col[a]
 	}
-	t, r := g.Tree, g.Rooted()
 	for i := len(r.Order) - 1; i >= 0; i-- {
 		if v := r.Order[i]; r.Parent[v] >= 0 {
 			c.msg[[2]int{v, r.Parent[v]}] = c.combine(v, r.Parent[v])
@@ -147,6 +155,11 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 			}
 		}
 	}
+	<-done
+	if llErr != nil {
+		return nil, llErr
+	}
+	c.LogLik = ll
 	return c, nil
 }
 
