@@ -117,6 +117,31 @@ func gaussianOps(mom *gaussian.Moments) localOps {
 			}
 			return cm.WithContraction(ct, cand.glocal)
 		},
+		withAll: func(cur model.Model, base *tree.Tree, edges [][2]int, cands []*pruneState) (model.Model, *tree.Tree, error) {
+			cm, ok := cur.(*gaussian.Model)
+			if !ok {
+				return nil, nil, errors.New("learn: a local candidate is not Gaussian")
+			}
+			// The edges contracted one after another in one copy, with
+			// the root with would have chosen at each step.
+			ct := base.Clone()
+			root := cm.Root
+			cs := make([]*gaussian.Contraction, len(cands))
+			for k, e := range edges {
+				if cands[k].glocal == nil {
+					return nil, nil, errors.New("learn: a local candidate is not Gaussian")
+				}
+				if err := ct.Contract(e[0], e[1]); err != nil {
+					return nil, nil, err
+				}
+				if !ct.Has(root) {
+					root = model.DefaultRoot(ct)
+				}
+				cs[k] = cands[k].glocal
+			}
+			nm, err := cm.WithContractions(ct, root, cs...)
+			return nm, ct, err
+		},
 		exact: func(s *pruneState) (float64, error) {
 			con, err := s.gcontractor(s.m.(*gaussian.Model), mom)
 			if err != nil {

@@ -182,14 +182,32 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 		}
 		mark(cands[better[0]])
 		cur, curTree, kept := first.state, first.t, 1
+		var more []int
 		for _, i := range better[1:] {
-			c := cands[i]
-			if !free(c) {
-				continue
+			if c := cands[i]; free(c) {
+				mark(c)
+				more = append(more, i)
 			}
-			mark(c)
+		}
+		if ops.withAll != nil && len(more) > 0 {
+			edges, states := make([][2]int, len(more)), make([]*pruneState, len(more))
+			for k, i := range more {
+				edges[k], states[k] = [2]int{cands[i].keep, cands[i].drop}, out[i].state
+			}
+			nm, ct, err := ops.withAll(cur.m, curTree, edges, states)
+			if err != nil {
+				return nil, err
+			}
+			cur, curTree = &pruneState{m: nm}, ct
+			kept += len(more)
+		}
+		for _, i := range more {
+			if ops.withAll != nil {
+				break
+			}
 			// Its local fit goes into the current model (its own model,
 			// and tree, are not needed).
+			c := cands[i]
 			ct := curTree.Clone()
 			if err := ct.Contract(c.keep, c.drop); err != nil {
 				return nil, err
@@ -235,7 +253,11 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 // localOps are what contractLocal needs of a model family: with puts the
 // local fit of cand (a candidate's state) into cur on ct, the contraction
 // of cur's tree by cand's edge; exact returns the exact log-likelihood of
-// a state's model. scoreEdge, when set, is the search's score(ct, warm,
+// a state's model. withAll, when set, is with for several candidates at
+// once, which share no node and no neighbour: their edges contracted in
+// order in a copy of cur's tree base, it returns the model with every
+// local fit and the tree, the same as with, one candidate after another.
+// scoreEdge, when set, is the search's score(ct, warm,
 // true) of the contraction ct of base's edge keep–drop (drop merged into
 // keep) without ct, which contractLocal then makes only for the
 // candidates it keeps: a tree per candidate was a fifth of a small
@@ -243,6 +265,7 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 type localOps struct {
 	with      func(cur model.Model, ct *tree.Tree, cand *pruneState) (model.Model, error)
 	exact     func(s *pruneState) (float64, error)
+	withAll   func(cur model.Model, base *tree.Tree, edges [][2]int, cands []*pruneState) (model.Model, *tree.Tree, error)
 	scoreEdge func(base *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error)
 }
 

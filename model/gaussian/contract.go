@@ -458,30 +458,55 @@ func (g *Model) withLocal(t *tree.Tree, loc *localFit) (*Model, error) {
 	if !t.Has(root) {
 		root = model.DefaultRoot(t)
 	}
+	return g.withLocals(t, root, []*localFit{loc})
+}
+
+// withLocals is withLocal for local fits at merged nodes that share no
+// node and no neighbour, rooted at root.
+func (g *Model) withLocals(t *tree.Tree, root int, locs []*localFit) (*Model, error) {
+	if len(locs) == 0 {
+		return nil, errors.New("model: no local fit")
+	}
 	out, err := New(t, root, 0)
 	if err != nil {
 		return nil, err
 	}
 	copy(out.Mean, g.Mean)
 	copy(out.Var, g.Var)
+	// at[v] is the local fit merged at v, if any.
+	var at map[int]*localFit
+	if len(locs) > 1 {
+		at = make(map[int]*localFit, len(locs))
+		for _, l := range locs {
+			at[l.keep] = l
+		}
+	}
+	fitAt := func(v int) *localFit {
+		if at == nil {
+			if locs[0].keep == v {
+				return locs[0]
+			}
+			return nil
+		}
+		return at[v]
+	}
 	r := out.Rooted()
 	for _, v := range r.Order {
 		p := r.Parent[v]
 		if p < 0 {
 			continue
 		}
-		switch {
-		case v == loc.keep:
-			out.Rho[v] = loc.corr(p)
-		case p == loc.keep:
-			out.Rho[v] = loc.corr(v)
-		case g.Tree.HasEdge(v, p):
+		if l := fitAt(v); l != nil {
+			out.Rho[v] = l.corr(p)
+		} else if l := fitAt(p); l != nil {
+			out.Rho[v] = l.corr(v)
+		} else if g.Tree.HasEdge(v, p) {
 			out.Rho[v] = g.edgeCorr(v, p)
-		default:
+		} else {
 			return nil, fmt.Errorf("model: %s–%s is not an edge of the model's tree", t.Name(v), t.Name(p))
 		}
 	}
-	out.local = loc
+	out.local = locs[len(locs)-1]
 	return out, out.validateParams() // New validated t
 }
 
@@ -497,6 +522,23 @@ func (g *Model) WithLocal(t *tree.Tree, from *Model) (*Model, error) {
 		return nil, errors.New("model: no local fit to put in (the model is not from Contractor.Contract)")
 	}
 	return g.withLocal(t, from.local)
+}
+
+// WithContractions is WithContraction for several contractions at once,
+// scored by the same contractor (of g or an earlier model) and sharing
+// no node and no neighbour: t is g's tree with their edges contracted in
+// order, and root the root of the result (the one WithContraction, one
+// contraction after another, would give: g's root, or DefaultRoot of the
+// tree at the step that removed it). The result is the same model.
+func (g *Model) WithContractions(t *tree.Tree, root int, cs ...*Contraction) (*Model, error) {
+	locs := make([]*localFit, len(cs))
+	for i, c := range cs {
+		if c == nil || c.loc == nil {
+			return nil, errors.New("model: no contraction to put in")
+		}
+		locs[i] = c.loc
+	}
+	return g.withLocals(t, root, locs)
 }
 
 // WithContraction is WithLocal with the local fit of c, a contraction

@@ -253,6 +253,51 @@ func TestContractorWithLocal(t *testing.T) {
 	if _, err := g.WithLocal(both, g); err == nil {
 		t.Fatal("a model without a local fit was accepted")
 	}
+	// WithContractions puts both in at once: the same model as one
+	// after the other, when the first is put in as a built model, at
+	// the root WithContraction would have chosen.
+	cb2, err := c.Score(nil, b[0], b[1], 100, 1e-10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := ma.WithContraction(both, cb2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []int{ma.Root, seq.Root} {
+		all, err := ma.WithContractions(both, root, cb2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root == seq.Root && (!reflect.DeepEqual(all.Rho, seq.Rho) || !reflect.DeepEqual(all.Var, seq.Var) || !reflect.DeepEqual(all.Mean, seq.Mean)) {
+			t.Fatal("WithContractions differs from WithContraction")
+		}
+	}
+	// And from g, both contractions scored by g's contractor.
+	ca2, err := c.Score(nil, a[0], a[1], 100, 1e-10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := one(tr, a)
+	one1, err := g.WithContraction(ta, ca2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := one(ta, b)
+	two, err := one1.WithContraction(tab, cb2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := g.WithContractions(tab, two.Root, ca2, cb2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(all.Rho, two.Rho) || !reflect.DeepEqual(all.Var, two.Var) || all.Root != two.Root {
+		t.Fatal("WithContractions of two differs from WithContraction twice")
+	}
+	if _, err := g.WithContractions(tab, two.Root); err == nil {
+		t.Fatal("no contraction was accepted")
+	}
 }
 
 // A contraction scored without its tree (Score with nil) is the one
