@@ -2,6 +2,7 @@ package gaussian
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -189,6 +190,9 @@ const qnNoise = 1e-13
 // quasi-Newton step (a factor e of a variance, a unit of atanh ρ).
 const qnMaxStep = 1.0
 
+// qnPool holds the memory of quasiNewton's inverse Hessian estimates.
+var qnPool = sync.Pool{New: func() any { return new([]float64) }}
+
 // quasiNewton maximises the log-likelihood by BFGS from the model's
 // parameters (whose statistics and log-likelihood are l.st and l.cur),
 // each evaluation one E-step, with a backtracking (Armijo) line search and
@@ -207,7 +211,15 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	x, g := make([]float64, k), make([]float64, k)
 	c.save(x)
 	c.gradient(l.st, g)
-	h := mat.NewSymDense(k, nil) // inverse Hessian estimate
+	// The inverse Hessian estimate, in the memory of an earlier call's
+	// when there is one (resetH clears it first), not k² fresh floats
+	// (800 kB for 300 parameters) on every call.
+	hbuf := qnPool.Get().(*[]float64)
+	defer qnPool.Put(hbuf)
+	if cap(*hbuf) < k*k {
+		*hbuf = make([]float64, k*k)
+	}
+	h := mat.NewSymDense(k, (*hbuf)[:k*k])
 	n := l.em.b.n
 	resetH := func(scale float64) {
 		h.Zero()
