@@ -54,8 +54,12 @@ type Contractor struct {
 // observed; +Inf when the subtree says nothing), and S·y for the sample
 // covariance S.
 type message struct {
-	y  []float64
-	nu float64
+	// y is sparse: its nonzero entries, val, at the columns idx, in
+	// increasing order (a subtree's message is zero off its observed
+	// variables).
+	idx []int
+	val []float64
+	nu  float64
 	// sy is computed on first use (syOnce): a search rescores few
 	// candidates after its first round.
 	syOnce sync.Once
@@ -67,18 +71,12 @@ func (c *Contractor) syOf(e *message) []float64 {
 	e.syOnce.Do(func() {
 		m := c.mom
 		p := len(m.Names)
-		var nz []int
-		for j, x := range e.y {
-			if x != 0 {
-				nz = append(nz, j)
-			}
-		}
 		e.sy = make([]float64, p)
 		for i := range p {
 			row := m.Cov[i*p : (i+1)*p]
 			s := 0.0
-			for _, j := range nz {
-				s += row[j] * e.y[j]
+			for t, j := range e.idx {
+				s += row[j] * e.val[t]
 			}
 			e.sy[i] = s
 		}
@@ -143,15 +141,16 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 	for a, v := range b.obs {
 		c.col[v] = col[a]
 	}
+	sc := &combineScratch{acc: make([]float64, len(m.Names))}
 	for i := len(r.Order) - 1; i >= 0; i-- {
 		if v := r.Order[i]; r.Parent[v] >= 0 {
-			c.msg[[2]int{v, r.Parent[v]}] = c.combine(v, r.Parent[v])
+			c.msg[[2]int{v, r.Parent[v]}] = c.combine(v, r.Parent[v], sc)
 		}
 	}
 	for _, v := range r.Order {
 		for _, w := range t.Neighbors(v) {
 			if r.Parent[w] == v {
-				c.msg[[2]int{v, w}] = c.combine(v, w)
+				c.msg[[2]int{v, w}] = c.combine(v, w, sc)
 			}
 		}
 	}
@@ -173,14 +172,16 @@ func (g *Model) edgeCorr(u, v int) float64 {
 
 // combine returns the message of v to its neighbour to, from the messages
 // into v of its other neighbours.
-func (c *Contractor) combine(v, to int) *message {
+func (c *Contractor) combine(v, to int, sc *combineScratch) *message {
 	g := c.g
-	p := len(c.mom.Names)
-	out := &message{y: make([]float64, p)}
+	out := &message{}
 	if j := c.col[v]; j >= 0 {
-		out.y[j] = 1 / math.Sqrt(g.Var[v])
+		out.idx, out.val = sc.put([]int{j}, []float64{1 / math.Sqrt(g.Var[v])})
 		return out
 	}
+	// The entries of y summed densely, in acc.
+	acc := sc.acc
+	clear(acc)
 	prec := 0.0
 	for _, w := range g.Tree.Neighbors(v) {
 		in := c.msg[[2]int{w, v}]
@@ -190,22 +191,45 @@ func (c *Contractor) combine(v, to int) *message {
 		rho := g.edgeCorr(v, w)
 		d := 1 - rho*rho + in.nu
 		prec += rho * rho / d
-		for j, x := range in.y {
-			if x != 0 {
-				out.y[j] += rho / d * x
-			}
+		for t, j := range in.idx {
+			acc[j] += rho / d * in.val[t]
 		}
 	}
 	if !(prec > 0) {
-		clear(out.y)
 		out.nu = math.Inf(1)
 		return out
 	}
-	for j := range out.y {
-		out.y[j] /= prec
+	sc.ji, sc.jv = sc.ji[:0], sc.jv[:0]
+	for j, x := range acc {
+		if y := x / prec; y != 0 {
+			sc.ji, sc.jv = append(sc.ji, j), append(sc.jv, y)
+		}
 	}
+	out.idx, out.val = sc.put(sc.ji, sc.jv)
 	out.nu = 1 / prec
 	return out
+}
+
+// combineScratch is the scratch space of combine: acc (one entry per
+// column), the entries of a message (ji, jv), and the memory the
+// messages' entries are copied into.
+type combineScratch struct {
+	acc []float64
+	ji  []int
+	jv  []float64
+	is  []int
+	vs  []float64
+}
+
+// put returns copies of idx and val in the scratch's memory.
+func (sc *combineScratch) put(idx []int, val []float64) ([]int, []float64) {
+	if len(sc.is)+len(idx) > cap(sc.is) {
+		sc.is = make([]int, 0, max(1024, 2*len(idx)))
+		sc.vs = make([]float64, 0, max(1024, 2*len(idx)))
+	}
+	a := len(sc.is)
+	sc.is, sc.vs = append(sc.is, idx...), append(sc.vs, val...)
+	return sc.is[a:len(sc.is):len(sc.is)], sc.vs[a:len(sc.vs):len(sc.vs)]
 }
 
 // meas is a measurement of a contraction's star (Contractor.Score).
@@ -221,9 +245,11 @@ type meas struct {
 type scoreScratch struct {
 	ms                   []meas
 	use                  []int
-	ys, sys              [][]float64
+	yi                   [][]int
+	yv, sys              [][]float64
 	far                  []bool
 	nus, Y, r, old, both []float64
+	keepIdx              []int
 	star                 star
 }
 
@@ -382,31 +408,32 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	}
 	k := len(use) + off
 	p := len(c.mom.Names)
-	ys, sys := grow(&sc.ys, k), grow(&sc.sys, k)
+	yi, yv, sys := grow(&sc.yi, k), grow(&sc.yv, k), grow(&sc.sys, k)
 	nus, Y, r := growf(&sc.nus, k), growf(&sc.Y, k*k), growf(&sc.r, len(use))
 	far, old := grow(&sc.far, len(use)), growf(&sc.old, len(use)+1)
 	if obsKeep {
 		j := c.col[keep]
 		s := 1 / math.Sqrt(g.Var[keep])
-		both := growf(&sc.both, 2*p)
-		clear(both)
+		sy := growf(&sc.both, p+1)
 		nus[0] = 0
-		ys[0], sys[0] = both[:p], both[p:]
-		ys[0][j] = s
+		yi[0], yv[0], sys[0] = append(sc.keepIdx[:0], j), sy[p:], sy[:p]
+		sc.keepIdx = yi[0]
+		yv[0][0] = s
 		for i := range p {
 			sys[0][i] = c.mom.Cov[i*p+j] * s
 		}
 	}
 	for a, i := range use {
-		ys[a+off], sys[a+off], nus[a+off] = ms[i].m.y, c.syOf(ms[i].m), ms[i].m.nu
+		yi[a+off], yv[a+off], sys[a+off], nus[a+off] = ms[i].m.idx, ms[i].m.val, c.syOf(ms[i].m), ms[i].m.nu
 	}
+	// Y = yᵀ S y over the nonzero entries of the y's, in increasing
+	// columns.
 	for a := range k {
 		for b := a; b < k; b++ {
 			s := 0.0
-			for j, x := range ys[a] {
-				if x != 0 {
-					s += x * sys[b][j]
-				}
+			sb := sys[b]
+			for t, j := range yi[a] {
+				s += yv[a][t] * sb[j]
 			}
 			Y[a*k+b], Y[b*k+a] = s, s
 		}
