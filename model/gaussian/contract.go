@@ -133,6 +133,7 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 	go func() {
 		defer close(done)
 		ll, llErr = em.loglik()
+		em.release()
 	}()
 	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: map[[2]int]*message{}, b: b, bcol: col, pat: pat}
 	for i := range c.col {

@@ -473,6 +473,7 @@ func fit(t *tree.Tree, opt Options, setup func(g *Model) (*gaussEM, error)) (*Mo
 	if err != nil {
 		return nil, nil, err
 	}
+	defer em.release()
 	b := em.b
 	maxIter := opt.MaxIter
 	if maxIter == 0 {

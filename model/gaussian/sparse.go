@@ -3,6 +3,7 @@ package gaussian
 import (
 	"errors"
 	"math"
+	"sync"
 )
 
 // The E-step of a dense pattern (many rows with the same observed cells,
@@ -92,8 +93,10 @@ func (em *gaussEM) forest(i int) *forestPattern {
 	h, q := len(fp.hid), len(em.pats[i].idx)
 	fp.jd = make([]float64, n)
 	fp.ldl, fp.d, fp.bm, fp.sel = make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, 2*h)
-	fp.bx, fp.pt = make([]float64, h*q), make([]float64, h*h)
-	fp.x, fp.m = make([]float64, q*q), make([]float64, q)
+	// Scratch every E-step overwrites before reading (bx and pt are
+	// cleared, x is written whole), possibly of an earlier fit.
+	fp.bx, fp.pt = getBuf(h*q), getBuf(h*h)
+	fp.x, fp.m = getBuf(q*q), make([]float64, q)
 	em.fp[i] = fp
 	return fp
 }
@@ -350,9 +353,51 @@ func (em *gaussEM) messages(i int) *msgPattern {
 		size += hi - mp.lo[v]
 	}
 	q := len(mp.col)
-	mp.x, mp.y = make([]float64, q*q), make([]float64, size)
+	// Scratch: msgLogLik writes x whole and clears each node's part of y
+	// before reading it.
+	mp.x, mp.y = getBuf(q*q), getBuf(size)
 	fp.msg = mp
 	return mp
+}
+
+// bufPool holds the scratch of finished E-steps (gaussEM.release) for
+// later ones: a search fits and scores dozens of models of the same size
+// one after another, and fresh memory costs a page fault per 4 kB.
+var bufPool sync.Pool // of *[]float64
+
+// getBuf returns a slice of n floats of undefined contents.
+func getBuf(n int) []float64 {
+	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]float64, n)
+}
+
+// putBuf gives b to later getBuf calls.
+func putBuf(b []float64) {
+	if cap(b) > 0 {
+		bufPool.Put(&b)
+	}
+}
+
+// release gives em's E-step scratch to later E-steps; em must not be
+// used after.
+func (em *gaussEM) release() {
+	for _, fp := range em.fp {
+		if fp == nil {
+			continue
+		}
+		putBuf(fp.bx)
+		putBuf(fp.pt)
+		putBuf(fp.x)
+		fp.bx, fp.pt, fp.x = nil, nil, nil
+		if mp := fp.msg; mp != nil {
+			putBuf(mp.x)
+			putBuf(mp.y)
+			mp.x, mp.y = nil, nil
+		}
+	}
+	em.fp = nil
 }
 
 // msgLogLik returns the log-likelihood of the standardised moments X
