@@ -174,15 +174,17 @@ func (e *env) readCSV(path string, df *dataFlags, adjust func(*data.ReadOptions)
 	if adjust != nil {
 		adjust(&opt)
 	}
-	var in io.Reader = bufio.NewReaderSize(r, 1<<20)
+	var in io.Reader
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= smallInput {
 			// Read whole into a buffer of its size (data.ReadCSV), the
 			// megabyte of bufio's buffer would be touched for nothing.
 			in = f
 		} else {
-			in = statReader{in, f}
+			in = statReader{bufio.NewReaderSize(r, 1<<20), f}
 		}
+	} else {
+		in = bufio.NewReaderSize(r, 1<<20)
 	}
 	return data.ReadCSV(in, opt)
 }
