@@ -112,9 +112,9 @@ func BenchmarkLearnNewsgroups(b *testing.B) {
 // 25's target is ≤ 20 ms for the command, process start included (about
 // 5 ms of it, outside this benchmark, as is the deferral of garbage
 // collection by cmd/latentree). On the 2-core test machine, under a load
-// of 2 to 5 from other jobs, it took 39–48 ms/op, 33 MB and 55,000
-// allocations before the work on issue 25, and 23–25 ms/op, 11 MB and
-// 23,000 allocations after.
+// of 2 to 5 from other jobs, it took 37–48 ms/op (more as the load
+// grew), 33 MB and 55,000 allocations before the work on issue 25, and
+// 21–30 ms/op, 11 MB and 23,000 allocations after.
 func BenchmarkLearnGaussianSmall(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "hmm.csv")
 	if code := Main([]string{"simulate", "--topology", "hmm", "--hidden", "78", "-n", "1000", "--seed", "1", "--out", path}, strings.NewReader(""), &discard{}, &discard{}); code != ExitOK {
