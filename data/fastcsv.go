@@ -107,8 +107,15 @@ func (rd *reader) readFast(buf []byte) (*Dataset, *ReadReport, error, bool) {
 	isMiss := make([]bool, len(rd.cols))
 	rep := &ReadReport{Delimiter: rd.opt.Delimiter, Skipped: rd.skipped}
 	at := &fastLine{}
+	// floats counts the columns that store floats (a column never stops).
+	floats := 0
+	for _, c := range rd.cols {
+		if c.float {
+			floats++
+		}
+	}
 	for ; len(rest) > 0; line++ {
-		if len(rest) >= bulkMin && rd.allFloat() {
+		if floats == len(rd.cols) && len(rest) >= bulkMin {
 			// Every column stores floats: the rest goes to readFloats.
 			if !rd.readFloats(rest, line, rep) {
 				return nil, nil, nil, false
@@ -185,12 +192,15 @@ func (rd *reader) readFast(buf []byte) (*Dataset, *ReadReport, error, bool) {
 			// The cell is a view of buf, which is not changed while the
 			// columns are built; add clones the labels it keeps.
 			s := unsafe.String(unsafe.SliceData(cell), len(cell))
-			labels := len(c.labels)
+			labels, was := len(c.labels), c.float
 			if err := c.add(&rd.typing, s, at); err != nil || c.text || c.badLine != 0 {
 				return nil, nil, nil, false
 			}
 			if len(c.labels) != labels {
 				c.settle(&rd.typing)
+			}
+			if c.float && !was {
+				floats++
 			}
 		}
 	}
@@ -226,16 +236,6 @@ var (
 	bulkChunk = 256 << 10
 	bulkParts = 0
 )
-
-// allFloat reports whether every column stores floats.
-func (rd *reader) allFloat() bool {
-	for _, c := range rd.cols {
-		if !c.float {
-			return false
-		}
-	}
-	return true
-}
 
 // byteClass classifies the bytes of a line for readFloats: 0 plain, 1 the
 // delimiter, 2 a byte the fast path refuses (see readFast).
