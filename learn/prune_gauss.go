@@ -110,13 +110,6 @@ func (s *pruneState) gcontractor(g *gaussian.Model, mom *gaussian.Moments) (*gau
 // moments mom.
 func gaussianOps(mom *gaussian.Moments) localOps {
 	return localOps{
-		with: func(cur model.Model, ct *tree.Tree, cand *pruneState) (model.Model, error) {
-			cm, ok := cur.(*gaussian.Model)
-			if !ok || cand.glocal == nil {
-				return nil, errors.New("learn: a local candidate is not Gaussian")
-			}
-			return cm.WithContraction(ct, cand.glocal)
-		},
 		withAll: func(cur model.Model, base *tree.Tree, edges [][2]int, cands []*pruneState) (model.Model, *tree.Tree, error) {
 			cm, ok := cur.(*gaussian.Model)
 			if !ok {

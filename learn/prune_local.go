@@ -189,7 +189,9 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 				more = append(more, i)
 			}
 		}
-		if ops.withAll != nil && len(more) > 0 {
+		switch {
+		case len(more) == 0:
+		case ops.withAll != nil:
 			edges, states := make([][2]int, len(more)), make([]*pruneState, len(more))
 			for k, i := range more {
 				edges[k], states[k] = [2]int{cands[i].keep, cands[i].drop}, out[i].state
@@ -200,24 +202,22 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 			}
 			cur, curTree = &pruneState{m: nm}, ct
 			kept += len(more)
-		}
-		for _, i := range more {
-			if ops.withAll != nil {
-				break
+		default:
+			for _, i := range more {
+				// Its local fit goes into the current model (its own
+				// model, and tree, are not needed).
+				c := cands[i]
+				ct := curTree.Clone()
+				if err := ct.Contract(c.keep, c.drop); err != nil {
+					return nil, err
+				}
+				nm, err := ops.with(cur.m, ct, out[i].state)
+				if err != nil {
+					return nil, err
+				}
+				cur, curTree = &pruneState{m: nm}, ct
+				kept++
 			}
-			// Its local fit goes into the current model (its own model,
-			// and tree, are not needed).
-			c := cands[i]
-			ct := curTree.Clone()
-			if err := ct.Contract(c.keep, c.drop); err != nil {
-				return nil, err
-			}
-			nm, err := ops.with(cur.m, ct, out[i].state)
-			if err != nil {
-				return nil, err
-			}
-			cur, curTree = &pruneState{m: nm}, ct
-			kept++
 		}
 		// The current model's contractor is no longer needed: the next
 		// one is made in its memory.
@@ -253,11 +253,11 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 // localOps are what contractLocal needs of a model family: with puts the
 // local fit of cand (a candidate's state) into cur on ct, the contraction
 // of cur's tree by cand's edge; exact returns the exact log-likelihood of
-// a state's model. withAll, when set, is with for several candidates at
-// once, which share no node and no neighbour: their edges contracted in
-// order in a copy of cur's tree base, it returns the model with every
-// local fit and the tree, the same as with, one candidate after another.
-// scoreEdge, when set, is the search's score(ct, warm,
+// a state's model. withAll, when set, replaces with: it puts several
+// candidates, which share no node and no neighbour, in at once (their
+// edges contracted in order in a copy of cur's tree base) and returns the
+// model with every local fit and the tree, the same as with one candidate
+// after another. scoreEdge, when set, is the search's score(ct, warm,
 // true) of the contraction ct of base's edge keep–drop (drop merged into
 // keep) without ct, which contractLocal then makes only for the
 // candidates it keeps: a tree per candidate was a fifth of a small
