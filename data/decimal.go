@@ -34,40 +34,18 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 	}
 	var m uint64
 	sig, exp := 0, 0
-	// The integer digits, then the fraction's: leading zeros are not
-	// significant, and every fraction digit lowers the exponent.
+	// The integer digits, then the fraction's: every fraction digit
+	// lowers the exponent.
 	start := i
-	for ; i < len(s); i++ {
-		d := s[i] - '0'
-		if d > 9 {
-			break
-		}
-		if m == 0 && d == 0 {
-			continue
-		}
-		if sig == 19 {
-			return 0, 0, false
-		}
-		sig++
-		m = m*10 + uint64(d)
+	if i, m, sig, ok = digitRun(s, i, m, sig); !ok {
+		return 0, 0, false
 	}
 	digits := i - start
 	if i < len(s) && s[i] == '.' {
 		i++
 		start = i
-		for ; i < len(s); i++ {
-			d := s[i] - '0'
-			if d > 9 {
-				break
-			}
-			if m == 0 && d == 0 {
-				continue
-			}
-			if sig == 19 {
-				return 0, 0, false
-			}
-			sig++
-			m = m*10 + uint64(d)
+		if i, m, sig, ok = digitRun(s, i, m, sig); !ok {
+			return 0, 0, false
 		}
 		exp -= i - start
 		digits += i - start
@@ -161,4 +139,25 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 		b |= 1 << 63
 	}
 	return math.Float64frombits(b), n, true
+}
+
+// digitRun reads the digits of s from i on into the mantissa m, of which
+// sig digits are significant (leading zeros are not), and returns the
+// index after them; ok is false past 19 significant digits.
+func digitRun(s string, i int, m uint64, sig int) (int, uint64, int, bool) {
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
+		}
+		if m == 0 && d == 0 {
+			continue
+		}
+		if sig == 19 {
+			return i, m, sig, false
+		}
+		sig++
+		m = m*10 + uint64(d)
+	}
+	return i, m, sig, true
 }
