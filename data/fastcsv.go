@@ -122,18 +122,10 @@ func (rd *reader) readFast(buf []byte) (*Dataset, *ReadReport, error, bool) {
 			}
 			break
 		}
-		n := bytes.IndexByte(rest, '\n')
-		l := rest
-		if n >= 0 {
-			l, rest = rest[:n], rest[n+1:]
-		} else {
-			rest = nil
-		}
-		if len(l) > rd.lim.line {
+		var l []byte
+		var ok bool
+		if l, rest, ok = cutLine(rest, rd.lim.line); !ok {
 			return nil, nil, nil, false
-		}
-		if k := len(l); k > 0 && l[k-1] == '\r' {
-			l = l[:k-1]
 		}
 		if len(l) == 0 {
 			continue // encoding/csv skips empty lines
@@ -236,6 +228,23 @@ var (
 	bulkChunk = 256 << 10
 	bulkParts = 0
 )
+
+// cutLine returns the first line of b without its line end ("\n" or
+// "\r\n") and the rest of b after it; ok is false when the line is longer
+// than limit bytes.
+func cutLine(b []byte, limit int) (line, rest []byte, ok bool) {
+	line = b
+	if n := bytes.IndexByte(b, '\n'); n >= 0 {
+		line, rest = b[:n], b[n+1:]
+	}
+	if len(line) > limit {
+		return nil, nil, false
+	}
+	if k := len(line); k > 0 && line[k-1] == '\r' {
+		line = line[:k-1]
+	}
+	return line, rest, true
+}
 
 // byteClass classifies the bytes of a line for readFloats: 0 plain, 1 the
 // delimiter, 2 a byte the fast path refuses (see readFast).
@@ -341,18 +350,10 @@ func (rd *reader) floatPart(b []byte, line int, cl *[256]byte) floatPart {
 	drop := rd.opt.Missing == MissingDropRows
 	fused := rd.decimalLines()
 	for ; len(b) > 0; line++ {
-		n := bytes.IndexByte(b, '\n')
-		l := b
-		if n >= 0 {
-			l, b = b[:n], b[n+1:]
-		} else {
-			b = nil
-		}
-		if len(l) > rd.lim.line {
+		var l []byte
+		var ok bool
+		if l, b, ok = cutLine(b, rd.lim.line); !ok {
 			return pt
-		}
-		if k := len(l); k > 0 && l[k-1] == '\r' {
-			l = l[:k-1]
 		}
 		if len(l) == 0 {
 			continue
