@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,9 +118,9 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// commands are the constructors of the commands that Main builds alone
-// when the first argument names one (others, as help, need every
-// command: newRoot).
+// commands are the constructors of the commands, by name: Main builds
+// one alone when the first argument names it (others, as help, need every
+// command: newRoot, which adds these and viewCommands).
 var commands = map[string]func(*env) *cobra.Command{
 	"simulate": newSimulateCmd, "learn": newLearnCmd, "compare": newCompareCmd, "stats": newStatsCmd,
 	"fit": newFitCmd, "score": newScoreCmd, "infer": newInferCmd, "quartet": newQuartetCmd,
@@ -128,7 +130,11 @@ var commands = map[string]func(*env) *cobra.Command{
 // newRoot returns the root command with every command.
 func newRoot(e *env) *cobra.Command {
 	root := newRootWith(e)
-	root.AddCommand(newSimulateCmd(e), newLearnCmd(e), newCompareCmd(e), newStatsCmd(e), newFitCmd(e), newScoreCmd(e), newInferCmd(e), newQuartetCmd(e), newExperimentCmd(e), newNoisyorCmd(e), newVersionCmd(e))
+	// (cobra lists commands sorted by name whatever the order they are
+	// added in.)
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		root.AddCommand(commands[name](e))
+	}
 	for _, c := range viewCommands {
 		root.AddCommand(c(e))
 	}
