@@ -19,31 +19,74 @@ import (
 // qnCoords are the coordinates of the quasi-Newton phase, in the order of
 // save: for every observed node μ_v/s_v (s_v its standard deviation when
 // the phase starts, so that every coordinate is on the scale of a
-// correlation) and log σ²_v, for every edge atanh ρ_v, bounded by
-// ±atanh(rhoMax).
+// correlation), unless fixMean, and log σ²_v, for every edge atanh ρ_v,
+// bounded by ±atanh(rhoMax).
+//
+// fixMean leaves the means out when no cell is missing and every observed
+// mean is the sample mean: then it is their maximum whatever the other
+// parameters (the gradient in them is zero and the mixed second
+// derivatives vanish there, as Σ⁻¹(x̄ − μ) = 0), so that BFGS would never
+// move them, and dropping them shrinks its k² inverse-Hessian work (by
+// nearly half on trees with few hidden nodes) without changing its steps.
 type qnCoords struct {
-	em    *gaussEM
-	scale []float64 // per node: s_v
-	amax  float64
+	em      *gaussEM
+	scale   []float64 // per node: s_v
+	amax    float64
+	fixMean bool
 }
 
 func newQNCoords(em *gaussEM) *qnCoords {
 	g := em.g
-	c := &qnCoords{em: em, scale: make([]float64, g.Tree.MaxID()), amax: math.Atanh(rhoMax)}
+	c := &qnCoords{em: em, scale: make([]float64, g.Tree.MaxID()), amax: math.Atanh(rhoMax), fixMean: em.meansAtSample()}
 	for _, v := range em.nodes {
 		c.scale[v] = math.Sqrt(g.Var[v])
 	}
 	return c
 }
 
+// meansAtSample reports whether no cell is missing (one pattern, dense)
+// and every observed node's mean is the sample mean, to within rounding.
+func (em *gaussEM) meansAtSample() bool {
+	if len(em.pats) != 1 {
+		return false
+	}
+	pt := em.pats[0]
+	if !pt.dense || len(pt.idx) != len(em.b.obs) || len(pt.mean) != len(pt.idx) {
+		return false
+	}
+	for a, i := range pt.idx {
+		mu, xbar := em.g.Mean[em.b.obs[i]], pt.mean[a]
+		if math.Abs(mu-xbar) > 1e-12*(math.Abs(xbar)+math.Sqrt(em.g.Var[em.b.obs[i]])) {
+			return false
+		}
+	}
+	return true
+}
+
+// perObserved is the number of coordinates of an observed node.
+func (c *qnCoords) perObserved() int {
+	if c.fixMean {
+		return 1
+	}
+	return 2
+}
+
+// size is the number of coordinates.
+func (c *qnCoords) size() int {
+	return c.perObserved()*c.em.g.Tree.NumObserved() + len(c.em.nodes) - 1
+}
+
 // edges reports, for every coordinate in the order of save, whether it is
 // an edge's atanh ρ (bounded by ±amax).
 func (c *qnCoords) edges() []bool {
 	g := c.em.g
-	out := make([]bool, 0, c.em.paramLen())
+	out := make([]bool, 0, c.size())
 	for _, v := range c.em.nodes {
 		if !g.Tree.IsHidden(v) {
-			out = append(out, false, false)
+			out = append(out, false)
+			if !c.fixMean {
+				out = append(out, false)
+			}
 		}
 		if v != g.Root {
 			out = append(out, true)
@@ -57,8 +100,12 @@ func (c *qnCoords) save(x []float64) {
 	k := 0
 	for _, v := range c.em.nodes {
 		if !g.Tree.IsHidden(v) {
-			x[k], x[k+1] = g.Mean[v]/c.scale[v], math.Log(g.Var[v])
-			k += 2
+			if !c.fixMean {
+				x[k] = g.Mean[v] / c.scale[v]
+				k++
+			}
+			x[k] = math.Log(g.Var[v])
+			k++
 		}
 		if v != g.Root {
 			x[k] = math.Atanh(max(-rhoMax, min(rhoMax, g.Rho[v])))
@@ -72,9 +119,12 @@ func (c *qnCoords) load(x []float64) {
 	k := 0
 	for _, v := range c.em.nodes {
 		if !g.Tree.IsHidden(v) {
-			g.Mean[v] = x[k] * c.scale[v]
-			g.Var[v] = math.Exp(max(-700, min(700, x[k+1])))
-			k += 2
+			if !c.fixMean {
+				g.Mean[v] = x[k] * c.scale[v]
+				k++
+			}
+			g.Var[v] = math.Exp(max(-700, min(700, x[k])))
+			k++
 		}
 		if v != g.Root {
 			g.Rho[v] = max(-rhoMax, min(rhoMax, math.Tanh(x[k])))
@@ -140,8 +190,12 @@ func (c *qnCoords) gradient(st *gaussStats, grad []float64) {
 				deta -= kap[u] * zp[u] / 2
 			}
 			// ∂/∂(μ_v/s_v) = s_v ∂/∂μ_v.
-			grad[k], grad[k+1] = c.scale[v]*dmu/sd[v], deta
-			k += 2
+			if !c.fixMean {
+				grad[k] = c.scale[v] * dmu / sd[v]
+				k++
+			}
+			grad[k] = deta
+			k++
 		}
 		if p >= 0 {
 			rho := g.Rho[v]
@@ -220,31 +274,48 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 		*hbuf = make([]float64, k*k)
 	}
 	h := mat.NewSymDense(k, (*hbuf)[:k*k])
+	raw := h.RawSymmetric() // upper triangle, row-major
 	n := l.em.b.n
+	// w is H g at the current point, kept through every change of H and
+	// g, so that each iteration needs one product of H with a vector
+	// (H gn, from which H y = w − H gn and the updated H gn follow)
+	// rather than two.
+	w := make([]float64, k)
 	resetH := func(scale float64) {
 		h.Zero()
 		for i := range k {
-			h.SetSym(i, i, scale)
+			raw.Data[i*raw.Stride+i] = scale
+			w[i] = scale * g[i]
 		}
 	}
 	resetH(1 / n)
 	first := true
-	d, xn, gn, s, y, hy, gm := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
-	dv, hyv, gmv, sv, yv := mat.NewVecDense(k, d), mat.NewVecDense(k, hy), mat.NewVecDense(k, gm), mat.NewVecDense(k, s), mat.NewVecDense(k, y)
+	d, xn, gn, s, y, hy, gm, u := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	uv, gnv := mat.NewVecDense(k, u), mat.NewVecDense(k, gn)
 	active := make([]bool, k)
 	for l.it < l.maxIter {
 		// Edges held at a bound: at ±amax with the gradient pointing out.
 		for i := range k {
 			active[i] = isEdge[i] && math.Abs(x[i]) >= c.amax*(1-1e-12) && g[i]*x[i] > 0
 		}
-		// d = H g over the free coordinates.
+		// d = H g over the free coordinates: H g less g_i times the
+		// column of H of each held coordinate i.
+		copy(d, w)
 		for i := range k {
 			gm[i] = g[i]
-			if active[i] {
-				gm[i] = 0
+			if !active[i] {
+				continue
+			}
+			gm[i] = 0
+			gi := g[i]
+			for j := range i {
+				d[j] -= gi * raw.Data[j*raw.Stride+i]
+			}
+			row := raw.Data[i*raw.Stride : i*raw.Stride+k]
+			for j := i; j < k; j++ {
+				d[j] -= gi * row[j]
 			}
 		}
-		dv.MulVec(h, gmv)
 		pred := 0.0
 		for i := range k {
 			if active[i] {
@@ -329,31 +400,52 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 		}
 		l.lastGain = l.cur - ll0
 		c.gradient(l.st, gn)
-		// Secant pair for −L: s = Δx, y = −Δg.
+		// H gn with H as it is, and the secant pair for −L: s = Δx,
+		// y = −Δg, H y = w − H gn.
+		uv.MulVec(h, gnv)
 		sy := 0.0
 		for i := range k {
 			s[i] = xn[i] - x[i]
 			y[i] = g[i] - gn[i]
+			hy[i] = w[i] - u[i]
 			sy += s[i] * y[i]
 		}
 		copy(x, xn)
 		copy(g, gn)
+		copy(w, u)
 		yy := 0.0
 		for i := range k {
 			yy += y[i] * y[i]
 		}
 		if !(sy > 1e-12*math.Sqrt(yy)*norm(s)) {
-			continue // no positive curvature: keep H
+			continue // no positive curvature: keep H (w = H g already)
 		}
 		if first {
-			resetH(sy / yy)
+			resetH(sy / yy) // w = H g for the new H
+			for i := range k {
+				hy[i] = sy / yy * y[i]
+			}
 			first = false
 		}
-		// H ← (I − ρsyᵀ) H (I − ρysᵀ) + ρssᵀ, ρ = 1/sᵀy.
-		hyv.MulVec(h, yv)
-		yhy := mat.Dot(yv, hyv)
-		h.SymRankOne(h, (1+yhy/sy)/sy, sv)
-		h.RankTwo(h, -1/sy, hyv, sv)
+		// H ← (I − ρsyᵀ) H (I − ρysᵀ) + ρssᵀ, ρ = 1/sᵀy, that is
+		// H + a ssᵀ − b (Hy sᵀ + s (Hy)ᵀ) with a = (1 + yᵀHy/sᵀy)/sᵀy and
+		// b = 1/sᵀy, in one pass over the upper triangle; and w = H g
+		// for the new H from the old one's.
+		yhy, sg, hyg := 0.0, 0.0, 0.0
+		for i := range k {
+			yhy += y[i] * hy[i]
+			sg += s[i] * g[i]
+			hyg += hy[i] * g[i]
+		}
+		a, b := (1+yhy/sy)/sy, 1/sy
+		for i := range k {
+			c1, c2 := a*s[i]-b*hy[i], -b*s[i]
+			row := raw.Data[i*raw.Stride : i*raw.Stride+k]
+			for j := i; j < k; j++ {
+				row[j] += c1*s[j] + c2*hy[j]
+			}
+			w[i] += a*s[i]*sg - b*(hy[i]*sg+s[i]*hyg)
+		}
 	}
 	return false, nil
 }

@@ -77,7 +77,10 @@ func TestQNGradient(t *testing.T) {
 		}
 		em := newGaussEM(g, b, b.patterns(), nil)
 		c := newQNCoords(em)
-		k := em.paramLen()
+		if c.fixMean {
+			t.Fatal("means moved off the sample mean, yet fixMean")
+		}
+		k := c.size()
 		x, grad := make([]float64, k), make([]float64, k)
 		c.save(x)
 		st, err := em.estep()
