@@ -110,3 +110,102 @@ func TestQNGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestQNFixMean checks that the quasi-Newton coordinates leave the means
+// out exactly when no cell is missing and the means are the sample means,
+// and that there the full gradient's mean components are zero (so that
+// BFGS would not move them) and its other components are the reduced
+// gradient's.
+func TestQNFixMean(t *testing.T) {
+	tr, err := simulateFixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g0, err := New(tr, model.DefaultRoot(tr), 0.6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range tr.Observed() {
+		g0.Mean[v], g0.Var[v] = float64(i), 1+float64(i%3)
+	}
+	d, err := g0.Sample(rand.New(rand.NewPCG(7, 1)), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(tr, model.DefaultRoot(tr), 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.bind(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.startGaussian(b); err != nil {
+		t.Fatal(err)
+	}
+	em := newGaussEM(g, b, b.patterns(), nil)
+	st, err := em.estep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newQNCoords(em)
+	if !c.fixMean {
+		t.Fatal("complete data with the sample means: fixMean is false")
+	}
+	reduced := make([]float64, c.size())
+	c.gradient(st, reduced)
+	full := &qnCoords{em: em, scale: c.scale, amax: c.amax}
+	fg := make([]float64, full.size())
+	full.gradient(st, fg)
+	if len(fg) != len(reduced)+tr.NumObserved() {
+		t.Fatalf("%d full coordinates, %d reduced, %d observed", len(fg), len(reduced), tr.NumObserved())
+	}
+	k, j := 0, 0
+	for _, v := range em.nodes {
+		if !tr.IsHidden(v) {
+			if math.Abs(fg[k]) > 1e-8 {
+				t.Errorf("node %d: gradient in the mean %g at the sample mean", v, fg[k])
+			}
+			k++
+			if fg[k] != reduced[j] {
+				t.Errorf("node %d: log-variance gradient %g, reduced %g", v, fg[k], reduced[j])
+			}
+			k, j = k+1, j+1
+		}
+		if v != g.Root {
+			if fg[k] != reduced[j] {
+				t.Errorf("node %d: edge gradient %g, reduced %g", v, fg[k], reduced[j])
+			}
+			k, j = k+1, j+1
+		}
+	}
+	// A mean moved off the sample mean: every coordinate is kept.
+	v := tr.Observed()[0]
+	g.Mean[v] += 0.1
+	if newQNCoords(em).fixMean {
+		t.Error("a mean off the sample mean: fixMean is true")
+	}
+}
+
+// simulateFixture is a tree of three hidden nodes with seven observed
+// leaves.
+func simulateFixture() (*tree.Tree, error) {
+	tr := tree.New()
+	h0, h1, h2 := tr.AddHidden(), tr.AddHidden(), tr.AddHidden()
+	if err := tr.AddEdge(h0, h1, 0.5); err != nil {
+		return nil, err
+	}
+	if err := tr.AddEdge(h0, h2, 0.5); err != nil {
+		return nil, err
+	}
+	for i, parent := range []int{h1, h1, h1, h2, h2, h0, h0} {
+		x, err := tr.AddObserved(string(rune('a' + i)))
+		if err != nil {
+			return nil, err
+		}
+		if err := tr.AddEdge(parent, x, 0.5); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
