@@ -36,6 +36,12 @@ const (
 	gaussPolishMargin = 4.0
 )
 
+// boundSlack is how far below a decision's threshold (in nats of Change)
+// a contraction's upper bound must be for the search to take the bound
+// for its Change (gaussian.Contractor.ScoreBound): room for the rounding
+// of the log-likelihoods the thresholds are computed from.
+const boundSlack = 1e-6
+
 // bestLocal scores every contraction of an edge at a hidden node of s's
 // tree locally (gaussian.Contractor, on up to workers goroutines) and
 // returns the best by its Change less the penalty of the edge it removes
@@ -71,8 +77,11 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// A candidate whose bound puts it below -gaussPolishMargin is not
+	// refitted around its edge: it cannot be chosen.
+	floor := (-gaussPolishMargin-penalty)/2 - boundSlack
 	parallel.For(min(workers, len(cands)), len(cands), func(_, i int) {
-		out[i], errs[i] = con.Score(nil, cands[i].keep, cands[i].drop, gaussLocalIter, gaussLocalTol)
+		out[i], errs[i] = con.ScoreBound(nil, cands[i].keep, cands[i].drop, gaussLocalIter, gaussLocalTol, floor)
 	})
 	var (
 		bc      *gaussian.Contraction
@@ -191,7 +200,11 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		if err != nil {
 			return 0, nil, err
 		}
-		c, err := con.Score(ct, keep, drop, gaussLocalIter, gaussLocalTol)
+		// The search (contractLocal, margin penalty) keeps a candidate
+		// whose score is above the current one and rescores one within
+		// margin of it: a candidate whose bound puts it margin below
+		// (2·Change + penalty ≤ −penalty) is decided by the bound.
+		c, err := con.ScoreBound(ct, keep, drop, gaussLocalIter, gaussLocalTol, -penalty-boundSlack)
 		if err != nil {
 			return 0, nil, err
 		}

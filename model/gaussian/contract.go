@@ -296,6 +296,11 @@ type Contraction struct {
 	// itself costs, whether or not the contractor's model was at its
 	// maximum there.
 	Change float64
+	// Bounded reports that Change is an upper bound (from
+	// Contractor.ScoreBound): the change against the uncontracted
+	// neighbourhood at the model's own correlations, which its refit can
+	// only raise.
+	Bounded bool
 
 	g    *Model
 	ct   *tree.Tree
@@ -365,6 +370,21 @@ func (c *Contractor) Contract(ct *tree.Tree, keep, drop, maxIter int, tol float6
 // nil: the score does not need the contracted tree, which Build then
 // makes (or BuildOn takes).
 func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) (*Contraction, error) {
+	return c.score(ct, keep, drop, maxIter, tol, math.Inf(-1))
+}
+
+// ScoreBound is Score for a search that needs a contraction's Change
+// exactly only above floor: the uncontracted neighbourhood's refit, which
+// can only lower Change, is skipped when the change against it at the
+// model's own correlations (an upper bound on Change) is at most floor;
+// the Contraction then has that bound as Change, and Bounded set. A
+// search that ranks candidates above floor and discards the rest decides
+// the same with half the local fits of the discarded ones.
+func (c *Contractor) ScoreBound(ct *tree.Tree, keep, drop, maxIter int, tol, floor float64) (*Contraction, error) {
+	return c.score(ct, keep, drop, maxIter, tol, floor)
+}
+
+func (c *Contractor) score(ct *tree.Tree, keep, drop, maxIter int, tol, floor float64) (*Contraction, error) {
 	g := c.g
 	t := g.Tree
 	switch {
@@ -453,20 +473,23 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	if err != nil {
 		return nil, err
 	}
-	llOldMax, err := ost.fit(old, maxIter, tol)
-	if err != nil {
-		return nil, err
-	}
-	// The star of keep and its neighbours.
+	// The star of keep and its neighbours, in the old star's scratch.
 	for a, i := range use {
 		r[a] = max(-rhoMax, min(rhoMax, ms[i].start))
 	}
-	// Its scratch is the old star's, done with.
-	st := ost
-	st.two, st.far = false, nil
-	llNew, err := st.fit(r, maxIter, tol)
+	ost.two, ost.far = false, nil
+	llNew, err := ost.fit(r, maxIter, tol)
 	if err != nil {
 		return nil, err
+	}
+	// The old star refitted, unless the bound already puts the change
+	// at or below floor.
+	llOldMax, bounded := llOld, llNew-llOld <= floor
+	if !bounded {
+		ost.two, ost.far = true, far
+		if llOldMax, err = ost.fit(old, maxIter, tol); err != nil {
+			return nil, err
+		}
 	}
 	loc := &localFit{keep: keep, nodes: make([]int, len(ms)), rho: make([]float64, len(ms))}
 	for i, x := range ms {
@@ -475,7 +498,7 @@ func (c *Contractor) Score(ct *tree.Tree, keep, drop, maxIter int, tol float64) 
 	for a, i := range use {
 		loc.rho[i] = r[a]
 	}
-	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, g: g, ct: ct, drop: drop, loc: loc}, nil
+	return &Contraction{LogLik: c.LogLik + llNew - llOld, Change: llNew - llOldMax, Bounded: bounded, g: g, ct: ct, drop: drop, loc: loc}, nil
 }
 
 // withLocal returns the model on t (a contraction of g's tree that merges

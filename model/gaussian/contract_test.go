@@ -396,3 +396,74 @@ func TestContractorWithoutTree(t *testing.T) {
 		t.Fatalf("only %d contractions checked", n)
 	}
 }
+
+// ScoreBound skips the uncontracted neighbourhood's refit exactly when the
+// change at the model's own correlations is at most floor, and that change
+// bounds Score's Change from above; above floor it is Score. The model is
+// fitted by 5 E-steps only, so that the refits gain.
+func TestContractorScoreBound(t *testing.T) {
+	_, _, m := contractFixture(t)
+	rng := rand.New(rand.NewPCG(25, 7))
+	tr, err := simulate.RandomBinary(rng, 14, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := gaussian.FitMoments(tr, m, gaussian.Options{MaxIter: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.Contractor(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, loose := 0, 0
+	for _, e := range tr.Edges() {
+		keep, drop := e.U, e.V
+		if !tr.IsHidden(drop) {
+			keep, drop = drop, keep
+		}
+		if !tr.IsHidden(drop) {
+			continue
+		}
+		exact, err := c.Score(nil, keep, drop, 50, 1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		below, err := c.ScoreBound(nil, keep, drop, 50, 1e-4, math.Inf(-1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if below.Bounded || below.Change != exact.Change || below.LogLik != exact.LogLik {
+			t.Fatalf("%d into %d: floor −Inf gave %+v, Score %+v", drop, keep, below, exact)
+		}
+		bound, err := c.ScoreBound(nil, keep, drop, 50, 1e-4, math.Inf(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bound.Bounded || bound.LogLik != exact.LogLik {
+			t.Fatalf("%d into %d: floor +Inf gave bounded %v, log-likelihood %v (Score %v)", drop, keep, bound.Bounded, bound.LogLik, exact.LogLik)
+		}
+		// The bound is the change at the model's own correlations.
+		if math.Abs(bound.Change-(bound.LogLik-c.LogLik)) > 1e-9*math.Abs(c.LogLik) {
+			t.Fatalf("%d into %d: bound %v, log-likelihood change %v", drop, keep, bound.Change, bound.LogLik-c.LogLik)
+		}
+		if bound.Change < exact.Change-1e-9 {
+			t.Fatalf("%d into %d: bound %v below the change %v", drop, keep, bound.Change, exact.Change)
+		}
+		if bound.Change > exact.Change+1e-3 {
+			loose++
+		}
+		// A floor between the two: the bound is above it, so exact.
+		mid, err := c.ScoreBound(nil, keep, drop, 50, 1e-4, bound.Change-1e-9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mid.Bounded || mid.Change != exact.Change {
+			t.Fatalf("%d into %d: floor just below the bound gave %+v, Score %+v", drop, keep, mid, exact)
+		}
+		n++
+	}
+	if n < 5 || loose == 0 {
+		t.Fatalf("%d contractions checked, %d with a refit that gains: the test checks nothing", n, loose)
+	}
+}
