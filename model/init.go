@@ -24,9 +24,10 @@ func Surrogates(t *tree.Tree) []int {
 	for _, v := range t.Observed() {
 		dist[v], sur[v] = 0, v
 	}
+	nodes := t.Nodes()
 	for {
 		u := -1
-		for _, v := range t.Nodes() {
+		for _, v := range nodes {
 			if !done[v] && !math.IsInf(dist[v], 1) && (u < 0 || dist[v] < dist[u]) {
 				u = v
 			}
