@@ -740,8 +740,9 @@ func (s *star) evalDense(r, grad []float64) (float64, error) {
 
 // fit maximises the log-likelihood over r, from r, by at most maxIter
 // BFGS steps projected on the box |r| ≤ rhoMax, each with a backtracking
-// line search and no coordinate moving by more than ¼; it stops when a
-// step gains at most tol nat. It returns the log-likelihood reached, at
+// line search (to the maximum of a parabola) and no coordinate moving by
+// more than ¼; it stops when a step gains at most tol nat, or would by
+// its first-order gain. It returns the log-likelihood reached, at
 // r. (EM on the star is far slower: with an edge near |ρ| = 1 it moved by
 // 10⁻⁷ per thousand iterations; and in the coordinates atanh r, which
 // Fit's quasi-Newton phase uses, the log-likelihood is so flat near the
@@ -804,6 +805,17 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 				d[i] *= 0.25 / big
 			}
 		}
+		// The step's first-order gain, gᵀd, bounds what it can gain
+		// where ℓ is concave along d: at most tol, and the step would
+		// end the fit by the rule below after its evaluations (up to 30
+		// when rounding hides the gain).
+		pred := 0.0
+		for i := range m {
+			pred += gf[i] * d[i]
+		}
+		if pred <= tol {
+			break
+		}
 		var lln float64
 		step := 1.0
 		ok := false
@@ -824,7 +836,15 @@ func (s *star) fit(r []float64, maxIter int, tol float64) (float64, error) {
 				}
 				break
 			}
-			step /= 2
+			// Back to the maximum of the parabola through ℓ(0), its
+			// slope along the step and ℓ at the step, kept within
+			// [1/10, 1/2] of the step (halving took four or five
+			// trials on the first step of most fits).
+			u := 0.5
+			if den := lln - ll - dot; err == nil && den < 0 && dot > 0 && !math.IsInf(lln, 0) {
+				u = max(0.1, min(0.5, -dot/(2*den)))
+			}
+			step *= u
 		}
 		if !ok {
 			if fresh {
