@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -429,7 +430,7 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 		}
 		// H ← (I − ρsyᵀ) H (I − ρysᵀ) + ρssᵀ, ρ = 1/sᵀy, that is
 		// H + a ssᵀ − b (Hy sᵀ + s (Hy)ᵀ) with a = (1 + yᵀHy/sᵀy)/sᵀy and
-		// b = 1/sᵀy, in one pass over the upper triangle; and w = H g
+		// b = 1/sᵀy, row by row over the upper triangle; and w = H g
 		// for the new H from the old one's.
 		yhy, sg, hyg := 0.0, 0.0, 0.0
 		for i := range k {
@@ -438,12 +439,12 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 			hyg += hy[i] * g[i]
 		}
 		a, b := (1+yhy/sy)/sy, 1/sy
+		impl := blas64.Implementation()
 		for i := range k {
-			c1, c2 := a*s[i]-b*hy[i], -b*s[i]
-			row := raw.Data[i*raw.Stride : i*raw.Stride+k]
-			for j := i; j < k; j++ {
-				row[j] += c1*s[j] + c2*hy[j]
-			}
+			// Row i from the diagonal on: (a s_i − b Hy_i) s + (−b s_i) Hy.
+			row := raw.Data[i*raw.Stride+i : i*raw.Stride+k]
+			impl.Daxpy(k-i, a*s[i]-b*hy[i], s[i:], 1, row, 1)
+			impl.Daxpy(k-i, -b*s[i], hy[i:], 1, row, 1)
 			w[i] += a*s[i]*sg - b*(hy[i]*sg+s[i]*hyg)
 		}
 	}
