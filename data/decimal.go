@@ -9,6 +9,9 @@ import (
 var pow10u = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
+// signLen is 1 for the bytes of a sign, 0 for the others.
+var signLen = [256]uint8{'+': 1, '-': 1}
+
 // parseDecimal parses the common spellings of numbers in data files, an
 // optional sign, decimal digits with at most one point, and an optional
 // exponent, when the significant digits fit in a uint64 and the decimal
@@ -28,9 +31,9 @@ func parseDecimal(s string) (float64, bool) {
 func decimalPrefix(s string) (f float64, n int, ok bool) {
 	i := 0
 	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
+	if len(s) > 0 {
+		// Without a branch on the sign, which is as often + as -.
+		neg, i = s[0] == '-', int(signLen[s[0]])
 	}
 	var m uint64
 	sig, exp := 0, 0
@@ -143,16 +146,57 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 
 // digitRun reads the digits of s from i on into the mantissa m, of which
 // sig digits are significant (leading zeros are not), and returns the
-// index after them; ok is false past 19 significant digits.
+// index after them; ok is false past 19 significant digits. Past the
+// leading zeros it reads up to 8 digits at a time while 8 bytes are left,
+// then the last ones one by one.
 func digitRun(s string, i int, m uint64, sig int) (int, uint64, int, bool) {
+	if m == 0 {
+		for i < len(s) && s[i] == '0' {
+			i++
+		}
+	}
+	// From here on every digit is significant.
+	for i+8 <= len(s) {
+		b := s[i : i+8]
+		// The 8 bytes as a little-endian word: the first is the lowest.
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		// x holds the digits' values. A byte below '0' sets its top bit
+		// in x (and may borrow from the byte above it, past the first
+		// non-digit); a byte above '9' sets it in w+0x46 (0x3a+0x46 =
+		// 0x80), or in x if it is 0x80 or more. The lowest top bit set is
+		// the first non-digit's: the digits below it neither borrow nor
+		// carry.
+		x := w - '0'*ones8
+		k := bits.TrailingZeros64((x|(w+0x46*ones8))&(0x80*ones8)) >> 3 // 8 if none
+		if k == 0 {
+			return i, m, sig, true
+		}
+		if sig+k > 19 {
+			return i, m, sig, false
+		}
+		// The k digits moved to the top bytes (the bytes below them are
+		// then leading zeros of an 8-digit number), then combined in
+		// pairs into 16-bit lanes, those in pairs into 32-bit lanes, and
+		// those two: the more significant digit is in the lower byte.
+		x <<= 64 - 8*uint(k)
+		x = (x*10 + x>>8) & 0x00ff00ff00ff00ff
+		x = (x*100 + x>>16) & 0x0000ffff0000ffff
+		x = (x*10000 + x>>32) & 0xffffffff
+		m = m*pow10u[k] + x
+		sig += k
+		i += k
+		if k < 8 {
+			return i, m, sig, true
+		}
+	}
 	for ; i < len(s); i++ {
 		d := s[i] - '0'
 		if d > 9 {
 			break
 		}
-		if m == 0 && d == 0 {
-			continue
-		}
+		// Not a leading zero: those were skipped, and m > 0 after the
+		// loop above.
 		if sig == 19 {
 			return i, m, sig, false
 		}
@@ -161,3 +205,6 @@ func digitRun(s string, i int, m uint64, sig int) (int, uint64, int, bool) {
 	}
 	return i, m, sig, true
 }
+
+// ones8 has a 1 in each byte.
+const ones8 = 0x0101010101010101
