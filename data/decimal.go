@@ -9,8 +9,9 @@ import (
 var pow10u = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
-// signLen is 1 for the bytes of a sign, 0 for the others.
-var signLen = [256]uint8{'+': 1, '-': 1}
+// signOf is, for a leading byte, its length as a sign (bit 0) and whether
+// it is a minus sign (bit 1).
+var signOf = [256]uint8{'+': 1, '-': 3}
 
 // parseDecimal parses the common spellings of numbers in data files, an
 // optional sign, decimal digits with at most one point, and an optional
@@ -29,11 +30,11 @@ func parseDecimal(s string) (float64, bool) {
 // (sign, digits with at most one point, exponent), and the prefix's
 // length; ok is false where parseDecimal of the prefix would be.
 func decimalPrefix(s string) (f float64, n int, ok bool) {
-	i := 0
-	neg := false
+	// The sign, without a branch: it is as often + as -.
+	i, neg := 0, uint64(0)
 	if len(s) > 0 {
-		// Without a branch on the sign, which is as often + as -.
-		neg, i = s[0] == '-', int(signLen[s[0]])
+		v := signOf[s[0]]
+		i, neg = int(v&1), uint64(v>>1)
 	}
 	var m uint64
 	sig, exp := 0, 0
@@ -84,14 +85,13 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 	}
 	n = i
 	if m == 0 {
-		if neg {
-			return math.Copysign(0, -1), n, true
-		}
-		return 0, n, true
+		return math.Float64frombits(neg << 63), n, true
 	}
-	var q uint64 // the value's leading 64 bits, top bit set
-	var e2 int   // the value is q·2^e2, and more if sticky
-	var sticky bool
+	// The branches below on the digits (which of a and dn is larger, the
+	// rounding) are left to arithmetic: they go either way at random.
+	var q uint64      // the value's leading 64 bits, top bit set
+	var e2 int        // the value is q·2^e2, and more if sticky is 1
+	var sticky uint64 // 1 if the value is more than q·2^e2, else 0
 	switch {
 	case exp >= 0 && exp < len(pow10u):
 		hi, lo := bits.Mul64(m, pow10u[exp])
@@ -104,32 +104,31 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 			if lz == 0 {
 				q = hi
 			}
-			sticky = lo<<lz != 0
+			sticky = nonzero(lo << lz)
 		}
 	case exp < 0 && -exp < len(pow10u):
 		d := pow10u[-exp]
 		la, ld := bits.LeadingZeros64(m), bits.LeadingZeros64(d)
 		a, dn := m<<la, d<<ld
+		// a·2^64/dn if a < dn, else a·2^63/dn: the quotient has its top
+		// bit set either way (up is 1 in the second case: a-dn is then
+		// below 2^63, and above it in the first).
+		up := (a-dn)>>63 ^ 1
 		var r uint64
-		if a < dn {
-			q, r = bits.Div64(a, 0, dn)
-			e2 = ld - la - 64
-		} else {
-			q, r = bits.Div64(a>>1, a<<63, dn)
-			e2 = ld - la - 63
-		}
-		sticky = r != 0
+		q, r = bits.Div64(a>>up, a<<(64-up), dn)
+		e2 = ld - la - 64 + int(up)
+		sticky = nonzero(r)
 	default:
 		return 0, 0, false
 	}
-	// Round q to 53 bits, ties to even.
-	mant, rest := q>>11, q&0x7ff
-	if rest > 0x400 || rest == 0x400 && (sticky || mant&1 == 1) {
-		mant++
-		if mant == 1<<53 {
-			mant >>= 1
-			e2++
-		}
+	// Round q to 53 bits, ties to even: up when the rest is more than
+	// half (0x400, or 0x400 and sticky, which sets the rest's bit 0) or
+	// half and mant odd.
+	mant, rest := q>>11, q&0x7ff|sticky
+	mant += (rest + 0x3ff + mant&1) >> 11
+	if mant == 1<<53 {
+		mant >>= 1
+		e2++
 	}
 	// mant·2^(e2+11), mant in [2^52, 2^53): a normal float64 whose biased
 	// exponent is e2+11+52+1023, built from its bits.
@@ -137,11 +136,13 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 	if be < 1 || be > 2046 {
 		return 0, 0, false
 	}
-	b := uint64(be)<<52 | mant&(1<<52-1)
-	if neg {
-		b |= 1 << 63
-	}
+	b := neg<<63 | uint64(be)<<52 | mant&(1<<52-1)
 	return math.Float64frombits(b), n, true
+}
+
+// nonzero is 1 if x is not 0, else 0.
+func nonzero(x uint64) uint64 {
+	return (x | -x) >> 63
 }
 
 // digitRun reads the digits of s from i on into the mantissa m, of which

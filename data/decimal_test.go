@@ -2,6 +2,7 @@ package data
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -75,6 +76,30 @@ func TestParseDecimal(t *testing.T) {
 	}
 	if n < 2*draws {
 		t.Errorf("parseDecimal took %d of %d spellings", n, 4*draws)
+	}
+}
+
+// TestParseDecimalHalfway checks parseDecimal near the points halfway
+// between two doubles, where the rounding turns on the last bits of the
+// quotient or product and on whether anything is left below them: each
+// halfway point (exact, from math/big) spelled with 19 significant digits
+// (just above or below it) and with 17 and 18. (The halfway cases of
+// TestParseDecimal are doubles, as float64 arithmetic rounds them.)
+func TestParseDecimalHalfway(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	n := 0
+	for range 20000 {
+		x := math.Ldexp(1+rng.Float64(), rng.IntN(53)-3) // 19 digits then need exponents of -3 to -19
+		h := new(big.Float).SetPrec(200).SetFloat64(x)
+		h.Add(h, new(big.Float).SetPrec(200).SetFloat64((math.Nextafter(x, math.Inf(1))-x)/2))
+		for _, digits := range []int{16, 17, 18} {
+			if checkDecimal(t, h.Text('e', digits)) {
+				n++
+			}
+		}
+	}
+	if n < 50000 {
+		t.Errorf("parseDecimal took %d of 60000 spellings", n)
 	}
 }
 
