@@ -41,7 +41,12 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 	// The integer digits, then the fraction's: every fraction digit
 	// lowers the exponent.
 	start := i
-	if i, m, sig, ok = digitRun(s, i, m, sig); !ok {
+	if i+1 < len(s) && s[i+1] == '.' && s[i]-'0' <= 9 {
+		// One integer digit, the most common case, without digitRun.
+		m = uint64(s[i] - '0')
+		sig = int(nonzero(m))
+		i++
+	} else if i, m, sig, ok = digitRun(s, i, m, sig); !ok {
 		return 0, 0, false
 	}
 	digits := i - start
