@@ -9,6 +9,15 @@ import (
 var pow10u = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
+// pow5u are the powers of five that fit in a uint64: 10^k is 5^k·2^k.
+var pow5u = func() (p [28]uint64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = 5 * p[k-1]
+	}
+	return p
+}()
+
 // signOf is, for a leading byte, its length as a sign (bit 0) and whether
 // it is a minus sign (bit 1).
 var signOf = [256]uint8{'+': 1, '-': 3}
@@ -16,11 +25,12 @@ var signOf = [256]uint8{'+': 1, '-': 3}
 // parseDecimal parses the common spellings of numbers in data files, an
 // optional sign, decimal digits with at most one point, and an optional
 // exponent, when the significant digits fit in a uint64 and the decimal
-// exponent is at most 19 in size; it reports false for anything else,
+// exponent is at most 27 in size; it reports false for anything else,
 // which strconv.ParseFloat then parses. The result is the float64 nearest
 // the decimal value (ties to even), as strconv.ParseFloat gives it: the
-// quotient or product of the digits and a power of ten is computed exactly
-// in 128 bits and rounded once.
+// quotient or product of the digits and a power of five (10^k is 5^k·2^k,
+// and the 2^k goes to the binary exponent) is computed exactly in 128 bits
+// and rounded once.
 func parseDecimal(s string) (float64, bool) {
 	f, n, ok := decimalPrefix(s)
 	return f, ok && n == len(s)
@@ -98,21 +108,21 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 	var e2 int        // the value is q·2^e2, and more if sticky is 1
 	var sticky uint64 // 1 if the value is more than q·2^e2, else 0
 	switch {
-	case exp >= 0 && exp < len(pow10u):
-		hi, lo := bits.Mul64(m, pow10u[exp])
+	case exp >= 0 && exp < len(pow5u):
+		hi, lo := bits.Mul64(m, pow5u[exp])
 		if hi == 0 {
 			lz := bits.LeadingZeros64(lo)
-			q, e2 = lo<<lz, -lz
+			q, e2 = lo<<lz, exp-lz
 		} else {
 			lz := bits.LeadingZeros64(hi)
-			q, e2 = hi<<lz|lo>>(64-lz), 64-lz
+			q, e2 = hi<<lz|lo>>(64-lz), exp+64-lz
 			if lz == 0 {
 				q = hi
 			}
 			sticky = nonzero(lo << lz)
 		}
-	case exp < 0 && -exp < len(pow10u):
-		d := pow10u[-exp]
+	case exp < 0 && -exp < len(pow5u):
+		d := pow5u[-exp]
 		la, ld := bits.LeadingZeros64(m), bits.LeadingZeros64(d)
 		a, dn := m<<la, d<<ld
 		// a·2^64/dn if a < dn, else a·2^63/dn: the quotient has its top
@@ -121,7 +131,7 @@ func decimalPrefix(s string) (f float64, n int, ok bool) {
 		up := (a-dn)>>63 ^ 1
 		var r uint64
 		q, r = bits.Div64(a>>up, a<<(64-up), dn)
-		e2 = ld - la - 64 + int(up)
+		e2 = exp + ld - la - 64 + int(up)
 		sticky = nonzero(r)
 	default:
 		return 0, 0, false
