@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -258,11 +259,10 @@ func byteClass(delim byte) *[256]byte {
 	return &cl
 }
 
-// floatPart is what readFloats reads of one part of the input: the values
-// of each column (by columns, rows apart), and per column what
-// column.addNumber and add keep.
+// floatPart is what readFloats reads of one part of the input (its values
+// go to the columns' floats) and per column what column.addNumber and add
+// keep.
 type floatPart struct {
-	vals      []float64
 	rows      int // rows read, dropped ones included
 	kept      int // rows stored
 	dropped   []int
@@ -286,11 +286,18 @@ func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
 		n = runtime.GOMAXPROCS(0)
 	}
 	n = max(1, min(n, len(rest)/bulkChunk))
-	// The parts, split after a line end, and their first lines.
+	// The parts, split after a line end, their first lines, and where
+	// their rows go in the columns' floats: after those of the parts
+	// before, as if each of their lines made a row (a part's lines end at
+	// its line ends and at its end).
 	bounds := make([]int, n+1)
-	lines := make([]int, n)
+	lines := make([]int, n+1)
+	base := make([]int, n+1)
 	bounds[n] = len(rest)
 	lines[0] = line
+	if len(rd.cols) > 0 {
+		base[0] = len(rd.cols[0].floats)
+	}
 	for i := 1; i < n; i++ {
 		at := max(bounds[i-1], len(rest)*i/n)
 		if k := bytes.IndexByte(rest[at:], '\n'); k >= 0 {
@@ -299,13 +306,30 @@ func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
 			at = len(rest)
 		}
 		bounds[i] = at
-		lines[i] = lines[i-1] + bytes.Count(rest[bounds[i-1]:at], []byte{'\n'})
+	}
+	for i := range n {
+		b := rest[bounds[i]:bounds[i+1]]
+		ends := bytes.Count(b, []byte{'\n'})
+		lines[i+1] = lines[i] + ends
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			ends++
+		}
+		base[i+1] = base[i] + ends
+	}
+	// The parts write their values in place: the columns' floats grow to
+	// their most rows (settle gave them room for every line) without
+	// zeroing what the parts write, and close up after.
+	for _, c := range rd.cols {
+		if len(c.floats) != base[0] {
+			return false // not one value per row: left to the general path
+		}
+		c.floats = slices.Grow(c.floats, base[n]-base[0])[:base[n]]
 	}
 	parts := make([]floatPart, n)
 	cl := byteClass(byte(rd.opt.Delimiter))
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { parts[i] = rd.floatPart(rest[bounds[i]:bounds[i+1]], lines[i], cl) })
+		wg.Go(func() { parts[i] = rd.floatPart(rest[bounds[i]:bounds[i+1]], lines[i], base[i], base[i+1], cl) })
 	}
 	wg.Wait()
 	for i := range parts {
@@ -313,10 +337,19 @@ func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
 			return false
 		}
 	}
+	end := base[0]
+	for i := range parts {
+		if kept := parts[i].kept; end != base[i] && kept > 0 {
+			for _, c := range rd.cols {
+				copy(c.floats[end:end+kept], c.floats[base[i]:base[i]+kept])
+			}
+		}
+		end += parts[i].kept
+	}
 	for k, c := range rd.cols {
+		c.floats = c.floats[:end]
 		for i := range parts {
 			pt := &parts[i]
-			c.floats = append(c.floats, pt.vals[k*pt.kept:(k+1)*pt.kept]...)
 			c.missing += pt.missing[k]
 			c.observed += pt.observed[k]
 			switch {
@@ -338,12 +371,17 @@ func (rd *reader) readFloats(rest []byte, line int, rep *ReadReport) bool {
 	return true
 }
 
-// floatPart reads the lines of b, the first of them line, for readFloats.
-func (rd *reader) floatPart(b []byte, line int, cl *[256]byte) floatPart {
+// floatPart reads the lines of b, the first of them line, for readFloats,
+// into the columns' floats from index from on (to is past the last line's
+// index).
+func (rd *reader) floatPart(b []byte, line, from, to int, cl *[256]byte) floatPart {
 	nc := len(rd.cols)
-	most := bytes.Count(b, []byte{'\n'}) + 1
-	pt := floatPart{vals: make([]float64, nc*most), missing: make([]int, nc), observed: make([]int64, nc),
+	pt := floatPart{missing: make([]int, nc), observed: make([]int64, nc),
 		first: make([]float64, nc), haveFirst: make([]bool, nc), varied: make([]bool, nc)}
+	dst := make([][]float64, nc)
+	for k, c := range rd.cols {
+		dst[k] = c.floats[from:to:to]
+	}
 	cells := make([]int, 2*rd.fields)
 	isMiss := make([]bool, nc)
 	row := make([]float64, nc)
@@ -417,7 +455,7 @@ func (rd *reader) floatPart(b []byte, line int, cl *[256]byte) floatPart {
 		pt.kept++
 		for k, v := range row {
 			if isMiss[k] {
-				pt.vals[k*most+r] = math.NaN()
+				dst[k][r] = math.NaN()
 				continue
 			}
 			pt.observed[k]++
@@ -426,13 +464,7 @@ func (rd *reader) floatPart(b []byte, line int, cl *[256]byte) floatPart {
 			} else if v != pt.first[k] {
 				pt.varied[k] = true
 			}
-			pt.vals[k*most+r] = v
-		}
-	}
-	// The values by columns, kept rows apart.
-	if pt.kept < most {
-		for k := 1; k < nc; k++ {
-			copy(pt.vals[k*pt.kept:(k+1)*pt.kept], pt.vals[k*most:k*most+pt.kept])
+			dst[k][r] = v
 		}
 	}
 	pt.ok = true

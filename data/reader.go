@@ -73,12 +73,16 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Dataset, *ReadReport, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// A regular file's size sizes the buffer the fast path reads it into.
+	// A regular file's size, or the length of an input in memory
+	// (bytes.Reader, strings.Reader, bytes.Buffer), sizes the buffer the
+	// fast path reads it into.
 	size := 0
 	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = int(min(fi.Size(), fastLimit))
 		}
+	} else if b, ok := r.(interface{ Len() int }); ok {
+		size = min(b.Len(), fastLimit)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, _ := br.Peek(4)
