@@ -47,12 +47,13 @@ const boundSlack = 1e-6
 // returns the best by its Change less the penalty of the edge it removes
 // (first in edge order among equals), as the contracted tree and its
 // Contraction (whose model is not built: gaussian.Contractor.Score), or
-// nil when there is no candidate; and the number of candidates scored.
-func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool, workers int) (*tree.Tree, *gaussian.Contraction, int, error) {
+// nil when there is no candidate; the number of candidates scored; and
+// the best's edge (keep, drop).
+func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool, workers int) (*tree.Tree, *gaussian.Contraction, int, [2]int, error) {
 	g := s.m.(*gaussian.Model)
 	con, err := s.gcontractor(g, mom)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, [2]int{}, err
 	}
 	t := g.Tree
 	type cand struct{ keep, drop int }
@@ -69,7 +70,7 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 		cands = append(cands, cand{keep, drop})
 	}
 	if len(cands) == 0 {
-		return nil, nil, 0, nil
+		return nil, nil, 0, [2]int{}, nil
 	}
 	// Scored without the contracted trees; the best's is made after.
 	out := make([]*gaussian.Contraction, len(cands))
@@ -90,20 +91,20 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 	)
 	for i, c := range out {
 		if errs[i] != nil {
-			return nil, nil, i, errs[i]
+			return nil, nil, i, [2]int{}, errs[i]
 		}
 		if v := 2*c.Change + penalty; v > bestVal {
 			bc, bi, bestVal = c, i, v
 		}
 	}
 	if bc == nil {
-		return nil, nil, len(cands), nil
+		return nil, nil, len(cands), [2]int{}, nil
 	}
 	best := t.Clone()
 	if err := best.Contract(cands[bi].keep, cands[bi].drop); err != nil {
-		return nil, nil, len(cands), err
+		return nil, nil, len(cands), [2]int{}, err
 	}
-	return best, bc, len(cands), nil
+	return best, bc, len(cands), [2]int{cands[bi].keep, cands[bi].drop}, nil
 }
 
 // gcontractor returns the local scorer of s's Gaussian model on mom.
@@ -289,16 +290,52 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	if err != nil {
 		return nil, err
 	}
+	// The polish's first candidate: the best contraction by local score
+	// at the search's end (cr.State, whose contractor is at hand), fitted
+	// whole. With more than one worker it is found and fitted while the
+	// chosen tree is fitted; with one, after. Either way the result is
+	// the same.
+	first := func(workers int) polishFirst {
+		cand, c, ev, _, err := bestLocal(cr.State, mom, penalty, opt.HiddenOnly, workers)
+		if err != nil || cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
+			return polishFirst{ev: ev, err: err}
+		}
+		cm, err := c.BuildOn(cand)
+		if err == nil {
+			err = setFittedLengths(cand, cm)
+		}
+		var st *pruneState
+		if err == nil {
+			st, err = fitTree(cand, gopt)
+		}
+		return polishFirst{st: st, ev: ev, err: err}
+	}
+	var pf polishFirst
+	havePF := false
 	best := cr.InitialState
 	if cr.Contracted > 0 {
-		// Fit the chosen tree, from the closed-form start at the
-		// correlations the search reached (its edge lengths).
-		st, err := fitTree(cr.Tree, gopt)
+		var spec chan polishFirst
+		if cr.State != nil && opt.Workers != 1 && runtime.GOMAXPROCS(0) > 1 {
+			spec = make(chan polishFirst, 1)
+			go func() { spec <- first(1) }()
+		}
+		// Fit the chosen tree (a copy: the search's state shares it), from
+		// the closed-form start at the correlations the search reached
+		// (its edge lengths).
+		st, err := fitTree(cr.Tree.Clone(), gopt)
+		if spec != nil {
+			pf, havePF = <-spec, true
+		}
 		if err != nil {
 			return nil, err
 		}
 		if negScore(st.ll, st.m) >= negScore(best.ll, best.m) {
 			best = st
+		} else {
+			havePF = false // the polish starts from the input tree
+		}
+		if best != cr.InitialState && !havePF && cr.State != nil {
+			pf, havePF = first(opt.Workers), true
 		}
 	}
 	contracted, evaluated := 0, cr.Evaluated
@@ -315,32 +352,43 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 	}
 	// Polish: the local scores are lower bounds on what refitting the whole
-	// model gives. From the fitted choice, the best candidate by local
-	// score, when within gaussPolishMargin of improving the BIC, is fitted
-	// whole and kept if it does improve it; up to gaussPolishFits times.
-	for range gaussPolishFits {
-		if best.gcon == nil && best.gprev == nil && cr.State != nil {
-			// The search's binding to the moments serves.
-			best.gprev = cr.State.gcon
-		}
-		cand, c, ev, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
-		evaluated += ev
-		if err != nil {
-			return nil, err
-		}
-		if cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
-			break
-		}
-		cm, err := c.BuildOn(cand)
-		if err != nil {
-			return nil, err
-		}
-		if err := setFittedLengths(cand, cm); err != nil {
-			return nil, err
-		}
-		st, err := fitTree(cand, gopt)
-		if err != nil {
-			return nil, err
+	// model gives. The best candidate by local score (first at the
+	// search's end, then at the last model kept), when within
+	// gaussPolishMargin of improving the BIC, is fitted whole and kept if
+	// it does improve it; up to gaussPolishFits times.
+	for i := range gaussPolishFits {
+		var st *pruneState
+		if i == 0 && havePF {
+			evaluated += pf.ev
+			if pf.err != nil {
+				return nil, pf.err
+			}
+			if st = pf.st; st == nil {
+				break
+			}
+		} else {
+			if best.gcon == nil && best.gprev == nil && cr.State != nil {
+				// The search's binding to the moments serves.
+				best.gprev = cr.State.gcon
+			}
+			cand, c, ev, _, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
+			evaluated += ev
+			if err != nil {
+				return nil, err
+			}
+			if cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
+				break
+			}
+			cm, err := c.BuildOn(cand)
+			if err != nil {
+				return nil, err
+			}
+			if err := setFittedLengths(cand, cm); err != nil {
+				return nil, err
+			}
+			if st, err = fitTree(cand, gopt); err != nil {
+				return nil, err
+			}
 		}
 		evaluated++
 		if negScore(st.ll, st.m) <= negScore(best.ll, best.m) {
@@ -366,6 +414,14 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 	}
 	return out, nil
+}
+
+// polishFirst is the polish's first candidate fitted (st nil: none
+// within gaussPolishMargin) and the candidates scored to find it.
+type polishFirst struct {
+	st  *pruneState
+	ev  int
+	err error
 }
 
 // gaussInitial returns the options of the input tree's fit: SQUAREM with
