@@ -3,6 +3,7 @@ package gaussian
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -40,7 +41,7 @@ type forestPattern struct {
 	msg  *msgPattern // set by messages
 	// scratch, per iteration
 	jd, ldl, d, bx, pt, bm, sel []float64
-	x, m                        []float64
+	x, m, sd                    []float64
 }
 
 // fedge is a tree edge between a node of H at position a and an observed
@@ -96,7 +97,7 @@ func (em *gaussEM) forest(i int) *forestPattern {
 	// Scratch every E-step overwrites before reading (bx and pt are
 	// cleared, x is written whole), possibly of an earlier fit.
 	fp.bx, fp.pt = getBuf(h*q), getBuf(h*h)
-	fp.x, fp.m = getBuf(q*q), make([]float64, q)
+	fp.x, fp.m, fp.sd = getBuf(q*q), make([]float64, q), make([]float64, q)
 	em.fp[i] = fp
 	return fp
 }
@@ -204,7 +205,7 @@ func (em *gaussEM) forestPattern(i int, st *gaussStats) error {
 	}
 	// X and m: the standardised moments about the model's means.
 	X, m := fp.x, fp.m
-	sd := make([]float64, q)
+	sd := fp.sd
 	for a, j := range idx {
 		v := b.obs[j]
 		sd[a] = math.Sqrt(g.Var[v])
@@ -360,23 +361,40 @@ func (em *gaussEM) messages(i int) *msgPattern {
 	return mp
 }
 
-// bufPool holds the scratch of finished E-steps (gaussEM.release) for
+// bufPools hold the scratch of finished E-steps (gaussEM.release) for
 // later ones: a search fits and scores dozens of models of the same size
-// one after another, and fresh memory costs a page fault per 4 kB.
-var bufPool sync.Pool // of *[]float64
+// one after another, and fresh memory costs a page fault per 4 kB. A
+// buffer of capacity c is in the pool of class bits.Len(c) − 1 (c at
+// least 1 << class), so that one of a size is not taken for a larger
+// one and dropped: every E-step needs buffers of several sizes.
+var bufPools [64]sync.Pool // of *[]float64
 
 // getBuf returns a slice of n floats of undefined contents.
 func getBuf(n int) []float64 {
-	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
+	if n <= 0 {
+		return make([]float64, 0)
+	}
+	// Every buffer of the smallest class at least n holds n; one of the
+	// class below may (one of the same size as before).
+	up := bits.Len(uint(n - 1))
+	if b, ok := bufPools[up].Get().(*[]float64); ok {
 		return (*b)[:n]
+	}
+	if lo := bits.Len(uint(n)) - 1; lo < up {
+		if b, ok := bufPools[lo].Get().(*[]float64); ok {
+			if cap(*b) >= n {
+				return (*b)[:n]
+			}
+			bufPools[lo].Put(b)
+		}
 	}
 	return make([]float64, n)
 }
 
 // putBuf gives b to later getBuf calls.
 func putBuf(b []float64) {
-	if cap(b) > 0 {
-		bufPool.Put(&b)
+	if c := cap(b); c > 0 {
+		bufPools[bits.Len(uint(c))-1].Put(&b)
 	}
 }
 
