@@ -369,16 +369,24 @@ func (em *gaussEM) messages(i int) *msgPattern {
 // one and dropped: every E-step needs buffers of several sizes.
 var bufPools [64]sync.Pool // of *[]float64
 
+// bufReach is how many classes from the smallest that holds n getBuf
+// looks in: a buffer up to 2^bufReach times larger is taken rather than
+// fresh memory.
+const bufReach = 4
+
 // getBuf returns a slice of n floats of undefined contents.
 func getBuf(n int) []float64 {
 	if n <= 0 {
 		return make([]float64, 0)
 	}
-	// Every buffer of the smallest class at least n holds n; one of the
-	// class below may (one of the same size as before).
+	// Every buffer of the smallest class at least n holds n, or of a
+	// larger one; one of the class below may (one of the same size as
+	// before).
 	up := bits.Len(uint(n - 1))
-	if b, ok := bufPools[up].Get().(*[]float64); ok {
-		return (*b)[:n]
+	for c := up; c < min(up+bufReach, len(bufPools)); c++ {
+		if b, ok := bufPools[c].Get().(*[]float64); ok {
+			return (*b)[:n]
+		}
 	}
 	if lo := bits.Len(uint(n)) - 1; lo < up {
 		if b, ok := bufPools[lo].Get().(*[]float64); ok {
