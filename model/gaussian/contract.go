@@ -136,7 +136,8 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 		ll, llErr = em.loglik()
 		em.release()
 	}()
-	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: map[[2]int]*message{}, b: b, bcol: col, pat: pat}
+	// The map is made at its size (a message each way on every edge).
+	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: make(map[[2]int]*message, 2*t.NumEdges()), b: b, bcol: col, pat: pat}
 	for i := range c.col {
 		c.col[i] = -1
 	}
