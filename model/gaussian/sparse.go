@@ -448,7 +448,7 @@ func (em *gaussEM) release() {
 			intPools.put(b)
 		}
 		if mp := fp.msg; mp != nil {
-			for _, b := range [][]float64{mp.x, mp.y, mp.nu, mp.gram} {
+			for _, b := range [][]float64{mp.x, mp.y, mp.nu, mp.gram, mp.gk, mp.u, mp.c, mp.l} {
 				putBuf(b)
 			}
 			for _, b := range [][]int{mp.post, mp.lo, mp.hi, mp.col, mp.off} {
@@ -523,7 +523,8 @@ func (em *gaussEM) msgLogLik(i int, X []float64, cnt float64) (float64, error) {
 		k := len(kids)
 		// Gram of the children's measurements, k×k.
 		if cap(mp.gk) < k*k {
-			mp.gk = make([]float64, k*k)
+			putBuf(mp.gk)
+			mp.gk = zeroBuf(k * k)
 		}
 		gk := mp.gk[:k*k]
 		for a, c := range kids {
@@ -575,8 +576,11 @@ func (em *gaussEM) msgLogLik(i int, X []float64, cnt float64) (float64, error) {
 		// Gram U; their log-likelihood's quadratic term is tr(C⁻¹ U).
 		if k > 1 {
 			ks := k - 1
-			if cap(mp.u) < 2*ks*ks+ks {
-				mp.u, mp.c, mp.l = make([]float64, ks*ks), make([]float64, ks*ks), make([]float64, ks*ks+ks)
+			if cap(mp.u) < ks*ks || cap(mp.c) < ks*ks || cap(mp.l) < ks*ks+ks {
+				putBuf(mp.u)
+				putBuf(mp.c)
+				putBuf(mp.l)
+				mp.u, mp.c, mp.l = zeroBuf(ks*ks), zeroBuf(ks*ks), zeroBuf(ks*ks+ks)
 			}
 			U, C, L := mp.u[:ks*ks], mp.c[:ks*ks], mp.l[:ks*ks]
 			cs := g.Rho[kids[anchor]]
