@@ -136,7 +136,7 @@ func (c *computer) continuousPairs() {
 
 // chunkRows is the most rows of centred columns continuousPairs holds
 // at once (a multiple of four).
-const chunkRows = 256
+const chunkRows = 128
 
 // dotInto adds Σ x[r]·y[r] to sums, four partial sums: sums[k] gets the
 // rows r ≡ k (mod 4) but for the rows after the last multiple of four,

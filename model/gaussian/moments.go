@@ -220,5 +220,6 @@ func (g *Model) LogLikMoments(m *Moments) (float64, error) {
 		return 0, err
 	}
 	em := &gaussEM{g: g, b: b, nodes: g.Tree.Nodes(), pats: []gaussPattern{momentPattern(m, col)}}
+	defer em.release()
 	return em.loglik()
 }
