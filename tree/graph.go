@@ -179,7 +179,11 @@ func (t *Tree) Nodes() []int {
 
 // Observed returns the identifiers of the observed nodes in increasing order.
 func (t *Tree) Observed() []int {
-	var ids []int
+	n := t.NumObserved()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int, 0, n) // counted first: models list them often
 	for id, ok := range t.alive {
 		if ok && !t.nodes[id].Hidden {
 			ids = append(ids, id)
@@ -190,7 +194,11 @@ func (t *Tree) Observed() []int {
 
 // Hidden returns the identifiers of the hidden nodes in increasing order.
 func (t *Tree) Hidden() []int {
-	var ids []int
+	n := t.NumHidden()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int, 0, n) // counted first: models list them often
 	for id, ok := range t.alive {
 		if ok && t.nodes[id].Hidden {
 			ids = append(ids, id)

@@ -154,7 +154,8 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 		}
 	}
 	for _, v := range r.Order {
-		for _, w := range t.Neighbors(v) {
+		for _, h := range t.Adjacent(v) {
+			w := h.To
 			if r.Parent[w] == v {
 				c.msg[[2]int{v, w}] = c.combine(v, w, sc)
 			}
@@ -192,7 +193,8 @@ func (c *Contractor) combine(v, to int, sc *combineScratch) *message {
 		acc := sc.acc
 		clear(acc)
 		prec := 0.0
-		for _, w := range g.Tree.Neighbors(v) {
+		for _, h := range g.Tree.Adjacent(v) {
+			w := h.To
 			in := c.msg[[2]int{w, v}]
 			if w == to || math.IsInf(in.nu, 1) {
 				continue

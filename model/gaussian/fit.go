@@ -595,7 +595,10 @@ func (l *gaussLoop) plain() (bool, error) {
 func (l *gaussLoop) squarem() (bool, error) {
 	em := l.em
 	n := em.paramLen()
-	p0, p1, p2, pe := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	// The four parameter vectors, in one pooled buffer.
+	vecs := zeroBuf(4 * n)
+	defer putBuf(vecs)
+	p0, p1, p2, pe := vecs[:n:n], vecs[n:2*n:2*n], vecs[2*n:3*n:3*n], vecs[3*n:]
 	l.tried = make([]float64, em.g.Tree.MaxID())
 	for i := range l.tried {
 		l.tried[i] = 1
