@@ -380,7 +380,7 @@ type sizedPools[T any] [64]sync.Pool // of *[]T
 // bufReach is how many classes from the smallest that holds n get looks
 // in: a buffer up to 2^bufReach times larger is taken rather than fresh
 // memory.
-const bufReach = 4
+const bufReach = 8
 
 // get returns a slice of n elements of undefined contents.
 func (ps *sizedPools[T]) get(n int) []T {
