@@ -1,10 +1,12 @@
 package distance
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -164,11 +166,17 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	reasons := make([]string, m*m)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// The degenerate pairs each worker finds (few: no m×m table of
+	// reasons), put in order of the pairs after.
+	type reason struct {
+		i, j int
+		why  string
+	}
+	found := make([][]reason, workers)
 	var wg sync.WaitGroup
 	rows := make(chan int)
 	errs := make([]error, m) // by row
@@ -177,6 +185,7 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 		go func() {
 			defer wg.Done()
 			var buf []int64
+			mine := &found[w]
 			for i := range rows {
 				for j := i + 1; j < m; j++ {
 					var d float64
@@ -202,7 +211,9 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 						}
 					}
 					out.D[i*m+j], out.D[j*m+i] = d, d
-					reasons[i*m+j] = why
+					if why != "" {
+						*mine = append(*mine, reason{i, j, why})
+					}
 				}
 			}
 		}()
@@ -217,13 +228,11 @@ func Information(s *stats.Stats, opt InfoOptions) (*Matrix, []Degenerate, error)
 			return nil, nil, err
 		}
 	}
+	all := slices.Concat(found...)
+	slices.SortFunc(all, func(a, b reason) int { return cmp.Or(cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j)) })
 	var deg []Degenerate
-	for i := 0; i < m; i++ {
-		for j := i + 1; j < m; j++ {
-			if r := reasons[i*m+j]; r != "" {
-				deg = append(deg, Degenerate{s.Var(i).Name, s.Var(j).Name, r})
-			}
-		}
+	for _, r := range all {
+		deg = append(deg, Degenerate{s.Var(r.i).Name, s.Var(r.j).Name, r.why})
 	}
 	return out, deg, nil
 }

@@ -32,61 +32,91 @@ func (c *computer) continuousPairs() {
 	for _, col := range cols {
 		anyMissing = anyMissing || col.missing > 0
 	}
+	// A row block's sums are accumulated over chunks of at most
+	// chunkRows rows, each sum carried from chunk to chunk in acc, so
+	// that they are those of the whole block added in row order (the
+	// dot product's four partial sums each in theirs: chunks are a
+	// multiple of four rows long) while the centred columns held are of
+	// a chunk.
+	cb := min(rb, chunkRows)
+	stride := 4 // the dot product's four partial sums
+	if anyMissing {
+		stride = 6 // or n, Σx, Σy, Σx², Σy², Σxy
+	}
 	runRanges(bounds, func(lo, hi int) {
-		// Per-worker buffers holding a row block of every column this
-		// worker reads, centred, with missing cells set to 0, and for the
-		// columns with missing cells an observed mask of 1s and 0s.
+		// Per-worker buffers holding a chunk of every column this
+		// worker reads, centred, with missing cells set to 0, and for
+		// the columns with missing cells an observed mask of 1s and 0s.
 		first, _ := triDecode(lo, q)
-		z := make([]float64, (q-first)*rb)
+		z := make([]float64, (q-first)*cb)
 		var mask []float64
 		if anyMissing {
-			mask = make([]float64, (q-first)*rb)
+			mask = make([]float64, (q-first)*cb)
 		}
+		acc := make([]float64, (hi-lo)*stride)
 		for r0 := 0; r0 < c.rows; r0 += rb {
 			r1 := min(r0+rb, c.rows)
-			n := r1 - r0
-			for a := first; a < q; a++ {
-				zb := z[(a-first)*rb : (a-first)*rb+n]
-				mean := means[a]
-				vals := cols[a].vals[r0:r1]
-				if cols[a].missing == 0 {
+			clear(acc)
+			for c0 := r0; c0 < r1; c0 += cb {
+				c1 := min(c0+cb, r1)
+				n := c1 - c0
+				for a := first; a < q; a++ {
+					zb := z[(a-first)*cb : (a-first)*cb+n]
+					mean := means[a]
+					vals := cols[a].vals[c0:c1]
+					if cols[a].missing == 0 {
+						for r, x := range vals {
+							zb[r] = x - mean
+						}
+						continue
+					}
+					mb := mask[(a-first)*cb : (a-first)*cb+n]
 					for r, x := range vals {
-						zb[r] = x - mean
-					}
-					continue
-				}
-				mb := mask[(a-first)*rb : (a-first)*rb+n]
-				for r, x := range vals {
-					if x == x {
-						zb[r], mb[r] = x-mean, 1
-					} else {
-						zb[r], mb[r] = 0, 0
+						if x == x {
+							zb[r], mb[r] = x-mean, 1
+						} else {
+							zb[r], mb[r] = 0, 0
+						}
 					}
 				}
-			}
-			col := func(a int) (zc, mc []float64) {
-				k := (a - first) * rb
-				if cols[a].missing > 0 {
-					mc = mask[k : k+n]
+				col := func(a int) (zc, mc []float64) {
+					k := (a - first) * cb
+					if cols[a].missing > 0 {
+						mc = mask[k : k+n]
+					}
+					return z[k : k+n], mc
 				}
-				return z[k : k+n], mc
-			}
-			a, b := triDecode(lo, q)
-			for t := lo; t < hi; t++ {
-				x, mx := col(a)
-				y, my := col(b)
-				p := &s.cp[t]
-				switch {
-				case mx == nil && my == nil:
-					p.c += dot(x, y)
-				case my == nil:
-					addMasked1(p, x, y, mx, false)
-				case mx == nil:
-					addMasked1(p, y, x, my, true)
-				default:
-					addMasked2(p, x, y, mx, my)
+				last := c1 == r1
+				a, b := triDecode(lo, q)
+				for t := lo; t < hi; t++ {
+					x, mx := col(a)
+					y, my := col(b)
+					p := &s.cp[t]
+					sums := acc[(t-lo)*stride : (t-lo+1)*stride]
+					switch {
+					case mx == nil && my == nil:
+						dotInto(sums, x, y)
+						if last {
+							p.c += (sums[0] + sums[1]) + (sums[2] + sums[3])
+						}
+					case my == nil:
+						addMasked1(sums, x, y, mx)
+						if last {
+							p.add(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5])
+						}
+					case mx == nil:
+						addMasked1(sums, y, x, my)
+						if last {
+							p.add(sums[0], sums[2], sums[1], sums[4], sums[3], sums[5])
+						}
+					default:
+						addMasked2(sums, x, y, mx, my)
+						if last {
+							p.add(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5])
+						}
+					}
+					a, b = triNext(a, b, q)
 				}
-				a, b = triNext(a, b, q)
 			}
 		}
 		// Finish.
@@ -104,10 +134,17 @@ func (c *computer) continuousPairs() {
 	})
 }
 
-// dot returns Σ x[r]·y[r].
-func dot(x, y []float64) float64 {
+// chunkRows is the most rows of centred columns continuousPairs holds
+// at once (a multiple of four).
+const chunkRows = 128
+
+// dotInto adds Σ x[r]·y[r] to sums, four partial sums: sums[k] gets the
+// rows r ≡ k (mod 4) but for the rows after the last multiple of four,
+// which sums[0] gets. Over chunks of a multiple of four rows but the last
+// it adds the same as over all their rows at once, in the same order.
+func dotInto(sums, x, y []float64) {
 	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
+	s0, s1, s2, s3 := sums[0], sums[1], sums[2], sums[3]
 	r := 0
 	for ; r+4 <= len(x); r += 4 {
 		s0 += x[r] * y[r]
@@ -118,16 +155,15 @@ func dot(x, y []float64) float64 {
 	for ; r < len(x); r++ {
 		s0 += x[r] * y[r]
 	}
-	return (s0 + s1) + (s2 + s3)
+	sums[0], sums[1], sums[2], sums[3] = s0, s1, s2, s3
 }
 
-// addMasked1 accumulates into p the sums over a block where the first
-// column, x with mask m, has missing cells and the second, y, has none. If
-// swapped, x and y are the pair's second and first columns.
-func addMasked1(p *contPair, x, y, m []float64, swapped bool) {
+// addMasked1 adds to sums (n, Σx, Σy, Σx², Σy², Σxy) those over a chunk
+// where x, with mask m, has missing cells and y has none.
+func addMasked1(sums, x, y, m []float64) {
 	y = y[:len(x)]
 	m = m[:len(x)]
-	var n, sx, sy, sxx, syy, sxy float64
+	n, sx, sy, sxx, syy, sxy := sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]
 	for r, u := range x {
 		v, w := y[r], m[r]
 		n += w
@@ -137,10 +173,7 @@ func addMasked1(p *contPair, x, y, m []float64, swapped bool) {
 		syy += v * v * w
 		sxy += u * v
 	}
-	if swapped {
-		sx, sy, sxx, syy = sy, sx, syy, sxx
-	}
-	p.add(n, sx, sy, sxx, syy, sxy)
+	sums[0], sums[1], sums[2], sums[3], sums[4], sums[5] = n, sx, sy, sxx, syy, sxy
 }
 
 // add adds to p the sums over a block: the number of rows where both
@@ -155,13 +188,13 @@ func (p *contPair) add(n, sx, sy, sxx, syy, sxy float64) {
 	p.c += sxy
 }
 
-// addMasked2 accumulates into p the sums over a block where both columns
-// have missing cells.
-func addMasked2(p *contPair, x, y, mx, my []float64) {
+// addMasked2 adds to sums (n, Σx, Σy, Σx², Σy², Σxy) those over a chunk
+// where both columns have missing cells.
+func addMasked2(sums, x, y, mx, my []float64) {
 	y = y[:len(x)]
 	mx = mx[:len(x)]
 	my = my[:len(x)]
-	var n, sx, sy, sxx, syy, sxy float64
+	n, sx, sy, sxx, syy, sxy := sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]
 	for r, u := range x {
 		v, wx, wy := y[r], mx[r], my[r]
 		n += wx * wy
@@ -171,7 +204,7 @@ func addMasked2(p *contPair, x, y, mx, my []float64) {
 		syy += v * v * wx
 		sxy += u * v
 	}
-	p.add(n, sx, sy, sxx, syy, sxy)
+	sums[0], sums[1], sums[2], sums[3], sums[4], sums[5] = n, sx, sy, sxx, syy, sxy
 }
 
 // finishMoments turns sums of values centred on the shifts mx, my over n

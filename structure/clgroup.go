@@ -19,20 +19,17 @@ type rep struct {
 // reps returns the observed nodes reachable from x without passing through
 // the neighbour away, stopping at the first observed node on every path,
 // with their path lengths from x, nearest first (at most max). For an
-// observed x it is x itself at distance 0.
-func reps(t *tree.Tree, x, away, maxReps int) []rep {
+// observed x it is x itself at distance 0. It appends them to out[:0] and
+// keeps its stack in *stack.
+func reps(t *tree.Tree, x, away, maxReps int, out []rep, stack *[]repItem) []rep {
+	out = out[:0]
 	if !t.IsHidden(x) {
-		return []rep{{x, 0}}
+		return append(out, rep{x, 0})
 	}
-	var out []rep
-	type item struct {
-		v, from int
-		dist    float64
-	}
-	stack := []item{{x, away, 0}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	st := append((*stack)[:0], repItem{x, away, 0})
+	for len(st) > 0 {
+		it := st[len(st)-1]
+		st = st[:len(st)-1]
 		for _, h := range t.Adjacent(it.v) {
 			if h.To == it.from {
 				continue
@@ -46,14 +43,27 @@ func reps(t *tree.Tree, x, away, maxReps int) []rep {
 				out = append(out, rep{h.To, d})
 				continue
 			}
-			stack = append(stack, item{h.To, it.v, d})
+			st = append(st, repItem{h.To, it.v, d})
 		}
 	}
+	*stack = st // empty, with the capacity it reached
 	slices.SortStableFunc(out, func(p, q rep) int { return cmp.Or(cmp.Compare(p.dist, q.dist), p.a-q.a) })
 	if len(out) > maxReps {
 		out = out[:maxReps]
 	}
 	return out
+}
+
+// repItem is a node reps reaches from, with its path length.
+type repItem struct {
+	v, from int
+	dist    float64
+}
+
+// repScratch is the memory of nodeDistance's calls of reps.
+type repScratch struct {
+	x, y  []rep
+	stack []repItem
 }
 
 // nodeDistance estimates the distance between nodes x and y of the tree
@@ -62,13 +72,14 @@ func reps(t *tree.Tree, x, away, maxReps int) []rep {
 // far side (Choi et al. 2011, eq. 28 generalised): the average over
 // representatives a of x and b of y of D(a,b) − d(a,x) − d(b,y). towardY
 // is the neighbour of x on the path to y and towardX that of y.
-func nodeDistance(t *tree.Tree, D []float64, m, x, y, towardY, towardX int) float64 {
+func nodeDistance(t *tree.Tree, D []float64, m, x, y, towardY, towardX int, sc *repScratch) float64 {
 	if !t.IsHidden(x) && !t.IsHidden(y) {
 		return D[x*m+y]
 	}
 	const maxReps = 4
-	rx := reps(t, x, towardY, maxReps)
-	ry := reps(t, y, towardX, maxReps)
+	sc.x = reps(t, x, towardY, maxReps, sc.x, &sc.stack)
+	sc.y = reps(t, y, towardX, maxReps, sc.y, &sc.stack)
+	rx, ry := sc.x, sc.y
 	sum, cnt := 0.0, 0
 	for _, a := range rx {
 		for _, b := range ry {
@@ -121,6 +132,7 @@ func clgroup(names []string, D []float64, n int, resolve bool, eps float64, inne
 		}
 	}
 	added := 0
+	var sc repScratch
 	for _, i := range internal {
 		nbd := append([]int{i}, t.Neighbors(i)...)
 		slices.Sort(nbd[1:])
@@ -131,9 +143,9 @@ func clgroup(names []string, D []float64, n int, resolve bool, eps float64, inne
 				x, y := nbd[a], nbd[b]
 				var v float64
 				if a == 0 {
-					v = nodeDistance(t, D, m, x, y, y, x)
+					v = nodeDistance(t, D, m, x, y, y, x, &sc)
 				} else {
-					v = nodeDistance(t, D, m, x, y, i, i)
+					v = nodeDistance(t, D, m, x, y, i, i, &sc)
 				}
 				d[a*k+b], d[b*k+a] = v, v
 			}

@@ -179,7 +179,11 @@ func (t *Tree) Nodes() []int {
 
 // Observed returns the identifiers of the observed nodes in increasing order.
 func (t *Tree) Observed() []int {
-	var ids []int
+	n := t.NumObserved()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int, 0, n) // counted first: models list them often
 	for id, ok := range t.alive {
 		if ok && !t.nodes[id].Hidden {
 			ids = append(ids, id)
@@ -190,7 +194,11 @@ func (t *Tree) Observed() []int {
 
 // Hidden returns the identifiers of the hidden nodes in increasing order.
 func (t *Tree) Hidden() []int {
-	var ids []int
+	n := t.NumHidden()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int, 0, n) // counted first: models list them often
 	for id, ok := range t.alive {
 		if ok && t.nodes[id].Hidden {
 			ids = append(ids, id)
@@ -353,9 +361,21 @@ func (t *Tree) Validate() error {
 	if err := t.checkShape(); err != nil {
 		return err
 	}
-	for _, e := range t.Edges() {
-		if e.Length < 0 || math.IsInf(e.Length, 0) {
-			return fmt.Errorf("tree: edge %s–%s has invalid length %g", t.Name(e.U), t.Name(e.V), e.Length)
+	// The first invalid edge in the order of Edges (by U, then V, U < V),
+	// without making the list: models validate their tree often.
+	for u, ok := range t.alive {
+		if !ok {
+			continue
+		}
+		bad := -1
+		for k, h := range t.adj[u] {
+			if u < h.To && (h.Length < 0 || math.IsInf(h.Length, 0)) && (bad < 0 || h.To < t.adj[u][bad].To) {
+				bad = k
+			}
+		}
+		if bad >= 0 {
+			h := t.adj[u][bad]
+			return fmt.Errorf("tree: edge %s–%s has invalid length %g", t.Name(u), t.Name(h.To), h.Length)
 		}
 	}
 	return nil

@@ -24,6 +24,7 @@ type gaussBP struct {
 	j, h, c  []float64
 	m, v, cp []float64 // posterior mean, variance, covariance with the parent (standardised)
 	y        []float64 // standardised observed value (NaN: unobserved)
+	slab     []float64 // the memory of the float vectors, pooled
 }
 
 const halfLog2Pi = 0.9189385332046728 // ½ log 2π
@@ -34,11 +35,20 @@ const minNoise = 1e-12
 func newGaussBP(g *Model, obs []int) *gaussBP {
 	r := g.Rooted()
 	n := g.Tree.MaxID()
-	e := &gaussBP{g: g, order: r.Order, parent: r.Parent,
-		rho: make([]float64, n), w: make([]float64, n), mu: make([]float64, n), sd: make([]float64, n), col: make([]int, n),
-		logSD: make([]float64, n), obsConst: make([]float64, n),
-		j: make([]float64, n), h: make([]float64, n), c: make([]float64, n),
-		m: make([]float64, n), v: make([]float64, n), cp: make([]float64, n), y: make([]float64, n)}
+	// The per-node vectors in one pooled slab (gaussEM.release gives it
+	// back).
+	full := zeroBuf(13 * n)
+	slab := full
+	next := func() []float64 {
+		b := slab[:n:n]
+		slab = slab[n:]
+		return b
+	}
+	e := &gaussBP{g: g, order: r.Order, parent: r.Parent, slab: full,
+		rho: next(), w: next(), mu: next(), sd: next(), col: make([]int, n),
+		logSD: next(), obsConst: next(),
+		j: next(), h: next(), c: next(),
+		m: next(), v: next(), cp: next(), y: next()}
 	for i := range e.col {
 		e.col[i] = -1
 	}

@@ -114,6 +114,7 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 	if prev != nil && prev.mom == m && slices.Equal(prev.b.obs, g.Tree.Observed()) {
 		b, col, pat = prev.b, prev.bcol, prev.pat
 	} else {
+		prev = nil
 		var err error
 		if b, col, err = g.bindMoments(m); err != nil {
 			return nil, err
@@ -135,7 +136,8 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 		ll, llErr = em.loglik()
 		em.release()
 	}()
-	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: map[[2]int]*message{}, b: b, bcol: col, pat: pat}
+	// The map is made at its size (a message each way on every edge).
+	c := &Contractor{g: g, mom: m, col: make([]int, t.MaxID()), msg: make(map[[2]int]*message, 2*t.NumEdges()), b: b, bcol: col, pat: pat}
 	for i := range c.col {
 		c.col[i] = -1
 	}
@@ -143,13 +145,17 @@ func (g *Model) contractor(m *Moments, prev *Contractor) (*Contractor, error) {
 		c.col[v] = col[a]
 	}
 	sc := &combineScratch{acc: make([]float64, len(m.Names))}
+	if prev != nil {
+		sc.prev = prev.msg
+	}
 	for i := len(r.Order) - 1; i >= 0; i-- {
 		if v := r.Order[i]; r.Parent[v] >= 0 {
 			c.msg[[2]int{v, r.Parent[v]}] = c.combine(v, r.Parent[v], sc)
 		}
 	}
 	for _, v := range r.Order {
-		for _, w := range t.Neighbors(v) {
+		for _, h := range t.Adjacent(v) {
+			w := h.To
 			if r.Parent[w] == v {
 				c.msg[[2]int{v, w}] = c.combine(v, w, sc)
 			}
@@ -172,54 +178,66 @@ func (g *Model) edgeCorr(u, v int) float64 {
 }
 
 // combine returns the message of v to its neighbour to, from the messages
-// into v of its other neighbours.
+// into v of its other neighbours. When the scratch holds the messages of
+// an earlier contractor on the same moments and the one of v to to there
+// is equal to it (as it is when the subtree behind it is unchanged), that
+// message is returned, with its S·y once computed.
 func (c *Contractor) combine(v, to int, sc *combineScratch) *message {
 	g := c.g
-	out := &message{}
-	if j := c.col[v]; j >= 0 {
-		out.idx, out.val = sc.put([]int{j}, []float64{1 / math.Sqrt(g.Var[v])})
-		return out
-	}
-	// The entries of y summed densely, in acc.
-	acc := sc.acc
-	clear(acc)
-	prec := 0.0
-	for _, w := range g.Tree.Neighbors(v) {
-		in := c.msg[[2]int{w, v}]
-		if w == to || math.IsInf(in.nu, 1) {
-			continue
-		}
-		rho := g.edgeCorr(v, w)
-		d := 1 - rho*rho + in.nu
-		prec += rho * rho / d
-		for t, j := range in.idx {
-			acc[j] += rho / d * in.val[t]
-		}
-	}
-	if !(prec > 0) {
-		out.nu = math.Inf(1)
-		return out
-	}
 	sc.ji, sc.jv = sc.ji[:0], sc.jv[:0]
-	for j, x := range acc {
-		if y := x / prec; y != 0 {
-			sc.ji, sc.jv = append(sc.ji, j), append(sc.jv, y)
+	nu := 0.0
+	if j := c.col[v]; j >= 0 {
+		sc.ji, sc.jv = append(sc.ji, j), append(sc.jv, 1/math.Sqrt(g.Var[v]))
+	} else {
+		// The entries of y summed densely, in acc.
+		acc := sc.acc
+		clear(acc)
+		prec := 0.0
+		for _, h := range g.Tree.Adjacent(v) {
+			w := h.To
+			in := c.msg[[2]int{w, v}]
+			if w == to || math.IsInf(in.nu, 1) {
+				continue
+			}
+			rho := g.edgeCorr(v, w)
+			d := 1 - rho*rho + in.nu
+			prec += rho * rho / d
+			for t, j := range in.idx {
+				acc[j] += rho / d * in.val[t]
+			}
+		}
+		if !(prec > 0) {
+			nu = math.Inf(1)
+		} else {
+			for j, x := range acc {
+				if y := x / prec; y != 0 {
+					sc.ji, sc.jv = append(sc.ji, j), append(sc.jv, y)
+				}
+			}
+			nu = 1 / prec
 		}
 	}
-	out.idx, out.val = sc.put(sc.ji, sc.jv)
-	out.nu = 1 / prec
+	if old := sc.prev[[2]int{v, to}]; old != nil && old.nu == nu && slices.Equal(old.idx, sc.ji) && slices.Equal(old.val, sc.jv) {
+		return old
+	}
+	out := &message{nu: nu}
+	if len(sc.ji) > 0 {
+		out.idx, out.val = sc.put(sc.ji, sc.jv)
+	}
 	return out
 }
 
 // combineScratch is the scratch space of combine: acc (one entry per
-// column), the entries of a message (ji, jv), and the memory the
-// messages' entries are copied into.
+// column), the entries of a message (ji, jv), the memory the messages'
+// entries are copied into, and the messages of an earlier contractor on
+// the same moments (prev, or nil).
 type combineScratch struct {
-	acc []float64
-	ji  []int
-	jv  []float64
-	is  []int
-	vs  []float64
+	acc  []float64
+	ji   []int
+	jv   []float64
+	is   []int
+	vs   []float64
+	prev map[[2]int]*message
 }
 
 // put returns copies of idx and val in the scratch's memory.

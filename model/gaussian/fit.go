@@ -531,6 +531,9 @@ type gaussLoop struct {
 	st      *gaussStats
 	cur     float64
 	tried   []float64 // per node: 1 − |ρ| when snap last tried the edge
+	// bufs is the memory of the statistics: an E-step writes in the one
+	// that is not st (see estep).
+	bufs [2]*gaussStats
 	// lastGain is the gain in log-likelihood of the last step of the
 	// quasi-Newton phase (of the last SQUAREM cycle when it starts).
 	lastGain float64
@@ -538,11 +541,21 @@ type gaussLoop struct {
 
 // estep runs an E-step at the model's parameters, sets st and cur, and
 // returns the log-likelihood.
+//
+// Its statistics are written in the memory of any but the current ones:
+// every caller that keeps statistics to restore them after an E-step
+// keeps the current ones (l.st), and restores them before the next
+// E-step.
 func (l *gaussLoop) estep() (float64, error) {
-	st, err := l.em.estep()
+	i := 0
+	if l.bufs[0] == l.st {
+		i = 1
+	}
+	st, err := l.em.estepInto(l.bufs[i])
 	if err != nil {
 		return math.Inf(-1), err
 	}
+	l.bufs[i] = st
 	l.it++
 	l.st, l.cur = st, st.ll
 	return st.ll, nil
@@ -582,7 +595,10 @@ func (l *gaussLoop) plain() (bool, error) {
 func (l *gaussLoop) squarem() (bool, error) {
 	em := l.em
 	n := em.paramLen()
-	p0, p1, p2, pe := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	// The four parameter vectors, in one pooled buffer.
+	vecs := zeroBuf(4 * n)
+	defer putBuf(vecs)
+	p0, p1, p2, pe := vecs[:n:n], vecs[n:2*n:2*n], vecs[2*n:3*n:3*n], vecs[3*n:]
 	l.tried = make([]float64, em.g.Tree.MaxID())
 	for i := range l.tried {
 		l.tried[i] = 1
@@ -941,6 +957,7 @@ type gaussEM struct {
 	pats  []gaussPattern
 	bp    *gaussBP
 	fp    []*forestPattern // per dense pattern, set by forest
+	mbuf  []float64        // mstep's scratch
 }
 
 // gaussPattern is a pattern of observed cells. When dense, its rows enter
@@ -984,12 +1001,29 @@ type gaussStats struct {
 	ll         float64
 }
 
+// newGaussStats returns zero statistics of n nodes, in the memory of st
+// when it is not nil.
+func newGaussStats(st *gaussStats, n int) *gaussStats {
+	if st == nil || len(st.s1) != n {
+		return &gaussStats{s1: make([]float64, n), s2: make([]float64, n), sp: make([]float64, n)}
+	}
+	clear(st.s1)
+	clear(st.s2)
+	clear(st.sp)
+	st.ll = 0
+	return st
+}
+
 // estep computes the expected sufficient statistics under the current
 // parameters and the log-likelihood of the data.
-func (em *gaussEM) estep() (*gaussStats, error) {
+func (em *gaussEM) estep() (*gaussStats, error) { return em.estepInto(nil) }
+
+// estepInto is estep, writing the statistics in the memory of buf when it
+// is not nil.
+func (em *gaussEM) estepInto(buf *gaussStats) (*gaussStats, error) {
 	g, b := em.g, em.b
 	n := g.Tree.MaxID()
-	st := &gaussStats{s1: make([]float64, n), s2: make([]float64, n), sp: make([]float64, n)}
+	st := newGaussStats(buf, n)
 	r := g.Rooted()
 	if em.bp == nil {
 		em.bp = newGaussBP(g, b.obs)
@@ -1061,8 +1095,11 @@ func (em *gaussEM) mstep(st *gaussStats) {
 	g := em.g
 	n := em.b.n
 	r := g.Rooted()
-	mean := make([]float64, g.Tree.MaxID())
-	vr := make([]float64, g.Tree.MaxID())
+	if size := 2 * g.Tree.MaxID(); len(em.mbuf) != size {
+		em.mbuf = make([]float64, size)
+	}
+	// Every node's entries are written before they are read.
+	mean, vr := em.mbuf[:len(em.mbuf)/2], em.mbuf[len(em.mbuf)/2:]
 	for _, v := range em.nodes {
 		mean[v] = st.s1[v] / n
 		vr[v] = st.s2[v]/n - mean[v]*mean[v]

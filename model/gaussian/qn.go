@@ -32,6 +32,7 @@ import (
 type qnCoords struct {
 	em      *gaussEM
 	scale   []float64 // per node: s_v
+	grad    []float64 // gradient's scratch, six entries per node
 	amax    float64
 	fixMean bool
 }
@@ -151,12 +152,16 @@ func (c *qnCoords) gradient(st *gaussStats, grad []float64) {
 	r := g.Rooted()
 	n := em.b.n
 	size := g.Tree.MaxID()
-	sd := make([]float64, size)
-	z1 := make([]float64, size)
-	z2 := make([]float64, size)
-	zp := make([]float64, size)
-	coef := make([]float64, size) // c_v
-	kap := make([]float64, size)  // ρ_v/w_v
+	if len(c.grad) != 6*size {
+		c.grad = make([]float64, 6*size)
+	}
+	clear(c.grad)
+	sd := c.grad[:size]
+	z1 := c.grad[size : 2*size]
+	z2 := c.grad[2*size : 3*size]
+	zp := c.grad[3*size : 4*size]
+	coef := c.grad[4*size : 5*size] // c_v
+	kap := c.grad[5*size:]          // ρ_v/w_v
 	for _, v := range em.nodes {
 		sd[v] = math.Sqrt(g.Var[v])
 		mu := g.Mean[v]
@@ -263,7 +268,12 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	c := newQNCoords(l.em)
 	isEdge := c.edges()
 	k := len(isEdge)
-	x, g := make([]float64, k), make([]float64, k)
+	// The vectors, in one pooled buffer.
+	vecs := getBuf(11 * k)
+	defer putBuf(vecs)
+	clear(vecs)
+	vec := func(i int) []float64 { return vecs[i*k : (i+1)*k : (i+1)*k] }
+	x, g := vec(0), vec(1)
 	c.save(x)
 	c.gradient(l.st, g)
 	// The inverse Hessian estimate, in the memory of an earlier call's
@@ -281,7 +291,7 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	// g, so that each iteration needs one product of H with a vector
 	// (H gn, from which H y = w − H gn and the updated H gn follow)
 	// rather than two.
-	w := make([]float64, k)
+	w := vec(2)
 	resetH := func(scale float64) {
 		h.Zero()
 		for i := range k {
@@ -291,7 +301,7 @@ func (l *gaussLoop) quasiNewton(eps float64) (bool, error) {
 	}
 	resetH(1 / n)
 	first := true
-	d, xn, gn, s, y, hy, gm, u := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	d, xn, gn, s, y, hy, gm, u := vec(3), vec(4), vec(5), vec(6), vec(7), vec(8), vec(9), vec(10)
 	uv, gnv := mat.NewVecDense(k, u), mat.NewVecDense(k, gn)
 	active := make([]bool, k)
 	for l.it < l.maxIter {

@@ -3,6 +3,7 @@ package gaussian
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -40,7 +41,7 @@ type forestPattern struct {
 	msg  *msgPattern // set by messages
 	// scratch, per iteration
 	jd, ldl, d, bx, pt, bm, sel []float64
-	x, m                        []float64
+	x, m, sd                    []float64
 }
 
 // fedge is a tree edge between a node of H at position a and an observed
@@ -58,7 +59,8 @@ func (em *gaussEM) forest(i int) *forestPattern {
 	g, b := em.g, em.b
 	r := g.Rooted()
 	n := g.Tree.MaxID()
-	fp := &forestPattern{hpos: make([]int, n), opos: make([]int, n)}
+	// The slices are pooled (gaussEM.release gives them back).
+	fp := &forestPattern{hpos: getInts(n), opos: getInts(n), hid: getInts(n)[:0]}
 	for v := range fp.hpos {
 		fp.hpos[v], fp.opos[v] = -1, -1
 	}
@@ -71,7 +73,7 @@ func (em *gaussEM) forest(i int) *forestPattern {
 			fp.hid = append(fp.hid, v)
 		}
 	}
-	fp.hpar = make([]int, len(fp.hid))
+	fp.hpar = getInts(len(fp.hid))
 	for k, v := range fp.hid {
 		fp.hpar[k] = -1
 		if p := r.Parent[v]; p >= 0 {
@@ -91,12 +93,12 @@ func (em *gaussEM) forest(i int) *forestPattern {
 		}
 	}
 	h, q := len(fp.hid), len(em.pats[i].idx)
-	fp.jd = make([]float64, n)
-	fp.ldl, fp.d, fp.bm, fp.sel = make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, 2*h)
+	fp.jd = zeroBuf(n)
+	fp.ldl, fp.d, fp.bm, fp.sel = zeroBuf(h), zeroBuf(h), zeroBuf(h), zeroBuf(2*h)
 	// Scratch every E-step overwrites before reading (bx and pt are
 	// cleared, x is written whole), possibly of an earlier fit.
 	fp.bx, fp.pt = getBuf(h*q), getBuf(h*h)
-	fp.x, fp.m = getBuf(q*q), make([]float64, q)
+	fp.x, fp.m, fp.sd = getBuf(q*q), zeroBuf(q), zeroBuf(q)
 	em.fp[i] = fp
 	return fp
 }
@@ -204,7 +206,7 @@ func (em *gaussEM) forestPattern(i int, st *gaussStats) error {
 	}
 	// X and m: the standardised moments about the model's means.
 	X, m := fp.x, fp.m
-	sd := make([]float64, q)
+	sd := fp.sd
 	for a, j := range idx {
 		v := b.obs[j]
 		sd[a] = math.Sqrt(g.Var[v])
@@ -320,7 +322,8 @@ func (em *gaussEM) messages(i int) *msgPattern {
 	g := em.g
 	r := g.Rooted()
 	n := g.Tree.MaxID()
-	mp := &msgPattern{lo: make([]int, n), hi: make([]int, n), off: make([]int, n), nu: make([]float64, n), gram: make([]float64, n)}
+	// The slices are pooled (gaussEM.release gives them back).
+	mp := &msgPattern{lo: getInts(n), hi: getInts(n), off: getInts(n), nu: zeroBuf(n), gram: zeroBuf(n), post: getInts(n)[:0], col: getInts(n)[:0]}
 	for k := len(r.Order) - 1; k >= 0; k-- {
 		mp.post = append(mp.post, r.Order[k])
 	}
@@ -360,24 +363,75 @@ func (em *gaussEM) messages(i int) *msgPattern {
 	return mp
 }
 
-// bufPool holds the scratch of finished E-steps (gaussEM.release) for
+// bufPools hold the scratch of finished E-steps (gaussEM.release) for
 // later ones: a search fits and scores dozens of models of the same size
 // one after another, and fresh memory costs a page fault per 4 kB.
-var bufPool sync.Pool // of *[]float64
+var (
+	bufPools sizedPools[float64]
+	intPools sizedPools[int]
+)
+
+// sizedPools pools slices by capacity: one of capacity c is in the pool
+// of class bits.Len(c) − 1 (c at least 1 << class), so that one of a
+// size is not taken for a larger one and dropped: every E-step needs
+// buffers of several sizes.
+type sizedPools[T any] [64]sync.Pool // of *[]T
+
+// bufReach is how many classes from the smallest that holds n get looks
+// in: a buffer up to 2^bufReach times larger is taken rather than fresh
+// memory.
+const bufReach = 8
+
+// get returns a slice of n elements of undefined contents.
+func (ps *sizedPools[T]) get(n int) []T {
+	if n <= 0 {
+		return make([]T, 0)
+	}
+	// Every buffer of the smallest class at least n holds n, or of a
+	// larger one; one of the class below may (one of the same size as
+	// before).
+	up := bits.Len(uint(n - 1))
+	for c := up; c < min(up+bufReach, len(ps)); c++ {
+		if b, ok := ps[c].Get().(*[]T); ok {
+			return (*b)[:n]
+		}
+	}
+	if lo := bits.Len(uint(n)) - 1; lo < up {
+		if b, ok := ps[lo].Get().(*[]T); ok {
+			if cap(*b) >= n {
+				return (*b)[:n]
+			}
+			ps[lo].Put(b)
+		}
+	}
+	return make([]T, n)
+}
+
+// put gives b to later get calls.
+func (ps *sizedPools[T]) put(b []T) {
+	if c := cap(b); c > 0 {
+		ps[bits.Len(uint(c))-1].Put(&b)
+	}
+}
 
 // getBuf returns a slice of n floats of undefined contents.
-func getBuf(n int) []float64 {
-	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
-		return (*b)[:n]
-	}
-	return make([]float64, n)
+func getBuf(n int) []float64 { return bufPools.get(n) }
+
+// zeroBuf returns a slice of n zero floats.
+func zeroBuf(n int) []float64 {
+	b := bufPools.get(n)
+	clear(b)
+	return b
 }
 
 // putBuf gives b to later getBuf calls.
-func putBuf(b []float64) {
-	if cap(b) > 0 {
-		bufPool.Put(&b)
-	}
+func putBuf(b []float64) { bufPools.put(b) }
+
+// getInts returns a slice of n zero ints.
+func getInts(n int) []int {
+	b := intPools.get(n)
+	clear(b)
+	return b
 }
 
 // release gives em's E-step scratch to later E-steps; em must not be
@@ -387,17 +441,28 @@ func (em *gaussEM) release() {
 		if fp == nil {
 			continue
 		}
-		putBuf(fp.bx)
-		putBuf(fp.pt)
-		putBuf(fp.x)
-		fp.bx, fp.pt, fp.x = nil, nil, nil
-		if mp := fp.msg; mp != nil {
-			putBuf(mp.x)
-			putBuf(mp.y)
-			mp.x, mp.y = nil, nil
+		for _, b := range [][]float64{fp.bx, fp.pt, fp.x, fp.jd, fp.ldl, fp.d, fp.bm, fp.sel, fp.m, fp.sd} {
+			putBuf(b)
 		}
+		for _, b := range [][]int{fp.hid, fp.hpar, fp.hpos, fp.opos} {
+			intPools.put(b)
+		}
+		if mp := fp.msg; mp != nil {
+			for _, b := range [][]float64{mp.x, mp.y, mp.nu, mp.gram, mp.gk, mp.u, mp.c, mp.l} {
+				putBuf(b)
+			}
+			for _, b := range [][]int{mp.post, mp.lo, mp.hi, mp.col, mp.off} {
+				intPools.put(b)
+			}
+			*mp = msgPattern{}
+		}
+		*fp = forestPattern{}
 	}
 	em.fp = nil
+	if em.bp != nil {
+		putBuf(em.bp.slab)
+		em.bp = nil
+	}
 }
 
 // msgLogLik returns the log-likelihood of the standardised moments X
@@ -458,7 +523,8 @@ func (em *gaussEM) msgLogLik(i int, X []float64, cnt float64) (float64, error) {
 		k := len(kids)
 		// Gram of the children's measurements, k×k.
 		if cap(mp.gk) < k*k {
-			mp.gk = make([]float64, k*k)
+			putBuf(mp.gk)
+			mp.gk = zeroBuf(k * k)
 		}
 		gk := mp.gk[:k*k]
 		for a, c := range kids {
@@ -510,8 +576,11 @@ func (em *gaussEM) msgLogLik(i int, X []float64, cnt float64) (float64, error) {
 		// Gram U; their log-likelihood's quadratic term is tr(C⁻¹ U).
 		if k > 1 {
 			ks := k - 1
-			if cap(mp.u) < 2*ks*ks+ks {
-				mp.u, mp.c, mp.l = make([]float64, ks*ks), make([]float64, ks*ks), make([]float64, ks*ks+ks)
+			if cap(mp.u) < ks*ks || cap(mp.c) < ks*ks || cap(mp.l) < ks*ks+ks {
+				putBuf(mp.u)
+				putBuf(mp.c)
+				putBuf(mp.l)
+				mp.u, mp.c, mp.l = zeroBuf(ks*ks), zeroBuf(ks*ks), zeroBuf(ks*ks+ks)
 			}
 			U, C, L := mp.u[:ks*ks], mp.c[:ks*ks], mp.l[:ks*ks]
 			cs := g.Rho[kids[anchor]]
