@@ -67,7 +67,8 @@ func TestFitMomentsSameAsRows(t *testing.T) {
 	if math.Abs(gl-want) > 1e-6*math.Abs(want) {
 		t.Fatalf("FitMoments reached %.10g, Fit %.10g", gl, want)
 	}
-	bad := gaussian.Moments{Names: append([]string{"other"}, m.Names[1:]...), Rows: m.Rows, Mean: m.Mean, Cov: m.Cov}
+	bad := *m
+	bad.Names = append([]string{"other"}, m.Names[1:]...)
 	if _, _, err := gaussian.FitMoments(g.Tree, &bad, gaussian.Options{}); err == nil {
 		t.Fatal("moments of other columns were accepted")
 	}

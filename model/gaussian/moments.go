@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"sync/atomic"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
@@ -17,10 +15,6 @@ import (
 // covariance of the observed columns. Statistics files hold them, so that
 // a model can be fitted (FitMoments) and scored (LogLikMoments) without
 // the rows.
-//
-// The models keep what they derive from a Moments (its scatter matrix in
-// their columns' order): its values must not change once a model has used
-// it. It holds that cache: copy its fields, not the struct.
 type Moments struct {
 	// Names are the columns, in the order of Mean and Cov.
 	Names []string
@@ -30,27 +24,6 @@ type Moments struct {
 	// (sums of products of deviations divided by n, not n − 1),
 	// len(Names)² row-major.
 	Mean, Cov []float64
-
-	// pat is the last dense pattern momentPattern made of these moments,
-	// for the next fit in the same columns' order (a search fits dozens
-	// of trees over the same observed variables).
-	pat atomic.Pointer[momentsPattern]
-}
-
-// momentsPattern is the dense pattern of a Moments in the order col, made
-// from its rows, mean and covariance.
-type momentsPattern struct {
-	col       []int
-	rows      int
-	mean, cov []float64
-	pt        gaussPattern
-}
-
-// of reports whether mp is m's in the order col (made from the same
-// memory, as a copy of m sharing it is not when its slices are new).
-func (mp *momentsPattern) of(m *Moments, col []int) bool {
-	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
-	return mp != nil && mp.rows == m.Rows && same(mp.mean, m.Mean) && same(mp.cov, m.Cov) && slices.Equal(mp.col, col)
 }
 
 // MomentsOf returns the moments of d, whose columns must all be continuous
@@ -160,13 +133,7 @@ func (g *Model) bindMoments(m *Moments) (*gbinding, []int, error) {
 
 // momentPattern is the one dense pattern of complete data given by m, in
 // the order of the binding's columns col.
-//
-// The pattern is read only, and shared by the fits on m in the same
-// order.
 func momentPattern(m *Moments, col []int) gaussPattern {
-	if last := m.pat.Load(); last.of(m, col) {
-		return last.pt
-	}
 	p := len(m.Names)
 	k := len(col)
 	pt := gaussPattern{dense: true, cnt: float64(m.Rows), mean: make([]float64, k), scatter: make([]float64, k*k)}
@@ -178,7 +145,6 @@ func momentPattern(m *Moments, col []int) gaussPattern {
 			pt.scatter[a*k+c] = float64(m.Rows) * m.Cov[i*p+j]
 		}
 	}
-	m.pat.Store(&momentsPattern{col: slices.Clone(col), rows: m.Rows, mean: m.Mean, cov: m.Cov, pt: pt})
 	return pt
 }
 
