@@ -3,6 +3,7 @@ package learn
 import (
 	"errors"
 	"fmt"
+	"github.com/latentree/latentree/tree"
 	"time"
 
 	"github.com/latentree/latentree/data"
@@ -81,13 +82,25 @@ func structureByBIC(st *stats.Stats, d *data.Dataset, mom *gaussian.Moments, rul
 	}
 	sopt := opt
 	sopt.Contract = ContractOptions{Rule: ContractThreshold, Threshold: -1, KeepHiddenEdges: true}
+	// The Chow–Liu baseline is learned while the structure is (both only
+	// read st).
+	type baseline struct {
+		t   *tree.Tree
+		err error
+	}
+	clc := make(chan baseline, 1)
+	go func() {
+		t, err := chowLiu(st, opt.Distance.Pseudo)
+		clc <- baseline{t, err}
+	}()
 	res, err := fromStats(st, d, sopt)
+	b := <-clc
 	if err != nil {
 		return nil, err
 	}
 	res.ContractRule = rule
 	t1 := time.Now()
-	cl, err := chowLiu(st, opt.Distance.Pseudo)
+	cl, err := b.t, b.err
 	if err != nil {
 		return nil, err
 	}
