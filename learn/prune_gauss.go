@@ -286,17 +286,50 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 		return scoreLocal(nil, keep, drop, warm)
 	}
+	// The last round's candidates, scored against the search's final
+	// tree: the polish's first candidate is the best of them.
+	var lastEdges [][2]int
+	var lastStates []*pruneState
+	if opt.MaxEvals == 0 { // else the last round may have scored a part
+		ops.lastRound = func(edges [][2]int, states []*pruneState) { lastEdges, lastStates = edges, states }
+	}
 	cr, err := contractLocal(t, ops, score, negScore, penalty, opt, progress)
 	if err != nil {
 		return nil, err
 	}
 	// The polish's first candidate: the best contraction by local score
-	// at the search's end (cr.State, whose contractor is at hand), fitted
-	// whole. With more than one worker it is found and fitted while the
+	// at the search's end (from its last round, or cr.State's contractor
+	// when that round scored against an earlier tree), fitted whole. With more than one worker it is found and fitted while the
 	// chosen tree is fitted; with one, after. Either way the result is
 	// the same.
 	first := func(workers int) polishFirst {
-		cand, c, ev, _, err := bestLocal(cr.State, mom, penalty, opt.HiddenOnly, workers)
+		var (
+			cand *tree.Tree
+			c    *gaussian.Contraction
+			ev   int
+			err  error
+		)
+		if lastStates != nil {
+			// The search scored every candidate that could be within
+			// gaussPolishMargin of improving against its final tree in
+			// its last round (one it did not rescore was a margin of
+			// penalty ≥ gaussPolishMargin below at its last score).
+			bi, bestVal := -1, math.Inf(-1)
+			for i, st := range lastStates {
+				if st != nil && st.glocal != nil {
+					if v := 2*st.glocal.Change + penalty; v > bestVal {
+						bi, bestVal = i, v
+					}
+				}
+			}
+			if bi >= 0 {
+				c = lastStates[bi].glocal
+				cand = cr.Tree.Clone()
+				err = cand.Contract(lastEdges[bi][0], lastEdges[bi][1])
+			}
+		} else {
+			cand, c, ev, _, err = bestLocal(cr.State, mom, penalty, opt.HiddenOnly, workers)
+		}
 		if err != nil || cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
 			return polishFirst{ev: ev, err: err}
 		}

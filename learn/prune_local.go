@@ -132,6 +132,13 @@ func contractLocal(t *tree.Tree, ops localOps, score scoreFunc, negScore func(fl
 			}
 		}
 		if len(better) == 0 {
+			if ops.lastRound != nil {
+				edges, states := make([][2]int, len(cands)), make([]*pruneState, len(cands))
+				for i, c := range cands {
+					edges[i], states[i] = [2]int{c.keep, c.drop}, out[i].state
+				}
+				ops.lastRound(edges, states)
+			}
 			if progress != nil {
 				progress(res.Evaluated, res.Contracted)
 			}
@@ -267,6 +274,10 @@ type localOps struct {
 	exact     func(s *pruneState) (float64, error)
 	withAll   func(cur model.Model, base *tree.Tree, edges [][2]int, cands []*pruneState) (model.Model, *tree.Tree, error)
 	scoreEdge func(base *tree.Tree, keep, drop int, warm *pruneState) (float64, *pruneState, error)
+	// lastRound, when set, is given the candidates of the round that
+	// ended the search with none improving (edges keep–drop, in the
+	// round's order) and their states, scored against the final tree.
+	lastRound func(edges [][2]int, states []*pruneState)
 }
 
 // discreteOps are the localOps of discrete models on d.
