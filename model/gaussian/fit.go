@@ -390,6 +390,12 @@ type Options struct {
 	// Cache, if not nil, shares the data's missingness patterns and sample
 	// moments between fits of several trees to the same data.
 	Cache *Cache
+	// NoSnap turns off the jumps of edges near the bound |ρ| = 1 to it
+	// (see snap), which a fit to convergence needs but a short fit that
+	// only starts a search does not: in learn's first fit of a
+	// contraction search, capped at a few dozen E-steps, the jumps' trial
+	// E-steps took a third of them.
+	NoSnap bool
 }
 
 // Fit fits a Gaussian latent tree model on t to the continuous data
@@ -484,7 +490,7 @@ func fit(t *tree.Tree, opt Options, setup func(g *Model) (*gaussEM, error)) (*Mo
 		tol = model.DefaultTol
 	}
 	res := &model.EMResult{Rows: b.rows, DistinctRows: b.rows, Patterns: len(em.pats)}
-	l := &gaussLoop{em: em, maxIter: max(maxIter, 1), stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Scale: gainScale},
+	l := &gaussLoop{em: em, maxIter: max(maxIter, 1), noSnap: opt.NoSnap, stop: squarem.Stopper{Relative: opt.Stop == model.StopRelative, Tol: tol, Scale: gainScale},
 		record: func(it int, ll float64) {
 			res.Trace = append(res.Trace, ll)
 			if opt.Progress != nil {
@@ -525,6 +531,7 @@ const gainScale = 100
 type gaussLoop struct {
 	em      *gaussEM
 	maxIter int
+	noSnap  bool // Options.NoSnap
 	stop    squarem.Stopper
 	record  func(it int, ll float64)
 	it      int // E-steps so far
@@ -671,7 +678,7 @@ func (l *gaussLoop) squarem() (bool, error) {
 			return false, err
 		}
 		l.emit(ll)
-		if l.it < l.maxIter {
+		if l.it < l.maxIter && !l.noSnap {
 			if ll, err = l.snap(); err != nil {
 				return false, err
 			}

@@ -201,3 +201,44 @@ func TestFitGaussianTiming(t *testing.T) {
 			el.Seconds()*1000, res.LogLik, long.LogLik, long.Iterations, long.LogLik-res.LogLik)
 	}
 }
+
+// TestFitNoSnap: on weak data whose maximum has edges at the bound (the
+// seed-19 case of TestFitGaussianReachesOptimum), a fit with jumps puts
+// an edge at |ρ| = 1 within 400 E-steps of SQUAREM (the relative rule:
+// no quasi-Newton phase, whose projection may reach the bound too), and
+// one with NoSnap, otherwise the same, puts none there (EM alone only
+// approaches the bound) and never lowers the log-likelihood.
+func TestFitNoSnap(t *testing.T) {
+	c := simulatedCase(t, 19, 10, 300, 0.1, 0.5)
+	atBound := func(g *gaussian.Model) int {
+		k := 0
+		for _, v := range g.Tree.Nodes() {
+			// Fit caps |ρ| at 1 − 10⁻⁶.
+			if v != g.Root && math.Abs(g.Rho[v]) >= 1-1.5e-6 {
+				k++
+			}
+		}
+		return k
+	}
+	o := gaussian.Options{MaxIter: 400, Stop: model.StopRelative, Tol: 1e-12}
+	snapped, _, err := gaussian.Fit(c.tree, c.data, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.NoSnap = true
+	plain, res, err := gaussian.Fit(c.tree, c.data, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atBound(snapped) == 0 {
+		t.Fatal("the fit with jumps put no edge at the bound: the case no longer tests NoSnap")
+	}
+	if k := atBound(plain); k != 0 {
+		t.Errorf("NoSnap: %d edges at the bound", k)
+	}
+	for i := 1; i < len(res.Trace); i++ {
+		if res.Trace[i] < res.Trace[i-1]-1e-9 {
+			t.Fatalf("NoSnap: log-likelihood fell at E-step %d: %v after %v", i, res.Trace[i], res.Trace[i-1])
+		}
+	}
+}
