@@ -93,6 +93,21 @@ func (c *computer) continuousPairs() {
 					y, my := col(b)
 					p := &s.cp[t]
 					sums := acc[(t-lo)*stride : (t-lo+1)*stride]
+					if mx == nil && my == nil && t+1 < hi && b+1 < q {
+						// The next pair is (a, b+1): both dot products in
+						// one pass over x, each summed as dotInto would.
+						if y2, my2 := col(b + 1); my2 == nil {
+							sums2 := acc[(t+1-lo)*stride : (t+2-lo)*stride]
+							dot2Into(sums, sums2, x, y, y2)
+							if last {
+								p.c += (sums[0] + sums[1]) + (sums[2] + sums[3])
+								s.cp[t+1].c += (sums2[0] + sums2[1]) + (sums2[2] + sums2[3])
+							}
+							t++
+							a, b = triNext(a, b+1, q)
+							continue
+						}
+					}
 					switch {
 					case mx == nil && my == nil:
 						dotInto(sums, x, y)
@@ -156,6 +171,32 @@ func dotInto(sums, x, y []float64) {
 		s0 += x[r] * y[r]
 	}
 	sums[0], sums[1], sums[2], sums[3] = s0, s1, s2, s3
+}
+
+// dot2Into is dotInto(sums1, x, y1) and dotInto(sums2, x, y2) in one pass
+// over x, each sum added in the same order as by dotInto.
+func dot2Into(sums1, sums2, x, y1, y2 []float64) {
+	y1, y2 = y1[:len(x)], y2[:len(x)]
+	a0, a1, a2, a3 := sums1[0], sums1[1], sums1[2], sums1[3]
+	b0, b1, b2, b3 := sums2[0], sums2[1], sums2[2], sums2[3]
+	r := 0
+	for ; r+4 <= len(x); r += 4 {
+		x0, x1, x2, x3 := x[r], x[r+1], x[r+2], x[r+3]
+		a0 += x0 * y1[r]
+		a1 += x1 * y1[r+1]
+		a2 += x2 * y1[r+2]
+		a3 += x3 * y1[r+3]
+		b0 += x0 * y2[r]
+		b1 += x1 * y2[r+1]
+		b2 += x2 * y2[r+2]
+		b3 += x3 * y2[r+3]
+	}
+	for ; r < len(x); r++ {
+		a0 += x[r] * y1[r]
+		b0 += x[r] * y2[r]
+	}
+	sums1[0], sums1[1], sums1[2], sums1[3] = a0, a1, a2, a3
+	sums2[0], sums2[1], sums2[2], sums2[3] = b0, b1, b2, b3
 }
 
 // addMasked1 adds to sums (n, Σx, Σy, Σx², Σy², Σxy) those over a chunk

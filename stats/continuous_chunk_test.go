@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -74,5 +75,27 @@ func TestContinuousChunksExact(t *testing.T) {
 	}
 	if masked == 0 || masked == len(cv)*(len(cv)-1)/2 {
 		t.Fatalf("%d of the pairs have missing cells: want some", masked)
+	}
+}
+
+// TestDot2Into: the two-pair kernel adds each pair's sums exactly as
+// dotInto does (the same partial sums in the same order), for lengths
+// around multiples of four and sums carried in.
+func TestDot2Into(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 14 {
+		x, y1, y2 := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range n {
+			x[i], y1[i], y2[i] = rng.NormFloat64(), rng.NormFloat64()*1e3, rng.NormFloat64()*1e-3
+		}
+		init := []float64{rng.Float64(), -rng.Float64(), 1e9, 1e-9}
+		w1, w2 := slices.Clone(init), slices.Clone(init)
+		dotInto(w1, x, y1)
+		dotInto(w2, x, y2)
+		g1, g2 := slices.Clone(init), slices.Clone(init)
+		dot2Into(g1, g2, x, y1, y2)
+		if !slices.Equal(g1, w1) || !slices.Equal(g2, w2) {
+			t.Fatalf("n=%d: dot2Into %v %v, dotInto %v %v", n, g1, g2, w1, w2)
+		}
 	}
 }
