@@ -52,13 +52,12 @@ const boundSlack = 1e-6
 // returns the best by its Change less the penalty of the edge it removes
 // (first in edge order among equals), as the contracted tree and its
 // Contraction (whose model is not built: gaussian.Contractor.Score), or
-// nil when there is no candidate; the number of candidates scored; and
-// the best's edge (keep, drop).
-func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool, workers int) (*tree.Tree, *gaussian.Contraction, int, [2]int, error) {
+// nil when there is no candidate; and the number of candidates scored.
+func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly bool, workers int) (*tree.Tree, *gaussian.Contraction, int, error) {
 	g := s.m.(*gaussian.Model)
 	con, err := s.gcontractor(g, mom)
 	if err != nil {
-		return nil, nil, 0, [2]int{}, err
+		return nil, nil, 0, err
 	}
 	t := g.Tree
 	type cand struct{ keep, drop int }
@@ -75,7 +74,7 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 		cands = append(cands, cand{keep, drop})
 	}
 	if len(cands) == 0 {
-		return nil, nil, 0, [2]int{}, nil
+		return nil, nil, 0, nil
 	}
 	// Scored without the contracted trees; the best's is made after.
 	out := make([]*gaussian.Contraction, len(cands))
@@ -96,20 +95,20 @@ func bestLocal(s *pruneState, mom *gaussian.Moments, penalty float64, hiddenOnly
 	)
 	for i, c := range out {
 		if errs[i] != nil {
-			return nil, nil, i, [2]int{}, errs[i]
+			return nil, nil, i, errs[i]
 		}
 		if v := 2*c.Change + penalty; v > bestVal {
 			bc, bi, bestVal = c, i, v
 		}
 	}
 	if bc == nil {
-		return nil, nil, len(cands), [2]int{}, nil
+		return nil, nil, len(cands), nil
 	}
 	best := t.Clone()
 	if err := best.Contract(cands[bi].keep, cands[bi].drop); err != nil {
-		return nil, nil, len(cands), [2]int{}, err
+		return nil, nil, len(cands), err
 	}
-	return best, bc, len(cands), [2]int{cands[bi].keep, cands[bi].drop}, nil
+	return best, bc, len(cands), nil
 }
 
 // gcontractor returns the local scorer of s's Gaussian model on mom.
@@ -291,6 +290,18 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 		}
 		return scoreLocal(nil, keep, drop, warm)
 	}
+	// fitContraction fits cand, the tree of the scored contraction c,
+	// whole, from the correlations c's model has.
+	fitContraction := func(cand *tree.Tree, c *gaussian.Contraction) (*pruneState, error) {
+		cm, err := c.BuildOn(cand)
+		if err != nil {
+			return nil, err
+		}
+		if err := setFittedLengths(cand, cm); err != nil {
+			return nil, err
+		}
+		return fitTree(cand, gopt)
+	}
 	// The last round's candidates, scored against the search's final
 	// tree: the polish's first candidate is the best of them.
 	var lastEdges [][2]int
@@ -304,9 +315,9 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 	}
 	// The polish's first candidate: the best contraction by local score
 	// at the search's end (from its last round, or cr.State's contractor
-	// when that round scored against an earlier tree), fitted whole. With more than one worker it is found and fitted while the
-	// chosen tree is fitted; with one, after. Either way the result is
-	// the same.
+	// when that round scored against an earlier tree), fitted whole. With
+	// more than one worker it is found and fitted while the chosen tree
+	// is fitted; with one, after. Either way the result is the same.
 	first := func(workers int) polishFirst {
 		var (
 			cand *tree.Tree
@@ -333,19 +344,12 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 				err = cand.Contract(lastEdges[bi][0], lastEdges[bi][1])
 			}
 		} else {
-			cand, c, ev, _, err = bestLocal(cr.State, mom, penalty, opt.HiddenOnly, workers)
+			cand, c, ev, err = bestLocal(cr.State, mom, penalty, opt.HiddenOnly, workers)
 		}
 		if err != nil || cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
 			return polishFirst{ev: ev, err: err}
 		}
-		cm, err := c.BuildOn(cand)
-		if err == nil {
-			err = setFittedLengths(cand, cm)
-		}
-		var st *pruneState
-		if err == nil {
-			st, err = fitTree(cand, gopt)
-		}
+		st, err := fitContraction(cand, c)
 		return polishFirst{st: st, ev: ev, err: err}
 	}
 	var pf polishFirst
@@ -409,7 +413,7 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 				// The search's binding to the moments serves.
 				best.gprev = cr.State.gcon
 			}
-			cand, c, ev, _, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
+			cand, c, ev, err := bestLocal(best, mom, penalty, opt.HiddenOnly, opt.Workers)
 			evaluated += ev
 			if err != nil {
 				return nil, err
@@ -417,14 +421,7 @@ func contractGaussian(t *tree.Tree, mom *gaussian.Moments, fit model.FitOptions,
 			if cand == nil || 2*c.Change+penalty < -gaussPolishMargin {
 				break
 			}
-			cm, err := c.BuildOn(cand)
-			if err != nil {
-				return nil, err
-			}
-			if err := setFittedLengths(cand, cm); err != nil {
-				return nil, err
-			}
-			if st, err = fitTree(cand, gopt); err != nil {
+			if st, err = fitContraction(cand, c); err != nil {
 				return nil, err
 			}
 		}
@@ -465,11 +462,10 @@ type polishFirst struct {
 // gaussInitial returns the options of the input tree's fit: SQUAREM with
 // the relative-change rule, no jumps of edges to the bound (their trial
 // E-steps took a third of a capped fit) and at most gaussInitialIter
-// E-steps, which
-// stops far sooner than StopAuto on the trees the learners give before
-// contraction (their hidden nodes near observed ones put edges near |ρ| =
-// 1, where EM crawls: on 80 variables of a Gaussian HMM StopAuto took 965
-// E-steps, the relative rule 88, 34 nat lower, and the cap 20). The
+// E-steps, which stops far sooner than StopAuto on the trees the learners
+// give before contraction (their hidden nodes near observed ones put
+// edges near |ρ| = 1, where EM crawls: on 80 variables of a Gaussian HMM
+// StopAuto took 965 E-steps, the relative rule 88, 34 nat lower). The
 // search ranks candidates by what each contraction costs against the
 // neighbourhood refitted (gaussian.Contraction.Change), so that it does
 // not credit a contraction with what the refit gains where this fit

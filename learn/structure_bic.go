@@ -3,12 +3,12 @@ package learn
 import (
 	"errors"
 	"fmt"
-	"github.com/latentree/latentree/tree"
 	"time"
 
 	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model/gaussian"
 	"github.com/latentree/latentree/stats"
+	"github.com/latentree/latentree/tree"
 )
 
 // statsMoments returns the Gaussian moments of st when every variable is
