@@ -100,8 +100,8 @@ func (c *computer) continuousPairs() {
 							sums2 := acc[(t+1-lo)*stride : (t+2-lo)*stride]
 							dot2Into(sums, sums2, x, y, y2)
 							if last {
-								p.c += (sums[0] + sums[1]) + (sums[2] + sums[3])
-								s.cp[t+1].c += (sums2[0] + sums2[1]) + (sums2[2] + sums2[3])
+								p.c += dotTotal(sums)
+								s.cp[t+1].c += dotTotal(sums2)
 							}
 							t++
 							a, b = triNext(a, b+1, q)
@@ -112,7 +112,7 @@ func (c *computer) continuousPairs() {
 					case mx == nil && my == nil:
 						dotInto(sums, x, y)
 						if last {
-							p.c += (sums[0] + sums[1]) + (sums[2] + sums[3])
+							p.c += dotTotal(sums)
 						}
 					case my == nil:
 						addMasked1(sums, x, y, mx)
@@ -172,6 +172,9 @@ func dotInto(sums, x, y []float64) {
 	}
 	sums[0], sums[1], sums[2], sums[3] = s0, s1, s2, s3
 }
+
+// dotTotal is the dot product of dotInto's four partial sums.
+func dotTotal(sums []float64) float64 { return (sums[0] + sums[1]) + (sums[2] + sums[3]) }
 
 // dot2Into is dotInto(sums1, x, y1) and dotInto(sums2, x, y2) in one pass
 // over x, each sum added in the same order as by dotInto.

@@ -65,17 +65,13 @@ func (em *gaussEM) meansAtSample() bool {
 	return true
 }
 
-// perObserved is the number of coordinates of an observed node.
-func (c *qnCoords) perObserved() int {
-	if c.fixMean {
-		return 1
-	}
-	return 2
-}
-
 // size is the number of coordinates.
 func (c *qnCoords) size() int {
-	return c.perObserved()*c.em.g.Tree.NumObserved() + len(c.em.nodes) - 1
+	per := 2 // μ_v/s_v and log σ²_v
+	if c.fixMean {
+		per = 1
+	}
+	return per*c.em.g.Tree.NumObserved() + len(c.em.nodes) - 1
 }
 
 // edges reports, for every coordinate in the order of save, whether it is
