@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latentree/latentree/data"
 	"github.com/latentree/latentree/model"
 	"github.com/latentree/latentree/tree"
 )
@@ -60,17 +61,7 @@ func TestQNGradient(t *testing.T) {
 				}
 			}
 		}
-		g, err := New(tr, model.DefaultRoot(tr), 0.5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := g.bind(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.startGaussian(b); err != nil {
-			t.Fatal(err)
-		}
+		g, b := startedModel(t, tr, d)
 		for _, v := range tr.Observed() {
 			g.Mean[v] += 0.3 * rng.NormFloat64()
 			g.Var[v] *= 0.7 + 0.6*rng.Float64()
@@ -132,17 +123,7 @@ func TestQNFixMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := New(tr, model.DefaultRoot(tr), 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := g.bind(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.startGaussian(b); err != nil {
-		t.Fatal(err)
-	}
+	g, b := startedModel(t, tr, d)
 	em := newGaussEM(g, b, b.patterns(), nil)
 	st, err := em.estep()
 	if err != nil {
@@ -208,4 +189,22 @@ func simulateFixture() (*tree.Tree, error) {
 		}
 	}
 	return tr, nil
+}
+
+// startedModel returns a model on tr at Fit's closed-form start for d,
+// and its binding to d.
+func startedModel(t *testing.T, tr *tree.Tree, d *data.Dataset) (*Model, *gbinding) {
+	t.Helper()
+	g, err := New(tr, model.DefaultRoot(tr), 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.bind(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.startGaussian(b); err != nil {
+		t.Fatal(err)
+	}
+	return g, b
 }
